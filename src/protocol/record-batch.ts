@@ -1,0 +1,178 @@
+/**
+ * A view of RecordBatch v2 (magic 2): the fixed 61-byte header and the checks a broker makes
+ * before it stores a batch. Records are walked, never decoded into objects.
+ */
+import { crc32c } from './crc32c.js';
+
+export const BATCH_HEADER_SIZE = 61;
+/** Bytes before batchLength's count starts: baseOffset (8) + batchLength (4). */
+export const BATCH_LOG_OVERHEAD = 12;
+
+const PARTITION_LEADER_EPOCH = 12;
+const MAGIC = 16;
+const CRC = 17;
+const ATTRIBUTES = 21;
+const LAST_OFFSET_DELTA = 23;
+const BASE_TIMESTAMP = 27;
+const MAX_TIMESTAMP = 35;
+const PRODUCER_ID = 43;
+const PRODUCER_EPOCH = 51;
+const BASE_SEQUENCE = 53;
+const RECORD_COUNT = 57;
+
+export const CORRUPT_MESSAGE = 2;
+export const INVALID_RECORD = 87;
+
+export class RecordBatchError extends Error {
+  constructor(
+    readonly errorCode: typeof CORRUPT_MESSAGE | typeof INVALID_RECORD,
+    message: string,
+  ) {
+    super(message);
+  }
+}
+
+export const enum Compression {
+  None = 0,
+  Gzip = 1,
+  Snappy = 2,
+  Lz4 = 3,
+  Zstd = 4,
+}
+
+export interface BatchHeader {
+  readonly baseOffset: number;
+  /** Size of the batch in bytes, header included. */
+  readonly size: number;
+  readonly magic: number;
+  readonly attributes: number;
+  readonly lastOffsetDelta: number;
+  readonly baseTimestamp: number;
+  readonly maxTimestamp: number;
+  readonly producerId: bigint;
+  readonly producerEpoch: number;
+  readonly baseSequence: number;
+  readonly recordCount: number;
+}
+
+/** Reads the header of the batch at `pos`; the caller ensures 61 bytes are there. */
+export function readBatchHeader(buf: Buffer, pos = 0): BatchHeader {
+  return {
+    baseOffset: Number(buf.readBigInt64BE(pos)),
+    size: buf.readInt32BE(pos + 8) + BATCH_LOG_OVERHEAD,
+    magic: buf.readInt8(pos + MAGIC),
+    attributes: buf.readInt16BE(pos + ATTRIBUTES),
+    lastOffsetDelta: buf.readInt32BE(pos + LAST_OFFSET_DELTA),
+    baseTimestamp: Number(buf.readBigInt64BE(pos + BASE_TIMESTAMP)),
+    maxTimestamp: Number(buf.readBigInt64BE(pos + MAX_TIMESTAMP)),
+    producerId: buf.readBigInt64BE(pos + PRODUCER_ID),
+    producerEpoch: buf.readInt16BE(pos + PRODUCER_EPOCH),
+    baseSequence: buf.readInt32BE(pos + BASE_SEQUENCE),
+    recordCount: buf.readInt32BE(pos + RECORD_COUNT),
+  };
+}
+
+export function compressionOf(attributes: number): Compression {
+  return attributes & 0x7;
+}
+
+export function isTransactional(attributes: number): boolean {
+  return (attributes & 0x10) !== 0;
+}
+
+export function isControl(attributes: number): boolean {
+  return (attributes & 0x20) !== 0;
+}
+
+/** baseOffset and partitionLeaderEpoch lie outside the CRC: the broker may set them. */
+export function assignBaseOffset(buf: Buffer, pos: number, baseOffset: number): void {
+  buf.writeBigInt64BE(BigInt(baseOffset), pos);
+}
+
+export function assignPartitionLeaderEpoch(buf: Buffer, pos: number, epoch: number): void {
+  buf.writeInt32BE(epoch, pos + PARTITION_LEADER_EPOCH);
+}
+
+/** Verifies a checksum of the stored batch at `pos`, as recovery does; no record walk. */
+export function crcMatches(buf: Buffer, pos: number, size: number): boolean {
+  return crc32c(buf.subarray(pos + ATTRIBUTES, pos + size)) === buf.readUInt32BE(pos + CRC);
+}
+
+/**
+ * Checks that `records` (a Produce partition's records field) holds exactly one well-formed
+ * v2 batch, and returns its header. Throws RecordBatchError naming what is wrong.
+ */
+export function validateProducedBatch(records: Buffer): BatchHeader {
+  if (records.length < BATCH_HEADER_SIZE) {
+    throw new RecordBatchError(CORRUPT_MESSAGE, `records hold ${records.length} bytes, less than a batch header`);
+  }
+  const magic = records.readInt8(MAGIC);
+  if (magic !== 2) throw new RecordBatchError(INVALID_RECORD, `record batch magic ${magic}: only magic 2 is accepted`);
+  const header = readBatchHeader(records, 0);
+  if (header.size < BATCH_HEADER_SIZE || header.size > records.length) {
+    throw new RecordBatchError(CORRUPT_MESSAGE, `batch length ${header.size - BATCH_LOG_OVERHEAD} does not fit the ${records.length} bytes sent`);
+  }
+  if (header.size !== records.length) {
+    throw new RecordBatchError(INVALID_RECORD, 'a produce request must carry exactly one record batch per partition');
+  }
+  if (!crcMatches(records, 0, header.size)) throw new RecordBatchError(CORRUPT_MESSAGE, 'record batch CRC does not match its contents');
+  if (header.recordCount < 1) throw new RecordBatchError(INVALID_RECORD, `record count ${header.recordCount} is not positive`);
+  if (header.lastOffsetDelta !== header.recordCount - 1) {
+    throw new RecordBatchError(INVALID_RECORD, `lastOffsetDelta ${header.lastOffsetDelta} does not match ${header.recordCount} records`);
+  }
+  if (isControl(header.attributes)) throw new RecordBatchError(INVALID_RECORD, 'clients may not produce control batches');
+  if (header.producerId >= 0n && (header.baseSequence < 0 || header.producerEpoch < 0)) {
+    throw new RecordBatchError(INVALID_RECORD, 'an idempotent batch needs a base sequence and epoch of at least 0');
+  }
+  if (compressionOf(header.attributes) > Compression.Zstd) {
+    throw new RecordBatchError(INVALID_RECORD, `unknown compression codec ${compressionOf(header.attributes)}`);
+  }
+  if (compressionOf(header.attributes) === Compression.None) walkRecords(records, header.recordCount);
+  return header;
+}
+
+/** Steps through uncompressed records by their length prefixes and checks each one's layout. */
+function walkRecords(buf: Buffer, count: number): void {
+  const cursor = { pos: BATCH_HEADER_SIZE };
+  for (let i = 0; i < count; i++) {
+    if (cursor.pos >= buf.length) throw new RecordBatchError(INVALID_RECORD, `batch claims ${count} records but holds ${i}`);
+    const length = readVarint(buf, cursor, buf.length);
+    const end = cursor.pos + length;
+    if (length < 0 || end > buf.length) throw new RecordBatchError(INVALID_RECORD, `record ${i} length ${length} runs past the batch`);
+    cursor.pos++; // attributes
+    readVarint(buf, cursor, end); // timestampDelta (varlong; its low bits suffice to step over it)
+    const offsetDelta = readVarint(buf, cursor, end);
+    if (offsetDelta !== i) throw new RecordBatchError(INVALID_RECORD, `record ${i} has offset delta ${offsetDelta}`);
+    skipBytes(buf, cursor, end, true); // key
+    skipBytes(buf, cursor, end, true); // value
+    const headers = readVarint(buf, cursor, end);
+    if (headers < 0) throw new RecordBatchError(INVALID_RECORD, `record ${i} has ${headers} headers`);
+    for (let h = 0; h < headers; h++) {
+      skipBytes(buf, cursor, end, false);
+      skipBytes(buf, cursor, end, true);
+    }
+    if (cursor.pos !== end) throw new RecordBatchError(INVALID_RECORD, `record ${i} fields do not fill its length ${length}`);
+  }
+  if (cursor.pos !== buf.length) throw new RecordBatchError(INVALID_RECORD, `batch holds bytes after its ${count} records`);
+}
+
+/** A zigzag varint of up to 10 bytes (varlongs included); bits beyond 53 are not needed here. */
+function readVarint(buf: Buffer, cursor: { pos: number }, end: number): number {
+  let value = 0;
+  let scale = 1;
+  for (let i = 0; i < 10; i++) {
+    if (cursor.pos >= end) throw new RecordBatchError(INVALID_RECORD, 'a record varint runs past its record');
+    const byte = buf[cursor.pos++]!;
+    value += (byte & 0x7f) * scale;
+    if ((byte & 0x80) === 0) return value % 2 === 0 ? value / 2 : -(value + 1) / 2;
+    scale *= 128;
+  }
+  throw new RecordBatchError(INVALID_RECORD, 'a record varint is longer than 10 bytes');
+}
+
+function skipBytes(buf: Buffer, cursor: { pos: number }, end: number, nullable: boolean): void {
+  const length = readVarint(buf, cursor, end);
+  if (length === -1 && nullable) return;
+  if (length < 0 || cursor.pos + length > end) throw new RecordBatchError(INVALID_RECORD, `a record field length ${length} is invalid`);
+  cursor.pos += length;
+}

@@ -1,0 +1,142 @@
+/**
+ * One client connection: frames in, responses out in request order. Requests are handed to the
+ * handler synchronously in arrival order (so a producer's pipelined batches are judged in the
+ * order sent); their answers may complete in any order and are written in request order.
+ */
+import type { Socket } from 'node:net';
+import { FrameDecoder, FrameError } from './frame-decoder.js';
+
+/** A response frame's bytes without the size prefix, possibly in pieces; undefined = no response. */
+export type ResponseBytes = Buffer | readonly Buffer[] | undefined;
+
+export interface ConnectionContext {
+  readonly id: number;
+  readonly remoteAddress: string;
+}
+
+export type FrameHandler = (frame: Buffer, context: ConnectionContext) => ResponseBytes | Promise<ResponseBytes>;
+
+export interface ConnectionLimits {
+  readonly maxRequestBytes: number;
+  /** Answers queued and not yet written before the connection stops reading. */
+  readonly maxQueuedResponses: number;
+}
+
+export interface ConnectionEvents {
+  /** A request or frame the connection cannot go on from; the socket is closed after it. */
+  onProtocolError(context: ConnectionContext, message: string): void;
+  onClose(connection: Connection): void;
+}
+
+interface Slot {
+  done: boolean;
+  response: ResponseBytes;
+}
+
+export class Connection {
+  private readonly decoder: FrameDecoder;
+  private readonly slots: Slot[] = [];
+  private paused = false;
+  readonly context: ConnectionContext;
+
+  constructor(
+    private readonly socket: Socket,
+    id: number,
+    private readonly handler: FrameHandler,
+    private readonly limits: ConnectionLimits,
+    private readonly events: ConnectionEvents,
+  ) {
+    this.decoder = new FrameDecoder(limits.maxRequestBytes);
+    this.context = { id, remoteAddress: `${socket.remoteAddress ?? '?'}:${socket.remotePort ?? '?'}` };
+    socket.on('data', (chunk: Buffer) => this.onData(chunk));
+    socket.on('drain', () => this.updateFlow());
+    socket.on('error', () => socket.destroy());
+    socket.on('close', () => events.onClose(this));
+  }
+
+  /** Bytes of requests received only in part. */
+  get pendingRequestBytes(): number {
+    return this.decoder.pendingBytes;
+  }
+
+  close(): void {
+    this.socket.destroy();
+  }
+
+  private onData(chunk: Buffer): void {
+    let frames: Buffer[];
+    try {
+      frames = this.decoder.push(chunk);
+    } catch (err) {
+      if (!(err instanceof FrameError)) throw err;
+      this.fail(err.message);
+      return;
+    }
+    for (const frame of frames) {
+      if (this.socket.destroyed) return;
+      this.dispatch(frame);
+    }
+    this.updateFlow();
+  }
+
+  private dispatch(frame: Buffer): void {
+    const slot: Slot = { done: false, response: undefined };
+    this.slots.push(slot);
+    let result: ResponseBytes | Promise<ResponseBytes>;
+    try {
+      result = this.handler(frame, this.context);
+    } catch (err) {
+      this.fail((err as Error).message);
+      return;
+    }
+    if (result instanceof Promise) {
+      result.then(
+        (response) => this.complete(slot, response),
+        (err: Error) => this.fail(err.message),
+      );
+    } else {
+      this.complete(slot, result);
+    }
+  }
+
+  private complete(slot: Slot, response: ResponseBytes): void {
+    slot.done = true;
+    slot.response = response;
+    if (this.slots[0] !== slot) return;
+    this.socket.cork();
+    while (this.slots.length > 0 && this.slots[0]!.done) {
+      const { response: bytes } = this.slots.shift()!;
+      if (bytes !== undefined && !this.socket.destroyed) this.write(bytes);
+    }
+    process.nextTick(() => this.socket.uncork());
+    this.updateFlow();
+  }
+
+  private write(bytes: Buffer | readonly Buffer[]): void {
+    const parts = Buffer.isBuffer(bytes) ? [bytes] : bytes;
+    let size = 0;
+    for (const part of parts) size += part.length;
+    const prefix = Buffer.allocUnsafe(4);
+    prefix.writeInt32BE(size, 0);
+    this.socket.write(prefix);
+    for (const part of parts) this.socket.write(part);
+  }
+
+  /** Stops reading while answers pile up or the socket cannot take more; resumes after. */
+  private updateFlow(): void {
+    const congested = this.slots.length >= this.limits.maxQueuedResponses || this.socket.writableNeedDrain;
+    if (congested && !this.paused) {
+      this.paused = true;
+      this.socket.pause();
+    } else if (!congested && this.paused) {
+      this.paused = false;
+      this.socket.resume();
+    }
+  }
+
+  private fail(message: string): void {
+    if (this.socket.destroyed) return;
+    this.events.onProtocolError(this.context, message);
+    this.socket.destroy();
+  }
+}

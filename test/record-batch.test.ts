@@ -1,0 +1,128 @@
+import { test } from 'node:test';
+import assert from 'node:assert/strict';
+import fc from 'fast-check';
+import { crc32c } from '../src/protocol/crc32c.js';
+import { CORRUPT_MESSAGE, INVALID_RECORD, RecordBatchError, readBatchHeader, validateProducedBatch } from '../src/protocol/record-batch.js';
+import { buildBatch, encodeRecord, valuesBatch } from './helpers/batch.js';
+
+function rejects(batch: Buffer, code: number, pattern: RegExp): void {
+  assert.throws(
+    () => validateProducedBatch(batch),
+    (err: unknown) => err instanceof RecordBatchError && err.errorCode === code && pattern.test(err.message),
+  );
+}
+
+/** Re-seals the CRC after a test edits bytes it covers, so the edit itself is what is judged. */
+function reseal(batch: Buffer): Buffer {
+  batch.writeUInt32BE(crc32c(batch.subarray(21)), 17);
+  return batch;
+}
+
+test('CRC32C matches the standard check value', () => {
+  assert.equal(crc32c(Buffer.from('123456789')), 0xe3069283);
+});
+
+test('a well-formed batch passes and its header is read', () => {
+  const batch = buildBatch(
+    [{ key: Buffer.from('k'), value: Buffer.from('hello'), headers: [['h', Buffer.from('x')]] }, { key: null, value: null }],
+    { producerId: 42n, producerEpoch: 3, baseSequence: 7, baseTimestamp: 1000 },
+  );
+  const header = validateProducedBatch(batch);
+  assert.equal(header.recordCount, 2);
+  assert.equal(header.producerId, 42n);
+  assert.equal(header.producerEpoch, 3);
+  assert.equal(header.baseSequence, 7);
+  assert.equal(header.size, batch.length);
+  assert.deepEqual(readBatchHeader(batch), header);
+});
+
+test('compressed batches are accepted without decompression', () => {
+  assert.equal(validateProducedBatch(valuesBatch(10, { gzip: true })).recordCount, 10);
+});
+
+test('bad batches are refused with CORRUPT_MESSAGE or INVALID_RECORD', () => {
+  rejects(Buffer.alloc(20), CORRUPT_MESSAGE, /less than a batch header/);
+  const flipped = valuesBatch(3);
+  flipped[flipped.length - 1]! ^= 1;
+  rejects(flipped, CORRUPT_MESSAGE, /CRC/);
+  const magic1 = valuesBatch(1);
+  magic1.writeInt8(1, 16);
+  rejects(magic1, INVALID_RECORD, /magic 1/);
+  const tooLong = valuesBatch(2);
+  tooLong.writeInt32BE(tooLong.length, 8);
+  rejects(tooLong, CORRUPT_MESSAGE, /does not fit/);
+  rejects(Buffer.concat([valuesBatch(1), valuesBatch(1)]), INVALID_RECORD, /exactly one record batch/);
+  const lyingCount = valuesBatch(3);
+  lyingCount.writeInt32BE(4, 57);
+  lyingCount.writeInt32BE(3, 23);
+  rejects(reseal(lyingCount), INVALID_RECORD, /claims 4 records but holds 3/);
+  const fewerClaimed = valuesBatch(3);
+  fewerClaimed.writeInt32BE(2, 57);
+  fewerClaimed.writeInt32BE(1, 23);
+  rejects(reseal(fewerClaimed), INVALID_RECORD, /bytes after its 2 records/);
+  const delta = valuesBatch(3);
+  delta.writeInt32BE(5, 23);
+  rejects(reseal(delta), INVALID_RECORD, /lastOffsetDelta 5/);
+  const zero = valuesBatch(1);
+  zero.writeInt32BE(0, 57);
+  zero.writeInt32BE(-1, 23);
+  rejects(reseal(zero), INVALID_RECORD, /not positive/);
+  const noSeq = valuesBatch(1, { producerId: 1n, producerEpoch: 0, baseSequence: -1 });
+  rejects(noSeq, INVALID_RECORD, /base sequence/);
+  const control = valuesBatch(1);
+  control.writeInt16BE(0x20, 21);
+  rejects(reseal(control), INVALID_RECORD, /control/);
+  const codec = valuesBatch(1);
+  codec.writeInt16BE(5, 21);
+  rejects(reseal(codec), INVALID_RECORD, /compression codec 5/);
+});
+
+test('records inside the batch are walked: offset deltas, lengths and varints', () => {
+  const record = (offsetDelta: number): Buffer => encodeRecord({ value: Buffer.from('v') }, offsetDelta);
+  const withRecords = (body: Buffer, count: number): Buffer => {
+    const base = valuesBatch(count);
+    const batch = Buffer.concat([base.subarray(0, 61), body]);
+    batch.writeInt32BE(batch.length - 12, 8);
+    return reseal(batch);
+  };
+  rejects(withRecords(Buffer.concat([record(0), record(0)]), 2), INVALID_RECORD, /record 1 has offset delta 0/);
+  const negativeLength = Buffer.from([0x01]); // zigzag -1
+  rejects(withRecords(negativeLength, 1), INVALID_RECORD, /length -1/);
+  const overlong = Buffer.alloc(12, 0xff);
+  rejects(withRecords(overlong, 1), INVALID_RECORD, /varint/);
+  const shortRecord = record(0);
+  shortRecord[0] = shortRecord[0]! + 2; // claims two more bytes than its fields hold
+  rejects(withRecords(Buffer.concat([shortRecord, Buffer.alloc(2)]), 1), INVALID_RECORD, /do not fill/);
+});
+
+test('property: any byte damage after the header is caught, never thrown as anything but RecordBatchError', () => {
+  fc.assert(
+    fc.property(fc.integer({ min: 1, max: 5 }), fc.nat(), fc.integer({ min: 1, max: 255 }), (count, where, xor) => {
+      const batch = valuesBatch(count);
+      const pos = 21 + (where % (batch.length - 21));
+      batch[pos]! ^= xor;
+      assert.throws(() => validateProducedBatch(batch), (err: unknown) => err instanceof RecordBatchError && err.errorCode === CORRUPT_MESSAGE);
+    }),
+  );
+  fc.assert(
+    fc.property(fc.uint8Array({ maxLength: 300 }), (bytes) => {
+      try {
+        validateProducedBatch(Buffer.from(bytes));
+      } catch (err) {
+        assert.ok(err instanceof RecordBatchError, String(err));
+      }
+    }),
+  );
+  // Garbage records under a valid CRC: only the record walk can catch them.
+  fc.assert(
+    fc.property(fc.uint8Array({ minLength: 1, maxLength: 200 }), fc.integer({ min: 1, max: 4 }), (bytes, count) => {
+      const batch = Buffer.concat([valuesBatch(count).subarray(0, 61), Buffer.from(bytes)]);
+      batch.writeInt32BE(batch.length - 12, 8);
+      try {
+        validateProducedBatch(reseal(batch));
+      } catch (err) {
+        assert.ok(err instanceof RecordBatchError && err.errorCode === INVALID_RECORD, String(err));
+      }
+    }),
+  );
+});
