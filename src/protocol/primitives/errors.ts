@@ -1,0 +1,4 @@
+/** The only error the codec throws for malformed input or unencodable values. */
+export class ProtocolError extends Error {
+  override name = 'ProtocolError';
+}
