@@ -1,7 +1,15 @@
 #!/usr/bin/env node
 import { Command } from 'commander';
 import { addReplayCommand } from './replay-command.js';
+import { addServeCommand } from './serve-command.js';
 
 const program = new Command('brook').description('a Kafka-wire-compatible broker whose idempotent producer is exact');
 addReplayCommand(program);
-await program.parseAsync(process.argv);
+addServeCommand(program);
+try {
+  await program.parseAsync(process.argv);
+} catch (err) {
+  // Start-up failures (port in use, unwritable data directory) are one sentence, not a stack trace.
+  process.stderr.write(`brook: ${(err as Error).message}\n`);
+  process.exit(1);
+}

@@ -1,0 +1,25 @@
+/** What one Kafka API contributes to the broker: its codecs, the versions served, its handler. */
+import type { MessageCodec } from '../protocol/messages/codec.js';
+import type { ConnectionContext } from '../server/connection.js';
+import type { BrokerContext } from './broker-context.js';
+
+export interface RequestInfo {
+  readonly apiVersion: number;
+  readonly clientId: string | null;
+  readonly connection: ConnectionContext;
+}
+
+/** undefined: the request gets no response (Produce with acks=0). */
+export type HandlerResult<Res> = Res | undefined | Promise<Res | undefined>;
+
+export interface ApiHandler<Req = any, Res = any> {
+  readonly request: MessageCodec<Req>;
+  readonly response: MessageCodec<Res>;
+  readonly minVersion: number;
+  readonly maxVersion: number;
+  handle(request: Req, info: RequestInfo, broker: BrokerContext): HandlerResult<Res>;
+}
+
+export function defineApi<Req, Res>(handler: ApiHandler<Req, Res>): ApiHandler<Req, Res> {
+  return handler;
+}

@@ -1,0 +1,31 @@
+/** The APIs this broker serves: ApiVersions advertises exactly this table. */
+import type { ApiHandler } from './api-handler.js';
+import { API_VERSIONS_KEY, apiVersions } from './handlers/api-versions.js';
+import { createTopics } from './handlers/create-topics.js';
+import { deleteGroups } from './handlers/delete-groups.js';
+import { deleteTopics } from './handlers/delete-topics.js';
+import { describeConfigs } from './handlers/describe-configs.js';
+import { describeGroups } from './handlers/describe-groups.js';
+import { fetch } from './handlers/fetch.js';
+import { findCoordinator } from './handlers/find-coordinator.js';
+import { heartbeat } from './handlers/heartbeat.js';
+import { initProducerId } from './handlers/init-producer-id.js';
+import { joinGroup } from './handlers/join-group.js';
+import { leaveGroup } from './handlers/leave-group.js';
+import { listGroups } from './handlers/list-groups.js';
+import { listOffsets } from './handlers/list-offsets.js';
+import { metadata } from './handlers/metadata.js';
+import { offsetCommit } from './handlers/offset-commit.js';
+import { offsetFetch } from './handlers/offset-fetch.js';
+import { produce } from './handlers/produce.js';
+import { syncGroup } from './handlers/sync-group.js';
+
+export function buildApiTable(): ReadonlyMap<number, ApiHandler> {
+  const handlers: ApiHandler[] = [
+    ...[produce, fetch, listOffsets, metadata, findCoordinator, createTopics, deleteTopics, initProducerId, describeConfigs],
+    ...[joinGroup, syncGroup, heartbeat, leaveGroup, offsetCommit, offsetFetch, listGroups, describeGroups, deleteGroups],
+  ];
+  const table = new Map<number, ApiHandler>(handlers.map((h) => [h.request.apiKey, h]));
+  table.set(API_VERSIONS_KEY, apiVersions(table));
+  return new Map([...table].sort(([a], [b]) => a - b));
+}

@@ -1,0 +1,17 @@
+/** Everything a handler may reach: settings, the stored topics, waiting fetches, consumer groups, the log. */
+import type { Logger } from 'pino';
+import type { GroupCoordinator } from '../groups/group-coordinator.js';
+import type { Storage } from '../log/storage.js';
+import type { BrokerConfig } from './config.js';
+import type { PartitionWaiters } from './partition-waiters.js';
+
+export interface BrokerContext {
+  readonly config: BrokerConfig;
+  readonly storage: Storage;
+  readonly waiters: PartitionWaiters;
+  readonly groups: GroupCoordinator;
+  readonly logger: Logger;
+  /** The host and port clients are told to connect to. */
+  readonly advertised: { readonly host: string; readonly port: number };
+  readonly clusterId: string;
+}

@@ -1,0 +1,64 @@
+/** Broker settings, named after the Kafka settings they mirror. */
+
+export type FlushPolicy = 'none' | 'always' | { readonly intervalMs: number };
+
+export interface BrokerConfig {
+  readonly host: string;
+  readonly port: number;
+  readonly dataDir: string;
+  /** num.partitions: partitions of a topic created without a count. */
+  readonly partitions: number;
+  /** advertised.listeners; undefined means the bound address. */
+  readonly advertisedListener: { readonly host: string; readonly port: number } | undefined;
+  /** auto.create.topics.enable */
+  readonly autoCreateTopics: boolean;
+  readonly segmentBytes: number;
+  readonly segmentMs: number;
+  readonly flush: FlushPolicy;
+  readonly retentionMs: number;
+  readonly retentionBytes: number;
+  readonly producerIdExpirationMs: number;
+  /** socket.request.max.bytes */
+  readonly maxRequestBytes: number;
+  readonly maxConnections: number;
+  /** connections.max.idle.ms */
+  readonly idleTimeoutMs: number;
+  readonly maxQueuedResponsesPerConnection: number;
+}
+
+export const NODE_ID = 1;
+
+export const DEFAULT_CONFIG: BrokerConfig = {
+  host: '127.0.0.1',
+  port: 9092,
+  dataDir: './data',
+  partitions: 1,
+  advertisedListener: undefined,
+  autoCreateTopics: true,
+  segmentBytes: 64 * 1024 * 1024,
+  segmentMs: 7 * 24 * 3600 * 1000,
+  flush: 'none',
+  retentionMs: 7 * 24 * 3600 * 1000,
+  retentionBytes: -1,
+  producerIdExpirationMs: 86_400_000,
+  maxRequestBytes: 104_857_600,
+  maxConnections: 1000,
+  idleTimeoutMs: 600_000,
+  maxQueuedResponsesPerConnection: 100,
+};
+
+/** Parses `none`, `always` or `interval:<ms>`. */
+export function parseFlushPolicy(text: string): FlushPolicy {
+  if (text === 'none' || text === 'always') return text;
+  const m = /^interval:([1-9][0-9]*)$/.exec(text);
+  if (m) return { intervalMs: Number(m[1]) };
+  throw new Error(`--flush must be none, always or interval:<ms>, not '${text}'`);
+}
+
+/** Parses HOST:PORT (an IPv6 host in brackets). */
+export function parseHostPort(text: string): { host: string; port: number } {
+  const m = /^(\[[^\]]+\]|[^:]+):([0-9]+)$/.exec(text);
+  const port = m ? Number(m[2]) : NaN;
+  if (!m || port < 1 || port > 65535) throw new Error(`'${text}' is not HOST:PORT`);
+  return { host: m[1]!.replace(/^\[|\]$/g, ''), port };
+}

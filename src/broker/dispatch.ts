@@ -1,0 +1,58 @@
+/**
+ * Turns a request frame into a response frame: header, version check, decode, handler, encode.
+ * A request the broker cannot parse or does not serve closes its connection (as Kafka does),
+ * except an unknown ApiVersions version, which is answered so the client can pick another.
+ */
+import { ProtocolError } from '../protocol/primitives/errors.js';
+import { Reader } from '../protocol/primitives/reader.js';
+import { Writer } from '../protocol/primitives/writer.js';
+import { readRequestHeader, responseHeaderVersion } from '../protocol/messages/header.js';
+import type { ConnectionContext, FrameHandler, ResponseBytes } from '../server/connection.js';
+import type { ApiHandler, RequestInfo } from './api-handler.js';
+import type { BrokerContext } from './broker-context.js';
+import { API_VERSIONS_KEY, unsupportedApiVersionsResponse } from './handlers/api-versions.js';
+
+/** A request that ends its connection; the message is logged. */
+export class RequestRejected extends Error {}
+
+export function createDispatcher(table: ReadonlyMap<number, ApiHandler>, broker: BrokerContext): FrameHandler {
+  return (frame: Buffer, connection: ConnectionContext): ResponseBytes | Promise<ResponseBytes> => {
+    let header;
+    try {
+      header = readRequestHeader(frame);
+    } catch (err) {
+      if (err instanceof ProtocolError) throw new RequestRejected(`malformed request header: ${err.message}`);
+      throw err;
+    }
+    const handler = table.get(header.apiKey);
+    if (handler === undefined) throw new RequestRejected(`unknown api key ${header.apiKey}`);
+    const { apiKey, apiVersion, correlationId } = header;
+    if (apiVersion < handler.minVersion || apiVersion > handler.maxVersion) {
+      if (apiKey === API_VERSIONS_KEY) return encode(handler, 0, correlationId, 0, unsupportedApiVersionsResponse(handler));
+      throw new RequestRejected(`api key ${apiKey} version ${apiVersion} is not supported (${handler.minVersion}..${handler.maxVersion})`);
+    }
+    let request: unknown;
+    try {
+      const reader = new Reader(frame, header.bodyOffset);
+      request = handler.request.read(reader, apiVersion);
+    } catch (err) {
+      if (err instanceof ProtocolError) throw new RequestRejected(`malformed ${handler.request.name} v${apiVersion}: ${err.message}`);
+      throw err;
+    }
+    const info: RequestInfo = { apiVersion, clientId: header.clientId, connection };
+    const headerVersion = responseHeaderVersion(apiKey, apiVersion);
+    const result = handler.handle(request, info, broker);
+    if (result instanceof Promise) {
+      return result.then((response) => (response === undefined ? undefined : encode(handler, apiVersion, correlationId, headerVersion, response)));
+    }
+    return result === undefined ? undefined : encode(handler, apiVersion, correlationId, headerVersion, result);
+  };
+}
+
+function encode(handler: ApiHandler, version: number, correlationId: number, headerVersion: number, response: unknown): Buffer {
+  const w = new Writer(256);
+  w.writeInt32(correlationId);
+  if (headerVersion >= 1) w.writeEmptyTaggedFields();
+  handler.response.write(w, version, response);
+  return w.finish();
+}

@@ -1,0 +1,42 @@
+/** ListOffsets: earliest (-2), latest (-1), or the first offset at or after a timestamp. */
+import { ErrorCode } from '../../protocol/error-codes.js';
+import { ListOffsetsRequest, ListOffsetsResponse } from '../../protocol/messages/list-offsets.js';
+import { defineApi } from '../api-handler.js';
+import type { PartitionLog } from '../../log/partition-log.js';
+
+const LATEST = -1n;
+const EARLIEST = -2n;
+
+export const listOffsets = defineApi({
+  request: ListOffsetsRequest,
+  response: ListOffsetsResponse,
+  minVersion: 0,
+  maxVersion: 6,
+  async handle(request, _info, broker): Promise<ListOffsetsResponse> {
+    const topics: ListOffsetsResponse['topics'] = [];
+    for (const t of request.topics) {
+      const partitions: ListOffsetsResponse['topics'][number]['partitions'] = [];
+      for (const p of t.partitions) {
+        const log = broker.storage.partition(t.name, p.partitionIndex);
+        const found = log === undefined ? undefined : await lookup(log, p.timestamp);
+        const offset = found?.offset ?? -1;
+        partitions.push({
+          partitionIndex: p.partitionIndex,
+          errorCode: log === undefined ? ErrorCode.UNKNOWN_TOPIC_OR_PARTITION : ErrorCode.NONE,
+          oldStyleOffsets: found === undefined ? [] : [BigInt(offset)],
+          timestamp: BigInt(found?.timestamp ?? -1),
+          offset: BigInt(offset),
+          leaderEpoch: found === undefined ? -1 : 0,
+        });
+      }
+      topics.push({ name: t.name, partitions });
+    }
+    return { throttleTimeMs: 0, topics };
+  },
+});
+
+async function lookup(log: PartitionLog, timestamp: bigint): Promise<{ offset: number; timestamp: number } | undefined> {
+  if (timestamp === LATEST) return { offset: log.highWatermark, timestamp: -1 };
+  if (timestamp === EARLIEST) return { offset: log.logStartOffset, timestamp: -1 };
+  return log.offsetForTimestamp(Number(timestamp));
+}

@@ -1,0 +1,81 @@
+/** Metadata: one broker, leader of every partition and controller; unknown topics are created on request. */
+import { ErrorCode } from '../../protocol/error-codes.js';
+import { MetadataRequest, MetadataResponse } from '../../protocol/messages/metadata.js';
+import { ZERO_UUID } from '../../protocol/primitives/reader.js';
+import { defineApi } from '../api-handler.js';
+import { NODE_ID } from '../config.js';
+import { topicNameProblem } from '../topic-names.js';
+import type { TopicInfo } from '../../log/storage.js';
+
+type ResponseTopic = MetadataResponse['topics'][number];
+const NO_OPERATIONS = -2147483648;
+
+export const metadata = defineApi({
+  request: MetadataRequest,
+  response: MetadataResponse,
+  minVersion: 0,
+  maxVersion: 12,
+  async handle(request, info, broker) {
+    const { storage, config } = broker;
+    // v0 asks for every topic with an empty list; later versions with null.
+    const all = request.topics === null || (info.apiVersion === 0 && request.topics.length === 0);
+    const topics: ResponseTopic[] = [];
+    if (all) {
+      for (const topic of storage.topics()) topics.push(describeTopic(topic));
+    } else {
+      for (const wanted of request.topics ?? []) {
+        const byId = wanted.name === null ? storage.topics().find((t) => t.topicId === wanted.topicId) : undefined;
+        const name = wanted.name ?? byId?.name;
+        if (name === undefined) {
+          topics.push(errorTopic(null, wanted.topicId, ErrorCode.UNKNOWN_TOPIC_ID));
+          continue;
+        }
+        let topic = storage.topic(name);
+        if (topic === undefined) {
+          if (topicNameProblem(name) !== undefined) {
+            topics.push(errorTopic(name, ZERO_UUID, ErrorCode.INVALID_TOPIC_EXCEPTION));
+            continue;
+          }
+          if (!config.autoCreateTopics || !request.allowAutoTopicCreation) {
+            topics.push(errorTopic(name, ZERO_UUID, ErrorCode.UNKNOWN_TOPIC_OR_PARTITION));
+            continue;
+          }
+          topic = await storage.createTopic(name, config.partitions);
+          broker.logger.info({ topic: name, partitions: config.partitions }, 'topic created on metadata request');
+        }
+        topics.push(describeTopic(topic));
+      }
+    }
+    return {
+      throttleTimeMs: 0,
+      brokers: [{ nodeId: NODE_ID, host: broker.advertised.host, port: broker.advertised.port, rack: null }],
+      clusterId: broker.clusterId,
+      controllerId: NODE_ID,
+      topics,
+      clusterAuthorizedOperations: NO_OPERATIONS,
+    };
+  },
+});
+
+function describeTopic(topic: TopicInfo): ResponseTopic {
+  return {
+    errorCode: ErrorCode.NONE,
+    name: topic.name,
+    topicId: topic.topicId,
+    isInternal: false,
+    partitions: Array.from({ length: topic.partitions }, (_, partitionIndex) => ({
+      errorCode: ErrorCode.NONE,
+      partitionIndex,
+      leaderId: NODE_ID,
+      leaderEpoch: 0,
+      replicaNodes: [NODE_ID],
+      isrNodes: [NODE_ID],
+      offlineReplicas: [],
+    })),
+    topicAuthorizedOperations: NO_OPERATIONS,
+  };
+}
+
+function errorTopic(name: string | null, topicId: string, errorCode: number): ResponseTopic {
+  return { errorCode, name, topicId, isInternal: false, partitions: [], topicAuthorizedOperations: NO_OPERATIONS };
+}

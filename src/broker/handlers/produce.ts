@@ -1,0 +1,103 @@
+/**
+ * Produce: validate each partition's batch, judge it with the idempotence rules, append what is
+ * accepted, and answer once the data is written. A duplicate is answered with the offset its
+ * first copy got, after that copy is written.
+ */
+import { check } from '../../idempotence/rules.js';
+import { ErrorCode } from '../../protocol/error-codes.js';
+import { ProduceRequest, ProduceResponse, type ProduceResponsePartitionProduceResponse } from '../../protocol/messages/produce.js';
+import { isTransactional, RecordBatchError, validateProducedBatch } from '../../protocol/record-batch.js';
+import type { PartitionLog } from '../../log/partition-log.js';
+import { defineApi } from '../api-handler.js';
+import type { BrokerContext } from '../broker-context.js';
+import { PartitionWaiters } from '../partition-waiters.js';
+
+type PartitionResponse = ProduceResponsePartitionProduceResponse;
+
+const VERDICT_ERRORS = { out_of_order: ErrorCode.OUT_OF_ORDER_SEQUENCE_NUMBER, fenced: ErrorCode.INVALID_PRODUCER_EPOCH } as const;
+
+export const produce = defineApi({
+  request: ProduceRequest,
+  response: ProduceResponse,
+  minVersion: 3,
+  maxVersion: 11,
+  async handle(request, _info, broker): Promise<ProduceResponse | undefined> {
+    const acksValid = request.acks === 0 || request.acks === 1 || request.acks === -1;
+    const written: Promise<void>[] = [];
+    const responses = request.topicData.map((topic) => ({
+      name: topic.name,
+      partitionResponses: topic.partitionData.map((p) => {
+        const response = partitionResponse(p.index, ErrorCode.NONE, -1, -1);
+        if (!acksValid) response.errorCode = ErrorCode.INVALID_REQUIRED_ACKS;
+        else if (request.transactionalId !== null) response.errorCode = ErrorCode.TRANSACTIONAL_ID_AUTHORIZATION_FAILED;
+        else written.push(...appendPartition(broker, topic.name, p.index, p.records, response));
+        return response;
+      }),
+    }));
+    await Promise.all(written);
+    if (request.acks === 0) return undefined;
+    return { responses, throttleTimeMs: 0 };
+  },
+});
+
+function partitionResponse(index: number, errorCode: number, baseOffset: number, logStartOffset: number): PartitionResponse {
+  return {
+    index,
+    errorCode,
+    baseOffset: BigInt(baseOffset),
+    logAppendTimeMs: -1n,
+    logStartOffset: BigInt(logStartOffset),
+    recordErrors: [],
+    errorMessage: null,
+  };
+}
+
+/** Fills `response` for one partition; returns what must be written before it is sent. */
+function appendPartition(broker: BrokerContext, topic: string, index: number, records: Buffer | null, response: PartitionResponse): Promise<void>[] {
+  const log = broker.storage.partition(topic, index);
+  if (log === undefined) {
+    response.errorCode = ErrorCode.UNKNOWN_TOPIC_OR_PARTITION;
+    return [];
+  }
+  response.logStartOffset = BigInt(log.logStartOffset);
+  let header;
+  try {
+    if (records === null) throw new RecordBatchError(ErrorCode.CORRUPT_MESSAGE, 'records are null');
+    header = validateProducedBatch(records);
+  } catch (err) {
+    if (!(err instanceof RecordBatchError)) throw err;
+    response.errorCode = err.errorCode;
+    response.errorMessage = err.message;
+    return [];
+  }
+  if (isTransactional(header.attributes)) {
+    response.errorCode = ErrorCode.INVALID_TXN_STATE;
+    response.errorMessage = 'transactions are not supported';
+    return [];
+  }
+  let baseOffset: number;
+  if (header.producerId >= 0n) {
+    const batch = { epoch: header.producerEpoch, firstSeq: header.baseSequence, count: header.recordCount };
+    const verdict = check(log.producerState(header.producerId)?.state, batch);
+    if (verdict.kind === 'out_of_order' || verdict.kind === 'fenced') {
+      response.errorCode = VERDICT_ERRORS[verdict.kind];
+      return [];
+    }
+    baseOffset = verdict.kind === 'duplicate' ? verdict.baseOffset : log.append(records!, header, Date.now());
+  } else {
+    baseOffset = log.append(records!, header, Date.now());
+  }
+  response.baseOffset = BigInt(baseOffset);
+  return [durable(broker, log, topic, index, baseOffset + header.recordCount - 1, response)];
+}
+
+async function durable(broker: BrokerContext, log: PartitionLog, topic: string, index: number, lastOffset: number, response: PartitionResponse): Promise<void> {
+  try {
+    await log.whenWritten(lastOffset);
+    broker.waiters.notify(PartitionWaiters.key(topic, index));
+  } catch (err) {
+    broker.logger.error({ topic, partition: index, err }, 'append failed');
+    response.errorCode = ErrorCode.KAFKA_STORAGE_ERROR;
+    response.baseOffset = -1n;
+  }
+}

@@ -1,0 +1,49 @@
+/** Long-polling fetches wait here until one of their partitions gets new data or time runs out. */
+
+type Wake = () => void;
+
+export class PartitionWaiters {
+  private readonly waiting = new Map<string, Set<Wake>>();
+  private readonly timers = new Set<NodeJS.Timeout>();
+
+  static key(topic: string, partition: number): string {
+    return `${topic}\u0000${partition}`;
+  }
+
+  /** Resolves when any of `keys` is notified, after `timeoutMs`, or when closed. */
+  wait(keys: readonly string[], timeoutMs: number): Promise<void> {
+    return new Promise((resolve) => {
+      const wake: Wake = () => {
+        clearTimeout(timer);
+        this.timers.delete(timer);
+        for (const key of keys) this.remove(key, wake);
+        resolve();
+      };
+      const timer = setTimeout(wake, timeoutMs);
+      this.timers.add(timer);
+      for (const key of keys) {
+        let set = this.waiting.get(key);
+        if (set === undefined) this.waiting.set(key, (set = new Set()));
+        set.add(wake);
+      }
+    });
+  }
+
+  notify(key: string): void {
+    const set = this.waiting.get(key);
+    if (set === undefined) return;
+    for (const wake of [...set]) wake();
+  }
+
+  /** Answers every waiting fetch now, as on shutdown. */
+  wakeAll(): void {
+    for (const set of [...this.waiting.values()]) for (const wake of [...set]) wake();
+  }
+
+  private remove(key: string, wake: Wake): void {
+    const set = this.waiting.get(key);
+    if (set === undefined) return;
+    set.delete(wake);
+    if (set.size === 0) this.waiting.delete(key);
+  }
+}

@@ -1,0 +1,105 @@
+/** Assembles a running broker: storage, handlers, TCP listener; and takes it down again. */
+import { mkdtemp, rm } from 'node:fs/promises';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { pino, type Logger } from 'pino';
+import { GroupCoordinator } from '../groups/group-coordinator.js';
+import { Storage } from '../log/storage.js';
+import { TcpServer } from '../server/tcp-server.js';
+import { buildApiTable } from './api-table.js';
+import type { BrokerContext } from './broker-context.js';
+import { DEFAULT_CONFIG, type BrokerConfig } from './config.js';
+import { createDispatcher } from './dispatch.js';
+import { PartitionWaiters } from './partition-waiters.js';
+
+export interface BrokerOptions extends Partial<Omit<BrokerConfig, 'dataDir'>> {
+  /** Where the log lives; absent: a fresh temporary directory, removed on close. */
+  readonly dataDir?: string;
+  /** A pino logger; absent: warnings and errors only, to stderr. */
+  readonly logger?: Logger;
+}
+
+export interface Broker {
+  /** "host:port", as clients should be given it. */
+  readonly bootstrap: string;
+  readonly host: string;
+  readonly port: number;
+  readonly dataDir: string;
+  close(): Promise<void>;
+}
+
+export async function startBroker(options: BrokerOptions = {}): Promise<Broker> {
+  const temporary = options.dataDir === undefined;
+  const dataDir = options.dataDir ?? (await mkdtemp(join(tmpdir(), 'brook-')));
+  const port = options.port ?? (temporary ? 0 : DEFAULT_CONFIG.port);
+  const config: BrokerConfig = { ...DEFAULT_CONFIG, ...withoutUndefined(options), dataDir, port };
+  const logger = options.logger ?? pino({ level: 'warn' }, pino.destination(2));
+  const storage = await Storage.open(dataDir, {
+    segmentBytes: config.segmentBytes,
+    segmentMs: config.segmentMs,
+    flush: config.flush,
+    retentionMs: config.retentionMs,
+    retentionBytes: config.retentionBytes,
+    producerIdExpirationMs: config.producerIdExpirationMs,
+    logger,
+  });
+  let groups: GroupCoordinator;
+  try {
+    groups = await GroupCoordinator.open(dataDir, { log: logger });
+  } catch (err) {
+    await storage.close();
+    throw err;
+  }
+  const waiters = new PartitionWaiters();
+  const context: { -readonly [K in keyof BrokerContext]: BrokerContext[K] } = {
+    config,
+    storage,
+    waiters,
+    groups,
+    logger,
+    advertised: config.advertisedListener ?? { host: config.host, port: config.port },
+    clusterId: storage.clusterId,
+  };
+  const server = new TcpServer(
+    createDispatcher(buildApiTable(), context),
+    {
+      maxRequestBytes: config.maxRequestBytes,
+      maxQueuedResponses: config.maxQueuedResponsesPerConnection,
+      maxConnections: config.maxConnections,
+      idleTimeoutMs: config.idleTimeoutMs,
+    },
+    logger,
+  );
+  let bound;
+  try {
+    bound = await server.listen(config.host, config.port);
+  } catch (err) {
+    await groups.close();
+    await storage.close();
+    throw err;
+  }
+  if (config.advertisedListener === undefined) context.advertised = { host: config.host, port: bound.port };
+  logger.info({ host: config.host, port: bound.port, dataDir }, `listening on ${config.host}:${bound.port}`);
+  let closing: Promise<void> | undefined;
+  return {
+    bootstrap: `${config.host}:${bound.port}`,
+    host: config.host,
+    port: bound.port,
+    dataDir,
+    close() {
+      closing ??= (async () => {
+        waiters.wakeAll();
+        await server.close();
+        await groups.close();
+        await storage.close();
+        if (temporary) await rm(dataDir, { recursive: true, force: true });
+      })();
+      return closing;
+    },
+  };
+}
+
+function withoutUndefined<T extends object>(o: T): Partial<T> {
+  return Object.fromEntries(Object.entries(o).filter(([k, v]) => v !== undefined && k !== 'logger')) as Partial<T>;
+}
+

@@ -1,0 +1,97 @@
+import { InvalidArgumentError, type Command } from 'commander';
+import { pino } from 'pino';
+import { parseFlushPolicy, parseHostPort, DEFAULT_CONFIG } from '../broker/config.js';
+import { startBroker } from '../broker/start-broker.js';
+
+function integer(min: number, max = Number.MAX_SAFE_INTEGER) {
+  return (text: string): number => {
+    const n = Number(text);
+    if (!/^-?[0-9]+$/.test(text) || n < min || n > max) throw new InvalidArgumentError(`expected a whole number from ${min} to ${max}.`);
+    return n;
+  };
+}
+
+function parsed<T>(parse: (text: string) => T) {
+  return (text: string): T => {
+    try {
+      return parse(text);
+    } catch (err) {
+      throw new InvalidArgumentError(`${(err as Error).message}.`);
+    }
+  };
+}
+
+interface ServeOptions {
+  host: string;
+  port: number;
+  dataDir: string;
+  partitions: number;
+  advertisedListener?: { host: string; port: number };
+  autoCreateTopics: boolean;
+  segmentBytes: number;
+  segmentMs: number;
+  flush: ReturnType<typeof parseFlushPolicy>;
+  retentionMs: number;
+  retentionBytes: number;
+  producerIdExpirationMs: number;
+  maxRequestBytes: number;
+  maxConnections: number;
+  connectionsMaxIdleMs: number;
+  logLevel: string;
+}
+
+export function addServeCommand(program: Command): void {
+  const d = DEFAULT_CONFIG;
+  program
+    .command('serve')
+    .description('run the broker')
+    .option('--host <host>', 'address to listen on', d.host)
+    .option('--port <port>', 'port to listen on', integer(0, 65535), d.port)
+    .option('--data-dir <dir>', 'where the log and metadata are kept', d.dataDir)
+    .option('--partitions <n>', 'partitions of automatically created topics (num.partitions)', integer(1, 100000), d.partitions)
+    .option('--advertised-listener <host:port>', 'address given to clients in Metadata (advertised.listeners)', parsed(parseHostPort))
+    .option('--no-auto-create-topics', 'do not create topics named in Metadata requests (auto.create.topics.enable=false)')
+    .option('--segment-bytes <n>', 'roll a log segment at this size (segment.bytes)', integer(1024), d.segmentBytes)
+    .option('--segment-ms <ms>', 'roll a log segment after this time (segment.ms)', integer(1), d.segmentMs)
+    .option('--flush <policy>', 'none | interval:<ms> | always', parsed(parseFlushPolicy), d.flush)
+    .option('--retention-ms <ms>', 'delete segments older than this; -1 keeps them (retention.ms)', integer(-1), d.retentionMs)
+    .option('--retention-bytes <n>', 'delete old segments past this partition size; -1 keeps them (retention.bytes)', integer(-1), d.retentionBytes)
+    .option('--producer-id-expiration-ms <ms>', 'forget an idle producer after this (producer.id.expiration.ms)', integer(1), d.producerIdExpirationMs)
+    .option('--max-request-bytes <n>', 'largest request accepted (socket.request.max.bytes)', integer(64, 2 ** 31 - 1), d.maxRequestBytes)
+    .option('--max-connections <n>', 'connections accepted at once (max.connections)', integer(1), d.maxConnections)
+    .option('--connections-max-idle-ms <ms>', 'close connections idle this long (connections.max.idle.ms)', integer(1), d.idleTimeoutMs)
+    .option('--log-level <level>', 'fatal | error | warn | info | debug | trace', 'info')
+    .action(async (o: ServeOptions) => {
+      const logger = pino({ level: o.logLevel });
+      const broker = await startBroker({
+        host: o.host,
+        port: o.port,
+        dataDir: o.dataDir,
+        partitions: o.partitions,
+        advertisedListener: o.advertisedListener,
+        autoCreateTopics: o.autoCreateTopics,
+        segmentBytes: o.segmentBytes,
+        segmentMs: o.segmentMs,
+        flush: o.flush,
+        retentionMs: o.retentionMs,
+        retentionBytes: o.retentionBytes,
+        producerIdExpirationMs: o.producerIdExpirationMs,
+        maxRequestBytes: o.maxRequestBytes,
+        maxConnections: o.maxConnections,
+        idleTimeoutMs: o.connectionsMaxIdleMs,
+        logger,
+      });
+      const stop = (signal: string): void => {
+        logger.info({ signal }, 'stopping');
+        broker.close().then(
+          () => process.exit(0),
+          (err: Error) => {
+            logger.error({ err }, 'unclean stop');
+            process.exit(1);
+          },
+        );
+      };
+      process.once('SIGINT', stop);
+      process.once('SIGTERM', stop);
+    });
+}

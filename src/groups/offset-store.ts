@@ -1,0 +1,177 @@
+/**
+ * Committed offsets by group, held in memory and in one JSON file in the data directory.
+ * Each change rewrites the file durably (temp file, fsync, rename, fsync of the directory);
+ * changes that arrive while a write is under way go out together in the next one. A change is
+ * visible, and its promise resolves, only once the file holding it is in place.
+ */
+import { mkdir } from 'node:fs/promises';
+import { dirname } from 'node:path';
+import { readFileIfExists, writeFileDurably } from '../log/durable-file.js';
+
+export const OFFSETS_FILE = 'group-offsets.json';
+const FORMAT = 'brook-group-offsets/1';
+
+export interface CommittedOffset {
+  readonly offset: bigint;
+  readonly leaderEpoch: number;
+  readonly metadata: string;
+}
+
+export interface PartitionOffset extends CommittedOffset {
+  readonly topic: string;
+  readonly partition: number;
+}
+
+/** topic → partition → committed offset */
+export type GroupOffsets = ReadonlyMap<string, ReadonlyMap<number, CommittedOffset>>;
+
+type Change = { readonly groupId: string; readonly offsets: readonly PartitionOffset[] | 'delete' };
+
+interface Queued {
+  readonly change: Change;
+  readonly done: (err?: Error) => void;
+}
+
+interface FileEntry {
+  offset: string;
+  leaderEpoch: number;
+  metadata: string;
+}
+
+interface FileContents {
+  format: string;
+  groups: Record<string, Record<string, Record<string, FileEntry>>>;
+}
+
+export class OffsetStore {
+  private groups: ReadonlyMap<string, GroupOffsets>;
+  private queue: Queued[] = [];
+  private writing: Promise<void> | undefined;
+  private closed = false;
+
+  private constructor(
+    private readonly file: string,
+    groups: ReadonlyMap<string, GroupOffsets>,
+  ) {
+    this.groups = groups;
+  }
+
+  static async open(file: string): Promise<OffsetStore> {
+    await mkdir(dirname(file), { recursive: true });
+    const bytes = await readFileIfExists(file);
+    return new OffsetStore(file, bytes === undefined ? new Map() : parse(file, bytes.toString('utf8')));
+  }
+
+  has(groupId: string): boolean {
+    return this.groups.has(groupId);
+  }
+
+  groupIds(): string[] {
+    return [...this.groups.keys()];
+  }
+
+  offsets(groupId: string): GroupOffsets | undefined {
+    return this.groups.get(groupId);
+  }
+
+  commit(groupId: string, offsets: readonly PartitionOffset[]): Promise<void> {
+    return this.enqueue({ groupId, offsets });
+  }
+
+  deleteGroup(groupId: string): Promise<void> {
+    return this.enqueue({ groupId, offsets: 'delete' });
+  }
+
+  /** Waits for the writes under way; later changes are refused. */
+  async close(): Promise<void> {
+    this.closed = true;
+    await this.writing;
+  }
+
+  private enqueue(change: Change): Promise<void> {
+    if (this.closed) return Promise.reject(new Error('offset store is closed'));
+    return new Promise((resolve, reject) => {
+      this.queue.push({ change, done: (err) => (err === undefined ? resolve() : reject(err)) });
+      this.writing ??= this.drain();
+    });
+  }
+
+  private async drain(): Promise<void> {
+    while (this.queue.length > 0) {
+      const batch = this.queue;
+      this.queue = [];
+      const next = applyChanges(this.groups, batch.map((q) => q.change));
+      try {
+        await writeFileDurably(this.file, serialize(next));
+      } catch (err) {
+        for (const q of batch) q.done(err as Error);
+        continue;
+      }
+      this.groups = next;
+      for (const q of batch) q.done();
+    }
+    this.writing = undefined;
+  }
+}
+
+/** A new map with the changes applied; the groups they touch are copied, the rest shared. */
+function applyChanges(groups: ReadonlyMap<string, GroupOffsets>, changes: readonly Change[]): Map<string, GroupOffsets> {
+  const next = new Map(groups);
+  const copied = new Map<string, Map<string, Map<number, CommittedOffset>>>();
+  for (const { groupId, offsets } of changes) {
+    if (offsets === 'delete') {
+      next.delete(groupId);
+      copied.delete(groupId);
+      continue;
+    }
+    let topics = copied.get(groupId);
+    if (topics === undefined) {
+      topics = new Map([...(next.get(groupId) ?? [])].map(([topic, partitions]) => [topic, new Map(partitions)]));
+      copied.set(groupId, topics);
+      next.set(groupId, topics);
+    }
+    for (const { topic, partition, offset, leaderEpoch, metadata } of offsets) {
+      let partitions = topics.get(topic);
+      if (partitions === undefined) topics.set(topic, (partitions = new Map()));
+      partitions.set(partition, { offset, leaderEpoch, metadata });
+    }
+  }
+  return next;
+}
+
+function serialize(groups: ReadonlyMap<string, GroupOffsets>): string {
+  const contents: FileContents = { format: FORMAT, groups: {} };
+  for (const [groupId, topics] of groups) {
+    const group: FileContents['groups'][string] = {};
+    for (const [topic, partitions] of topics) {
+      const entries: Record<string, FileEntry> = {};
+      for (const [partition, c] of partitions) entries[partition] = { offset: String(c.offset), leaderEpoch: c.leaderEpoch, metadata: c.metadata };
+      group[topic] = entries;
+    }
+    contents.groups[groupId] = group;
+  }
+  return JSON.stringify(contents);
+}
+
+function parse(file: string, text: string): Map<string, GroupOffsets> {
+  let contents: FileContents;
+  try {
+    contents = JSON.parse(text) as FileContents;
+  } catch (err) {
+    throw new Error(`${file} is not valid JSON: ${(err as Error).message}`);
+  }
+  if (contents.format !== FORMAT) throw new Error(`${file} is not a brook group offsets file (format '${String(contents.format)}')`);
+  const groups = new Map<string, GroupOffsets>();
+  for (const [groupId, topics] of Object.entries(contents.groups)) {
+    groups.set(
+      groupId,
+      new Map(
+        Object.entries(topics).map(([topic, partitions]) => [
+          topic,
+          new Map(Object.entries(partitions).map(([p, e]) => [Number(p), { offset: BigInt(e.offset), leaderEpoch: e.leaderEpoch, metadata: e.metadata }])),
+        ]),
+      ),
+    );
+  }
+  return groups;
+}

@@ -1,0 +1,101 @@
+/** Reading and writing stored batches in a segment file. */
+import type { FileHandle } from 'node:fs/promises';
+import { BATCH_HEADER_SIZE, crcMatches, readBatchHeader, type BatchHeader } from '../protocol/record-batch.js';
+
+/** `length` bytes at `position`, or fewer where the file ends. */
+export async function readAt(handle: FileHandle, position: number, length: number): Promise<Buffer> {
+  const buf = Buffer.allocUnsafe(length);
+  let filled = 0;
+  while (filled < length) {
+    const { bytesRead } = await handle.read(buf, filled, length - filled, position + filled);
+    if (bytesRead === 0) break;
+    filled += bytesRead;
+  }
+  return filled === length ? buf : buf.subarray(0, filled);
+}
+
+/** One vectored write of all `buffers` at `position`, continued if the system wrote part of them. */
+export async function writeAllAt(handle: FileHandle, buffers: Buffer[], position: number): Promise<number> {
+  let total = 0;
+  for (const b of buffers) total += b.length;
+  let done = (await handle.writev(buffers, position)).bytesWritten;
+  while (done < total) {
+    let skip = done;
+    const rest: Buffer[] = [];
+    for (const b of buffers) {
+      if (skip >= b.length) skip -= b.length;
+      else {
+        rest.push(skip > 0 ? b.subarray(skip) : b);
+        skip = 0;
+      }
+    }
+    const { bytesWritten } = await handle.writev(rest, position + done);
+    if (bytesWritten === 0) throw new Error(`write at ${position + done} made no progress`);
+    done += bytesWritten;
+  }
+  return total;
+}
+
+export interface ScanRange {
+  readonly from: number;
+  /** Where the stored data ends (exclusive). */
+  readonly to: number;
+  /**
+   * Check each batch as recovery must before trusting it: magic, CRC, offsets that follow on
+   * from `nextOffset`. Without it only lengths are checked, for data recovery already vouched for.
+   */
+  readonly verify: boolean;
+  readonly nextOffset?: number;
+}
+
+export interface ScanResult {
+  /** Position after the last batch visited: where the good data ends. */
+  readonly end: number;
+  /** Offset the batch at `end` has, or would have. */
+  readonly nextOffset: number | undefined;
+  /** Why the walk stopped before `to`, if a batch did not hold together. */
+  readonly problem?: string;
+}
+
+/** Return false to stop before this batch. */
+export type BatchVisitor = (header: BatchHeader, position: number) => boolean | void;
+
+/** Walks the batches in [from, to) in order, reading large chunks, and stops at the first bad one. */
+export async function scanBatches(handle: FileHandle, range: ScanRange, visit: BatchVisitor): Promise<ScanResult> {
+  // Headers alone need little read-ahead; verification reads every byte anyway.
+  const chunkBytes = range.verify ? 1 << 20 : 64 << 10;
+  let buf: Buffer = Buffer.alloc(0);
+  let bufStart = range.from;
+  let pos = range.from;
+  let nextOffset = range.nextOffset;
+  const holds = (n: number): boolean => pos - bufStart + n <= buf.length;
+  const load = async (n: number): Promise<boolean> => {
+    if (holds(n)) return true;
+    buf = await readAt(handle, pos, Math.min(Math.max(n, chunkBytes), range.to - pos));
+    bufStart = pos;
+    return holds(n);
+  };
+  const stop = (problem: string): ScanResult => ({ end: pos, nextOffset, problem });
+
+  while (pos < range.to) {
+    if (range.to - pos < BATCH_HEADER_SIZE) return stop(`${range.to - pos} bytes at the end are too few for a batch header`);
+    if (!(await load(BATCH_HEADER_SIZE))) return stop('the file ends before its expected size');
+    const header = readBatchHeader(buf, pos - bufStart);
+    if (header.size < BATCH_HEADER_SIZE || header.size > range.to - pos) {
+      return stop(`batch length ${header.size - 12} does not fit the ${range.to - pos} bytes left`);
+    }
+    if (range.verify) {
+      if (header.magic !== 2) return stop(`batch magic is ${header.magic}`);
+      if (header.lastOffsetDelta < 0) return stop(`batch lastOffsetDelta is ${header.lastOffsetDelta}`);
+      if (nextOffset !== undefined && header.baseOffset !== nextOffset) {
+        return stop(`batch base offset ${header.baseOffset} where ${nextOffset} was due`);
+      }
+      if (!(await load(header.size))) return stop('the file ends before its expected size');
+      if (!crcMatches(buf, pos - bufStart, header.size)) return stop(`batch at offset ${header.baseOffset} fails its CRC`);
+    }
+    if (visit(header, pos) === false) return { end: pos, nextOffset: header.baseOffset };
+    pos += header.size;
+    nextOffset = header.baseOffset + header.lastOffsetDelta + 1;
+  }
+  return { end: pos, nextOffset };
+}

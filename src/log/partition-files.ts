@@ -1,0 +1,78 @@
+/**
+ * The small files of a partition directory beside its segments.
+ *
+ * `recovery-point`: the position up to which the log (and index) was fsynced, so recovery
+ * trusts what lies before it and scans only what follows. close() leaves it at the very end of
+ * the active segment: that is the clean-shutdown marker, and the next start scans nothing.
+ *   crc32c of the rest (u32) | version (u16) | segment base offset (i64) | position (i64) | offset there (i64)
+ *
+ * `<offset>.snapshot`: producer state (see producer-states.ts), the newest few kept.
+ */
+import { readdir, rm } from 'node:fs/promises';
+import { join } from 'node:path';
+import { crc32c } from '../protocol/crc32c.js';
+import { readFileIfExists, writeFileDurably } from './durable-file.js';
+import { offsetFileName, parseOffsetFileName } from './segment.js';
+
+export interface RecoveryPoint {
+  readonly segmentBase: number;
+  readonly position: number;
+  /** Offset of the batch at `position`: where the scan's offsets go on from. */
+  readonly nextOffset: number;
+}
+
+const RECOVERY_POINT_FILE = 'recovery-point';
+const RECOVERY_POINT_SIZE = 30;
+const VERSION = 1;
+
+const SNAPSHOT_SUFFIX = '.snapshot';
+/** Snapshots kept: the newest, and older ones to fall back on if it is damaged. */
+const SNAPSHOTS_KEPT = 3;
+
+export async function readRecoveryPoint(dir: string): Promise<RecoveryPoint | undefined> {
+  const bytes = await readFileIfExists(join(dir, RECOVERY_POINT_FILE));
+  if (bytes?.length !== RECOVERY_POINT_SIZE || crc32c(bytes.subarray(4)) !== bytes.readUInt32BE(0)) return undefined;
+  if (bytes.readUInt16BE(4) !== VERSION) return undefined;
+  return {
+    segmentBase: Number(bytes.readBigInt64BE(6)),
+    position: Number(bytes.readBigInt64BE(14)),
+    nextOffset: Number(bytes.readBigInt64BE(22)),
+  };
+}
+
+/** The caller has fsynced the log and index up to `point`. */
+export function writeRecoveryPoint(dir: string, point: RecoveryPoint): Promise<void> {
+  const bytes = Buffer.alloc(RECOVERY_POINT_SIZE);
+  bytes.writeUInt16BE(VERSION, 4);
+  bytes.writeBigInt64BE(BigInt(point.segmentBase), 6);
+  bytes.writeBigInt64BE(BigInt(point.position), 14);
+  bytes.writeBigInt64BE(BigInt(point.nextOffset), 22);
+  bytes.writeUInt32BE(crc32c(bytes.subarray(4)), 0);
+  return writeFileDurably(join(dir, RECOVERY_POINT_FILE), bytes);
+}
+
+export function snapshotPath(dir: string, offset: number): string {
+  return join(dir, offsetFileName(offset, SNAPSHOT_SUFFIX));
+}
+
+/** Offsets of the stored snapshots, newest first. */
+export async function snapshotOffsets(dir: string): Promise<number[]> {
+  const offsets: number[] = [];
+  for (const name of await readdir(dir)) {
+    const offset = parseOffsetFileName(name, SNAPSHOT_SUFFIX);
+    if (offset !== undefined) offsets.push(offset);
+  }
+  return offsets.sort((a, b) => b - a);
+}
+
+/** Stores a snapshot, then drops those beyond the newest few and those older than the log start. */
+export async function writeSnapshot(dir: string, offset: number, bytes: Buffer, logStartOffset: number): Promise<void> {
+  await writeFileDurably(snapshotPath(dir, offset), bytes);
+  await pruneSnapshots(dir, logStartOffset);
+}
+
+export async function pruneSnapshots(dir: string, logStartOffset: number): Promise<void> {
+  const offsets = await snapshotOffsets(dir);
+  const stale = offsets.filter((offset, i) => i >= SNAPSHOTS_KEPT || offset < logStartOffset);
+  await Promise.all(stale.map((offset) => rm(snapshotPath(dir, offset), { force: true })));
+}

@@ -1,0 +1,483 @@
+/**
+ * One partition's log: a directory of segments plus producer state that follows it.
+ *
+ * append() is synchronous: it assigns the offset, commits producer state and queues the batch.
+ * One writer per partition then stores everything queued, one vectored write per segment per
+ * turn, and, under flush 'always', one fsync for all of it (group commit); the high watermark
+ * moves once that is done. A write error fails the partition: nothing more is accepted, and
+ * only a restart (which re-reads the disk) brings it back.
+ */
+import type { FileHandle } from 'node:fs/promises';
+import { assignBaseOffset, type BatchHeader } from '../protocol/record-batch.js';
+import { readAt, scanBatches } from './batch-file.js';
+import { syncDir } from './durable-file.js';
+import { OffsetIndex } from './offset-index.js';
+import { resolveLogOptions, type LogOptions, type ResolvedLogOptions } from './options.js';
+import { pruneSnapshots, writeRecoveryPoint, writeSnapshot } from './partition-files.js';
+import type { ProducerEntry, ProducerStates } from './producer-states.js';
+import { recoverPartition, type RecoveryReport } from './recovery.js';
+import { Segment, SegmentCache } from './segment.js';
+import { TailCache } from './tail-cache.js';
+
+export type { ProducerEntry } from './producer-states.js';
+export type { RecoveryReport } from './recovery.js';
+
+/** Batches queued for one segment in one turn. */
+interface PendingWrite {
+  readonly segment: Segment;
+  readonly buffers: Buffer[];
+  /** Index entries of the segment once these are placed. */
+  indexEntries: number;
+  /** Offset after the last of these batches. */
+  end: number;
+}
+
+/** The batches of one write, and those waiting for it to finish; the promise exists only if asked for. */
+class Turn {
+  end = 0;
+  private waiting: Promise<void> | undefined;
+  private resolve: () => void = () => {};
+  private reject: (err: Error) => void = () => {};
+
+  wait(): Promise<void> {
+    this.waiting ??= new Promise<void>((resolve, reject) => {
+      this.resolve = resolve;
+      this.reject = reject;
+    });
+    return this.waiting;
+  }
+
+  settle(error?: Error): void {
+    if (error === undefined) this.resolve();
+    else this.reject(error);
+  }
+}
+
+/** Old segments kept open for reading at once, per partition. */
+const OPEN_OLD_SEGMENTS = 4;
+/** Relative offsets in the index are 32-bit. */
+const MAX_RELATIVE_OFFSET = 0xffffffff;
+
+export class PartitionLog {
+  private readonly options: ResolvedLogOptions;
+  private readonly segments: Segment[];
+  private readonly states: ProducerStates;
+  private readonly tail: TailCache;
+  private readonly oldSegments = new SegmentCache(OPEN_OLD_SEGMENTS);
+  private logEnd: number;
+  private hw: number;
+  private queue: PendingWrite[] = [];
+  private queued = new Turn();
+  private inFlight: Turn | undefined;
+  private scheduled = false;
+  private writing = false;
+  private drained: Promise<void> = Promise.resolve();
+  /** The segment the writer appends to, which lags `active` until a rolled segment's first write. */
+  private writeSegment: Segment;
+  /** When the active segment was started, or this run began: segment.ms for batches without timestamps. */
+  private activeSince = Date.now();
+  /** Offset after the last batch in the files. */
+  private writtenEnd: number;
+  private syncWanted = false;
+  private checkpointWanted = false;
+  private synced: { segment: Segment; position: number };
+  private checkpointed: { segment: Segment; position: number };
+  private maintenance: Promise<void> = Promise.resolve();
+  private retaining: Promise<void> | undefined;
+  private readonly timers: NodeJS.Timeout[] = [];
+  private failure: Error | undefined;
+  private closing: Promise<void> | undefined;
+
+  private constructor(
+    readonly dir: string,
+    options: ResolvedLogOptions,
+    segments: Segment[],
+    logEnd: number,
+    states: ProducerStates,
+    /** What opening found and did. */
+    readonly recovery: RecoveryReport,
+  ) {
+    this.options = options;
+    this.segments = segments;
+    this.states = states;
+    this.logEnd = logEnd;
+    this.hw = logEnd;
+    this.writtenEnd = logEnd;
+    this.tail = new TailCache(options.tailCacheBytes);
+    this.writeSegment = this.active;
+    this.synced = { segment: this.active, position: this.active.size };
+    this.checkpointed = this.synced;
+  }
+
+  /** Opens (creating if need be) the partition directory, recovering it after any kind of stop. */
+  static async open(dir: string, options: LogOptions = {}): Promise<PartitionLog> {
+    const resolved = resolveLogOptions(options);
+    const recovered = await recoverPartition(dir, resolved);
+    const log = new PartitionLog(dir, resolved, recovered.segments, recovered.logEndOffset, recovered.producers, recovered.report);
+    log.startTimers();
+    return log;
+  }
+
+  get logStartOffset(): number {
+    return this.segments[0]!.baseOffset;
+  }
+
+  /** Next offset to assign; counts batches queued but not yet written. */
+  get logEndOffset(): number {
+    return this.logEnd;
+  }
+
+  /** Every batch below it is in the file (and fsynced under flush 'always'); reads stop here. */
+  get highWatermark(): number {
+    return this.hw;
+  }
+
+  producerState(producerId: bigint): ProducerEntry | undefined {
+    return this.states.get(producerId);
+  }
+
+  producers(): Iterable<[bigint, ProducerEntry]> {
+    return this.states.entries();
+  }
+
+  /**
+   * Appends a batch the caller has validated and, for producerId >= 0, checked with the
+   * idempotence rules: writes its base offset into `batch` and keeps `batch` itself (no copy)
+   * until written and while cached, so its memory must not be reused. Returns the base offset.
+   */
+  append(batch: Buffer, header: BatchHeader, now: number): number {
+    if (this.failure !== undefined) throw this.failedError();
+    if (this.closing !== undefined) throw new Error(`partition log ${this.dir} is closed`);
+    if (header.size !== batch.length) throw new RangeError(`batch holds ${batch.length} bytes, its header says ${header.size}`);
+    const baseOffset = this.logEnd;
+    const end = baseOffset + header.lastOffsetDelta + 1;
+    let segment = this.active;
+    if (this.shouldRoll(segment, header, baseOffset, now)) segment = this.roll(now);
+    assignBaseOffset(batch, 0, baseOffset);
+    segment.place(baseOffset, header, this.options.indexIntervalBytes);
+    this.states.apply(header, baseOffset);
+    this.logEnd = end;
+
+    const last = this.queue[this.queue.length - 1];
+    if (last?.segment === segment) {
+      last.buffers.push(batch);
+      last.indexEntries = segment.appendIndex.entries;
+      last.end = end;
+    } else {
+      this.queue.push({ segment, buffers: [batch], indexEntries: segment.appendIndex.entries, end });
+    }
+    this.queued.end = end;
+    this.tail.push(baseOffset, end, batch);
+    this.schedule();
+    return baseOffset;
+  }
+
+  /** Resolves once `offset` is below the high watermark; rejects if its write failed. */
+  whenWritten(offset: number): Promise<void> {
+    if (offset < this.hw) return Promise.resolve();
+    if (this.failure !== undefined) return Promise.reject(this.failedError());
+    if (offset >= this.logEnd) return Promise.reject(new RangeError(`offset ${offset} is not below the log end ${this.logEnd}`));
+    if (this.inFlight !== undefined && offset < this.inFlight.end) return this.inFlight.wait();
+    return this.queued.wait();
+  }
+
+  /**
+   * Stored batches, verbatim, from the one holding `fetchOffset` up to the high watermark:
+   * as many whole batches as fit in `maxBytes`, but at least one (from disk, from one segment). Empty if
+   * `fetchOffset` is outside [logStartOffset, highWatermark), retention having raced included.
+   */
+  async read(fetchOffset: number, maxBytes: number): Promise<Buffer[]> {
+    const hw = this.hw;
+    if (fetchOffset < this.logStartOffset || fetchOffset >= hw) return [];
+    const cached = this.tail.read(fetchOffset, maxBytes, hw);
+    if (cached !== undefined) return cached;
+    const segment = this.segmentFor(fetchOffset);
+    return this.fromSegment(segment, [], async (log) => {
+      const start = (await segment.index()).floorOffset(fetchOffset - segment.baseOffset);
+      const end = segment.written;
+      let found: { position: number; size: number } | undefined;
+      await scanBatches(log, { from: start.position, to: end, verify: false }, (header, position) => {
+        if (header.baseOffset >= hw) return false;
+        if (header.baseOffset + header.lastOffsetDelta < fetchOffset) return true;
+        found = { position, size: header.size };
+        return false;
+      });
+      if (found === undefined) return [];
+      const bytes = await readAt(log, found.position, Math.min(end - found.position, Math.max(maxBytes, found.size)));
+      return wholeBatches(bytes, maxBytes, hw);
+    });
+  }
+
+  /** The first batch whose maxTimestamp is at least `timestamp` (ListOffsets): its base offset and maxTimestamp. */
+  async offsetForTimestamp(timestamp: number): Promise<{ offset: number; timestamp: number } | undefined> {
+    const hw = this.hw;
+    for (const segment of [...this.segments]) {
+      if (segment.baseOffset >= hw) break;
+      const found = await this.fromSegment(segment, undefined, async (log) => {
+        if ((await segment.largest()) < timestamp) return undefined;
+        const start = (await segment.index()).floorTimestamp(timestamp);
+        let hit: { offset: number; timestamp: number } | undefined;
+        await scanBatches(log, { from: start.position, to: segment.written, verify: false }, (header) => {
+          if (header.baseOffset >= hw) return false;
+          if (header.maxTimestamp < timestamp) return true;
+          hit = { offset: header.baseOffset, timestamp: header.maxTimestamp };
+          return false;
+        });
+        return hit;
+      });
+      if (found !== undefined) return found;
+    }
+    return undefined;
+  }
+
+  /**
+   * Deletes old segments (never the active one) past retention.ms or beyond retention.bytes,
+   * moving the log start, and forgets producers idle for producer.id.expiration.ms. Producer
+   * state outlives its batches: retention alone never forgets a producer (KAFKA-7190).
+   */
+  enforceRetention(now: number): Promise<void> {
+    this.retaining ??= this.retain(now).finally(() => {
+      this.retaining = undefined;
+    });
+    return this.retaining;
+  }
+
+  /** Writes what is queued, stores producer state and leaves the clean-shutdown recovery point. */
+  close(): Promise<void> {
+    this.closing ??= this.shutDown();
+    return this.closing;
+  }
+
+  private get active(): Segment {
+    return this.segments[this.segments.length - 1]!;
+  }
+
+  private shouldRoll(segment: Segment, header: BatchHeader, baseOffset: number, now: number): boolean {
+    if (segment.size === 0) return false;
+    // As Kafka: batch time against the first batch's, so old timestamps do not roll every batch.
+    const first = segment.firstTimestamp ?? -1;
+    const age = first >= 0 ? header.maxTimestamp - first : now - this.activeSince;
+    return (
+      segment.size + header.size > this.options.segmentBytes ||
+      age > this.options.segmentMs ||
+      baseOffset - segment.baseOffset > MAX_RELATIVE_OFFSET
+    );
+  }
+
+  /** A new active segment at the log end, carrying the producer state there for its snapshot. */
+  private roll(now: number): Segment {
+    this.activeSince = now;
+    const segment = new Segment(this.dir, this.logEnd, 0, OffsetIndex.empty());
+    segment.rollSnapshot = this.states.encode(this.logEnd);
+    this.segments.push(segment);
+    return segment;
+  }
+
+  private schedule(): void {
+    if (this.scheduled || this.writing) return;
+    this.scheduled = true;
+    setImmediate(() => {
+      this.scheduled = false;
+      this.drained = this.drain();
+    });
+  }
+
+  private async drain(): Promise<void> {
+    this.writing = true;
+    try {
+      while (this.failure === undefined && (this.queue.length > 0 || this.syncWanted || this.checkpointWanted)) {
+        const writes = this.queue;
+        const turn = this.queued;
+        this.queue = [];
+        this.queued = new Turn();
+        this.inFlight = turn;
+        for (const write of writes) await this.write(write);
+        const checkpoint = this.checkpointWanted;
+        if (checkpoint || this.syncWanted || (this.options.flush === 'always' && writes.length > 0)) {
+          this.syncWanted = false;
+          this.checkpointWanted = false;
+          await this.syncActive(checkpoint);
+        }
+        if (this.failure !== undefined) break;
+        if (writes.length > 0) this.hw = turn.end;
+        this.inFlight = undefined;
+        turn.settle();
+        this.tail.trim(this.hw);
+      }
+    } catch (err) {
+      this.fail(err as Error);
+    } finally {
+      this.writing = false;
+    }
+  }
+
+  private async write(write: PendingWrite): Promise<void> {
+    const { segment } = write;
+    if (segment !== this.writeSegment) {
+      const previous = this.writeSegment;
+      await segment.openForAppend(true);
+      if (this.options.flush === 'always') {
+        await previous.sync(false);
+        await syncDir(this.dir);
+      }
+      this.writeSegment = segment;
+      this.afterRoll(previous, segment);
+    }
+    await segment.write(write.buffers, write.indexEntries);
+    this.writtenEnd = write.end;
+  }
+
+  /** fsyncs the active segment; a checkpoint also fsyncs its index and records the recovery point. */
+  private async syncActive(checkpoint: boolean): Promise<void> {
+    const segment = this.writeSegment;
+    const point = { segmentBase: segment.baseOffset, position: segment.written, nextOffset: this.writtenEnd };
+    await segment.sync(checkpoint);
+    this.synced = { segment, position: point.position };
+    if (!checkpoint) return;
+    this.checkpointed = this.synced;
+    this.background(false, 'recording the recovery point', () => writeRecoveryPoint(this.dir, point));
+  }
+
+  /** The rolled-away segment is fsynced in the background; then the producer snapshot and recovery point are stored. */
+  private afterRoll(previous: Segment, segment: Segment): void {
+    const snapshot = segment.rollSnapshot;
+    segment.rollSnapshot = undefined;
+    this.background(true, 'sealing a rolled segment', async () => {
+      await previous.seal();
+      if (!previous.deleted) this.oldSegments.touch(previous);
+    });
+    if (snapshot !== undefined) {
+      this.background(false, 'storing a producer snapshot', () => writeSnapshot(this.dir, segment.baseOffset, snapshot, this.logStartOffset));
+    }
+    const point = { segmentBase: segment.baseOffset, position: 0, nextOffset: segment.baseOffset };
+    this.background(false, 'recording the recovery point', () => writeRecoveryPoint(this.dir, point));
+  }
+
+  /** Runs `task` after earlier ones; a failed critical task (an fsync) fails the partition. */
+  private background(critical: boolean, what: string, task: () => Promise<void>): void {
+    this.maintenance = this.maintenance.then(task).catch((err: Error) => {
+      if (critical) this.fail(err);
+      else this.options.report.warn(`partition log: ${what} failed`, { dir: this.dir, error: err.message });
+    });
+  }
+
+  private requestSync(checkpoint: boolean): void {
+    const last = checkpoint ? this.checkpointed : this.synced;
+    if (last.segment === this.writeSegment && last.position === this.writeSegment.written) return;
+    if (checkpoint) this.checkpointWanted = true;
+    else this.syncWanted = true;
+    this.schedule();
+  }
+
+  private async retain(now: number): Promise<void> {
+    if (this.closing !== undefined || this.failure !== undefined) return;
+    const { retentionMs, retentionBytes, producerIdExpirationMs } = this.options;
+    let total = this.segments.reduce((sum, s) => sum + s.size, 0);
+    let doomed = 0;
+    for (let i = 0; i < this.segments.length - 1; i++) {
+      const segment = this.segments[i]!;
+      if (this.segments[i + 1]!.baseOffset > this.hw) break;
+      const bySize = retentionBytes >= 0 && total - segment.size >= retentionBytes;
+      const byTime = !bySize && retentionMs >= 0 && now - (await this.fromSegment(segment, now, () => segment.largest())) > retentionMs;
+      if (!bySize && !byTime) break;
+      total -= segment.size;
+      doomed++;
+    }
+    if (doomed > 0 && this.closing === undefined) {
+      const deleted = this.segments.splice(0, doomed);
+      this.options.report.info('retention deleted segments', {
+        dir: this.dir,
+        segments: deleted.length,
+        logStartOffset: this.logStartOffset,
+      });
+      for (const segment of deleted) {
+        this.oldSegments.forget(segment);
+        this.background(false, 'deleting a segment', () => segment.delete());
+      }
+      this.background(false, 'pruning producer snapshots', () => pruneSnapshots(this.dir, this.logStartOffset));
+    }
+    this.states.expire(now, producerIdExpirationMs);
+    await this.maintenance;
+  }
+
+  /** Runs `fn` on an old or active segment's file; if retention deleted the segment meanwhile, `gone`. */
+  private async fromSegment<T>(segment: Segment, gone: T, fn: (log: FileHandle) => Promise<T>): Promise<T> {
+    if (segment !== this.active) this.oldSegments.touch(segment);
+    try {
+      return await segment.use(fn);
+    } catch (err) {
+      if (segment.deleted) return gone;
+      throw err;
+    }
+  }
+
+  private segmentFor(offset: number): Segment {
+    let lo = 0;
+    let hi = this.segments.length - 1;
+    while (lo < hi) {
+      const mid = (lo + hi + 1) >>> 1;
+      if (this.segments[mid]!.baseOffset <= offset) lo = mid;
+      else hi = mid - 1;
+    }
+    return this.segments[lo]!;
+  }
+
+  private startTimers(): void {
+    const every = (ms: number, task: () => void): void => {
+      const timer = setInterval(task, ms);
+      timer.unref();
+      this.timers.push(timer);
+    };
+    const { flush } = this.options;
+    if (typeof flush === 'object') every(flush.intervalMs, () => this.requestSync(false));
+    every(this.options.checkpointIntervalMs, () => this.requestSync(true));
+    every(this.options.retentionCheckIntervalMs, () => {
+      this.enforceRetention(Date.now()).catch((err: Error) => {
+        this.options.report.warn('partition log: retention failed', { dir: this.dir, error: err.message });
+      });
+    });
+  }
+
+  private fail(error: Error): void {
+    if (this.failure !== undefined) return;
+    this.failure = error;
+    this.options.report.warn('partition log failed: refusing appends until restarted', { dir: this.dir, error: error.message });
+    const failed = this.failedError();
+    this.inFlight?.settle(failed);
+    this.queued.settle(failed);
+    this.queue = [];
+  }
+
+  private failedError(): Error {
+    return new Error(`partition log ${this.dir} failed: ${this.failure?.message}`, { cause: this.failure });
+  }
+
+  private async shutDown(): Promise<void> {
+    for (const timer of this.timers) clearInterval(timer);
+    if (this.scheduled) await new Promise((resolve) => setImmediate(resolve));
+    await this.drained;
+    await this.retaining?.catch(() => {});
+    await this.maintenance;
+    if (this.failure === undefined) {
+      const active = this.active;
+      await active.sync(true);
+      await writeSnapshot(this.dir, this.logEnd, this.states.encode(this.logEnd), this.logStartOffset);
+      await writeRecoveryPoint(this.dir, { segmentBase: active.baseOffset, position: active.size, nextOffset: this.logEnd });
+    }
+    await Promise.all(this.segments.map((s) => s.close()));
+  }
+}
+
+/** The whole batches at the start of `bytes` below `hw`: at least one, then while within `maxBytes`. */
+function wholeBatches(bytes: Buffer, maxBytes: number, hw: number): Buffer[] {
+  const out: Buffer[] = [];
+  let pos = 0;
+  while (pos + 12 <= bytes.length) {
+    const size = bytes.readInt32BE(pos + 8) + 12;
+    if (pos + size > bytes.length || (out.length > 0 && pos + size > maxBytes)) break;
+    if (Number(bytes.readBigInt64BE(pos)) >= hw) break;
+    out.push(bytes.subarray(pos, pos + size));
+    pos += size;
+  }
+  return out;
+}

@@ -1,0 +1,223 @@
+/**
+ * One segment of a partition log: `<base offset>.log` holding batches back to back, and its
+ * sparse `<base offset>.index`. Only the newest (active) segment is appended to; older ones are
+ * opened for reading on demand and closed again by SegmentCache.
+ */
+import { constants } from 'node:fs';
+import { open, readFile, rm, type FileHandle } from 'node:fs/promises';
+import { join } from 'node:path';
+import type { BatchHeader } from '../protocol/record-batch.js';
+import { scanBatches, writeAllAt } from './batch-file.js';
+import { INDEX_ENTRY_SIZE, OffsetIndex } from './offset-index.js';
+
+const OFFSET_DIGITS = 20;
+
+/** Kafka's naming: the base offset in 20 digits, e.g. 00000000000000000000.log. */
+export function offsetFileName(offset: number, suffix: string): string {
+  return String(offset).padStart(OFFSET_DIGITS, '0') + suffix;
+}
+
+export function parseOffsetFileName(name: string, suffix: string): number | undefined {
+  if (name.length !== OFFSET_DIGITS + suffix.length || !name.endsWith(suffix)) return undefined;
+  const digits = name.slice(0, OFFSET_DIGITS);
+  return /^\d+$/.test(digits) ? Number(digits) : undefined;
+}
+
+/** Neither truncating nor appending-only: positional writes must land where asked. */
+const READ_WRITE_CREATE = constants.O_RDWR | constants.O_CREAT;
+
+export class Segment {
+  readonly logPath: string;
+  readonly indexPath: string;
+  /** Bytes, counting batches queued but not yet written. */
+  size: number;
+  /** Bytes in the file. */
+  written: number;
+  /** Index entries in the index file. */
+  indexWritten: number;
+  /** Largest batch maxTimestamp; undefined until asked for, on an old segment. */
+  largestTimestamp: number | undefined;
+  /** maxTimestamp of the first batch: segment.ms counts from it. */
+  firstTimestamp: number | undefined;
+  /** Producer state at the base offset, taken when this segment was rolled, until it is stored. */
+  rollSnapshot: Buffer | undefined;
+  deleted = false;
+  private loadedIndex: OffsetIndex | undefined;
+  private lastIndexedPosition: number;
+  private log: Promise<FileHandle> | undefined;
+  private indexFile: FileHandle | undefined;
+  private users = 0;
+
+  constructor(
+    dir: string,
+    readonly baseOffset: number,
+    size: number,
+    index?: OffsetIndex,
+  ) {
+    this.logPath = join(dir, offsetFileName(baseOffset, '.log'));
+    this.indexPath = join(dir, offsetFileName(baseOffset, '.index'));
+    this.size = size;
+    this.written = size;
+    this.loadedIndex = index;
+    this.indexWritten = index?.entries ?? 0;
+    this.lastIndexedPosition = index?.last.position ?? 0;
+  }
+
+  /**
+   * Opens the files for appending: `fresh` creates them empty; otherwise they are cut to what
+   * recovery vouched for (`size` bytes, the in-memory index's first `indexWritten` entries),
+   * and the index entries recovery added are written.
+   */
+  async openForAppend(fresh: boolean): Promise<void> {
+    await this.close();
+    const flags = fresh ? 'w+' : READ_WRITE_CREATE;
+    const [log, index] = await Promise.all([open(this.logPath, flags), open(this.indexPath, flags)]);
+    this.log = Promise.resolve(log);
+    this.indexFile = index;
+    if (fresh) return;
+    await Promise.all([log.truncate(this.size), index.truncate(this.indexWritten * INDEX_ENTRY_SIZE)]);
+    this.written = this.size;
+    await this.write([], this.appendIndex.entries);
+  }
+
+  /** Makes room for a batch at the end of the segment; the index gains an entry every `intervalBytes`. */
+  place(baseOffset: number, header: BatchHeader, intervalBytes: number): void {
+    const position = this.size;
+    const index = this.appendIndex;
+    if (position - this.lastIndexedPosition >= intervalBytes) {
+      index.append(baseOffset - this.baseOffset, position, this.largestTimestamp ?? -1);
+      this.lastIndexedPosition = position;
+    }
+    this.size += header.size;
+    this.largestTimestamp = Math.max(this.largestTimestamp ?? -1, header.maxTimestamp);
+    this.firstTimestamp ??= header.maxTimestamp;
+  }
+
+  get appendIndex(): OffsetIndex {
+    if (this.loadedIndex === undefined) throw new Error(`segment ${this.logPath} is not open for appending`);
+    return this.loadedIndex;
+  }
+
+  /** Writes `buffers` at the end of the file, and the index entries made for them. */
+  async write(buffers: Buffer[], indexEntries: number): Promise<void> {
+    const log = await this.logHandle();
+    const index = this.indexFile;
+    if (index === undefined) throw new Error(`segment ${this.logPath} is not open for appending`);
+    const entries = this.appendIndex.bytes(this.indexWritten, indexEntries);
+    const [bytes] = await Promise.all([
+      buffers.length > 0 ? writeAllAt(log, buffers, this.written) : 0,
+      entries.length > 0 ? index.write(entries, 0, entries.length, this.indexWritten * INDEX_ENTRY_SIZE) : undefined,
+    ]);
+    this.written += bytes;
+    this.indexWritten = indexEntries;
+  }
+
+  /** fsyncs the log, and the index too when `withIndex` (recovery trusts it only below a checkpoint). */
+  async sync(withIndex: boolean): Promise<void> {
+    const log = await this.logHandle();
+    await Promise.all([log.datasync(), withIndex ? this.indexFile?.datasync() : undefined]);
+  }
+
+  /** Done with appending: everything fsynced, the index file closed. */
+  async seal(): Promise<void> {
+    await this.sync(true);
+    await this.indexFile?.close();
+    this.indexFile = undefined;
+  }
+
+  async index(): Promise<OffsetIndex> {
+    if (this.loadedIndex === undefined) {
+      const bytes = await readFile(this.indexPath).catch((err: NodeJS.ErrnoException) => {
+        if (err.code === 'ENOENT') return Buffer.alloc(0);
+        throw err;
+      });
+      this.loadedIndex ??= OffsetIndex.fromBytes(bytes, this.size);
+    }
+    return this.loadedIndex;
+  }
+
+  /** Runs `fn` with the log file open; SegmentCache closes it only when nobody uses it. */
+  async use<T>(fn: (log: FileHandle) => Promise<T>): Promise<T> {
+    this.users++;
+    try {
+      return await fn(await this.logHandle());
+    } finally {
+      this.users--;
+    }
+  }
+
+  /** Largest batch maxTimestamp: from the last index entry on, a short scan. */
+  async largest(): Promise<number> {
+    if (this.largestTimestamp === undefined) {
+      const from = (await this.index()).last;
+      let largest = from.timestampBefore;
+      await this.use((log) =>
+        scanBatches(log, { from: from.position, to: this.size, verify: false }, (header) => {
+          largest = Math.max(largest, header.maxTimestamp);
+        }),
+      );
+      this.largestTimestamp = largest;
+    }
+    return this.largestTimestamp;
+  }
+
+  get idle(): boolean {
+    return this.users === 0 && this.indexFile === undefined;
+  }
+
+  /** Closes the file and forgets the index of an idle old segment; both come back on demand. */
+  async unload(): Promise<void> {
+    const log = this.log;
+    this.log = undefined;
+    this.loadedIndex = undefined;
+    if (log !== undefined) await (await log).close();
+  }
+
+  /** Closes everything; pending reads finish first. */
+  async close(): Promise<void> {
+    await this.indexFile?.close();
+    this.indexFile = undefined;
+    const log = this.log;
+    this.log = undefined;
+    if (log !== undefined) await (await log.catch(() => undefined))?.close();
+  }
+
+  async delete(): Promise<void> {
+    this.deleted = true;
+    await this.close();
+    await Promise.all([rm(this.logPath, { force: true }), rm(this.indexPath, { force: true })]);
+  }
+
+  private logHandle(): Promise<FileHandle> {
+    if (this.log === undefined) {
+      const opening = open(this.logPath, 'r');
+      this.log = opening;
+      opening.catch(() => {
+        if (this.log === opening) this.log = undefined;
+      });
+    }
+    return this.log;
+  }
+}
+
+/** Keeps at most `limit` old segments open, closing the least recently read. */
+export class SegmentCache {
+  private readonly recent = new Set<Segment>();
+
+  constructor(private readonly limit: number) {}
+
+  touch(segment: Segment): void {
+    this.recent.delete(segment);
+    this.recent.add(segment);
+    for (const old of this.recent) {
+      if (this.recent.size <= this.limit) break;
+      if (!old.idle || old === segment) continue;
+      this.recent.delete(old);
+      old.unload().catch(() => {});
+    }
+  }
+
+  forget(segment: Segment): void {
+    this.recent.delete(segment);
+  }
+}

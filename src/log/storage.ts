@@ -1,0 +1,207 @@
+/**
+ * The data directory:
+ *   metadata.json         cluster id and topics (name, topic id, partition count)
+ *   producer-ids.json     start of the next producer id block: ids below it may have been handed out
+ *   <topic>-<partition>/  one PartitionLog each
+ * Metadata is replaced atomically; a directory no topic owns (an interrupted create or delete)
+ * is removed at start.
+ */
+import { randomBytes, randomUUID } from 'node:crypto';
+import { mkdir, readdir, rm } from 'node:fs/promises';
+import { join } from 'node:path';
+import { DurableJsonFile } from './durable-file.js';
+import { resolveLogOptions, type LogOptions, type Reporter } from './options.js';
+import { PartitionLog } from './partition-log.js';
+
+export interface TopicInfo {
+  readonly name: string;
+  /** Canonical lower-case UUID, random at creation. */
+  readonly topicId: string;
+  readonly partitions: number;
+}
+
+interface Metadata {
+  readonly version: 1;
+  readonly clusterId: string;
+  readonly topics: readonly TopicInfo[];
+}
+
+interface ProducerIds {
+  readonly version: 1;
+  readonly nextBlockStart: string;
+}
+
+export class TopicExistsError extends Error {
+  constructor(readonly topic: string) {
+    super(`topic '${topic}' already exists`);
+  }
+}
+
+/** Ids reserved durably at a time, as Kafka's ProducerIdManager does. */
+const PRODUCER_ID_BLOCK = 1000n;
+/** Id 0 is never handed out: some clients send 0 to mean "none". */
+const FIRST_PRODUCER_ID = 1n;
+/** Kafka's legal topic names; also keeps names safe as directory names. */
+const LEGAL_TOPIC_NAME = /^[a-zA-Z0-9._-]{1,249}$/;
+const MAX_PARTITIONS = 100_000;
+const PARTITION_DIR = /^(.+)-(\d+)$/;
+
+interface Topic {
+  readonly info: TopicInfo;
+  readonly logs: PartitionLog[];
+}
+
+export class Storage {
+  private readonly byName = new Map<string, Topic>();
+  private changes: Promise<unknown> = Promise.resolve();
+  private nextId: bigint;
+  private reservedEnd: bigint;
+  private reserving: Promise<void> | undefined;
+  private closing: Promise<void> | undefined;
+
+  private constructor(
+    readonly dataDir: string,
+    private readonly options: LogOptions,
+    private readonly report: Reporter,
+    private readonly metadataFile: DurableJsonFile<Metadata>,
+    private readonly producerIdsFile: DurableJsonFile<ProducerIds>,
+    readonly clusterId: string,
+    nextProducerId: bigint,
+  ) {
+    this.nextId = nextProducerId;
+    this.reservedEnd = nextProducerId;
+  }
+
+  /** Opens every partition (recovering each) and reserves a block of producer ids. */
+  static async open(dataDir: string, options: LogOptions = {}): Promise<Storage> {
+    const report = resolveLogOptions(options).report;
+    await mkdir(dataDir, { recursive: true });
+    const metadataFile = new DurableJsonFile<Metadata>(join(dataDir, 'metadata.json'));
+    const producerIdsFile = new DurableJsonFile<ProducerIds>(join(dataDir, 'producer-ids.json'));
+    const dirs = (await readdir(dataDir, { withFileTypes: true })).filter((d) => d.isDirectory()).map((d) => d.name);
+    let metadata = await metadataFile.read();
+    if (metadata === undefined) {
+      if (dirs.some((d) => PARTITION_DIR.test(d))) throw new Error(`${dataDir} holds partition directories but no metadata.json`);
+      metadata = { version: 1, clusterId: randomBytes(16).toString('base64url'), topics: [] };
+      await metadataFile.write(metadata);
+    }
+    const ids = await producerIdsFile.read();
+    const storage = new Storage(dataDir, options, report, metadataFile, producerIdsFile, metadata.clusterId, BigInt(ids?.nextBlockStart ?? FIRST_PRODUCER_ID));
+
+    const owned = new Set(metadata.topics.flatMap((t) => Array.from({ length: t.partitions }, (_, p) => `${t.name}-${p}`)));
+    const strays = dirs.filter((d) => PARTITION_DIR.test(d) && !owned.has(d));
+    for (const stray of strays) report.warn('removing a partition directory no topic owns', { dir: join(dataDir, stray) });
+    await Promise.all(strays.map((d) => rm(join(dataDir, d), { recursive: true, force: true })));
+
+    for (const info of metadata.topics) {
+      const logs = await Promise.all(Array.from({ length: info.partitions }, (_, p) => storage.openPartition(info.name, p)));
+      storage.byName.set(info.name, { info, logs });
+    }
+    await storage.reserveProducerIds();
+    return storage;
+  }
+
+  topics(): TopicInfo[] {
+    return Array.from(this.byName.values(), (t) => t.info);
+  }
+
+  topic(name: string): TopicInfo | undefined {
+    return this.byName.get(name)?.info;
+  }
+
+  partition(topic: string, index: number): PartitionLog | undefined {
+    return this.byName.get(topic)?.logs[index];
+  }
+
+  /** Creates the partitions, then records the topic; throws TopicExistsError if the name is taken. */
+  async createTopic(name: string, partitions: number): Promise<TopicInfo> {
+    if (!LEGAL_TOPIC_NAME.test(name) || name === '.' || name === '..') throw new RangeError(`'${name}' is not a legal topic name`);
+    if (!(Number.isInteger(partitions) && partitions >= 1 && partitions <= MAX_PARTITIONS)) {
+      throw new RangeError(`a topic needs between 1 and ${MAX_PARTITIONS} partitions, not ${partitions}`);
+    }
+    return this.change(async () => {
+      if (this.byName.has(name)) throw new TopicExistsError(name);
+      const info: TopicInfo = { name, topicId: randomUUID(), partitions };
+      const dirs = Array.from({ length: partitions }, (_, p) => this.partitionDir(name, p));
+      // Left by a create or delete that a crash interrupted.
+      await Promise.all(dirs.map((d) => rm(d, { recursive: true, force: true })));
+      const logs = await Promise.all(dirs.map((_, p) => this.openPartition(name, p)));
+      try {
+        await this.saveMetadata([...this.topics(), info]);
+      } catch (err) {
+        await Promise.all(logs.map((l) => l.close().catch(() => {})));
+        await Promise.all(dirs.map((d) => rm(d, { recursive: true, force: true })));
+        throw err;
+      }
+      this.byName.set(name, { info, logs });
+      return info;
+    });
+  }
+
+  /** Forgets the topic durably, then closes and removes its partitions. */
+  async deleteTopic(name: string): Promise<void> {
+    return this.change(async () => {
+      const topic = this.byName.get(name);
+      if (topic === undefined) throw new RangeError(`no topic '${name}'`);
+      this.byName.delete(name);
+      await this.saveMetadata(this.topics());
+      await Promise.all(topic.logs.map((l) => l.close().catch(() => {})));
+      await Promise.all(topic.logs.map((_, p) => rm(this.partitionDir(name, p), { recursive: true, force: true })));
+    });
+  }
+
+  /** A producer id never handed out before, across restarts too. */
+  async nextProducerId(): Promise<bigint> {
+    while (this.nextId >= this.reservedEnd) await this.reserveProducerIds();
+    const id = this.nextId++;
+    if (this.reservedEnd - this.nextId < PRODUCER_ID_BLOCK / 10n) {
+      this.reserveProducerIds().catch((err: Error) => this.report.warn('reserving producer ids failed', { error: err.message }));
+    }
+    return id;
+  }
+
+  /** Whether `producerId` may have been handed out, by this run or an earlier one. */
+  producerIdIssued(producerId: bigint): boolean {
+    return producerId >= FIRST_PRODUCER_ID && producerId < this.nextId;
+  }
+
+  close(): Promise<void> {
+    this.closing ??= (async () => {
+      await this.changes.catch(() => {});
+      await this.reserving?.catch(() => {});
+      await Promise.all([...this.byName.values()].flatMap((t) => t.logs.map((l) => l.close())));
+    })();
+    return this.closing;
+  }
+
+  private openPartition(topic: string, index: number): Promise<PartitionLog> {
+    return PartitionLog.open(this.partitionDir(topic, index), this.options);
+  }
+
+  private partitionDir(topic: string, index: number): string {
+    return join(this.dataDir, `${topic}-${index}`);
+  }
+
+  private saveMetadata(topics: readonly TopicInfo[]): Promise<void> {
+    return this.metadataFile.write({ version: 1, clusterId: this.clusterId, topics });
+  }
+
+  /** Topic changes run one at a time. */
+  private change<T>(task: () => Promise<T>): Promise<T> {
+    if (this.closing !== undefined) return Promise.reject(new Error('storage is closed'));
+    const result = this.changes.then(task);
+    this.changes = result.catch(() => {});
+    return result;
+  }
+
+  private reserveProducerIds(): Promise<void> {
+    this.reserving ??= (async () => {
+      const end = this.reservedEnd + PRODUCER_ID_BLOCK;
+      await this.producerIdsFile.write({ version: 1, nextBlockStart: end.toString() });
+      this.reservedEnd = end;
+    })().finally(() => {
+      this.reserving = undefined;
+    });
+    return this.reserving;
+  }
+}

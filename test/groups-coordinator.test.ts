@@ -1,0 +1,424 @@
+import { test } from 'node:test';
+import assert from 'node:assert/strict';
+import { mkdtemp, rm } from 'node:fs/promises';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { ErrorCode } from '../src/protocol/error-codes.js';
+import type { JoinOutcome, Protocol, SyncOutcome } from '../src/groups/classic-group.js';
+import { GroupCoordinator, type JoinRequest } from '../src/groups/group-coordinator.js';
+import type { Scheduler } from '../src/groups/scheduler.js';
+
+/** Time that moves only when told to. */
+class ManualScheduler implements Scheduler {
+  now = 0;
+  private tasks: { at: number; seq: number; task: () => void; cancelled: boolean }[] = [];
+  private seq = 0;
+
+  schedule(delayMs: number, task: () => void) {
+    const entry = { at: this.now + delayMs, seq: this.seq++, task, cancelled: false };
+    this.tasks.push(entry);
+    return () => {
+      entry.cancelled = true;
+    };
+  }
+
+  get pending(): number {
+    return this.tasks.filter((t) => !t.cancelled).length;
+  }
+
+  /** Runs, in time order, every task due within `ms`. */
+  async advance(ms: number): Promise<void> {
+    const end = this.now + ms;
+    for (;;) {
+      this.tasks = this.tasks.filter((t) => !t.cancelled);
+      const next = this.tasks.filter((t) => t.at <= end).sort((a, b) => a.at - b.at || a.seq - b.seq)[0];
+      if (next === undefined) break;
+      this.now = next.at;
+      next.cancelled = true;
+      next.task();
+      await flush();
+    }
+    this.now = end;
+    await flush();
+  }
+}
+
+const flush = () => new Promise<void>((resolve) => setImmediate(resolve));
+
+/** A promise's value once it has settled, undefined before. */
+function watch<T>(promise: Promise<T>): { value: T | undefined } {
+  const box: { value: T | undefined } = { value: undefined };
+  void promise.then((v) => (box.value = v));
+  return box;
+}
+
+const INITIAL_DELAY = 100;
+const SESSION = 10_000;
+const REBALANCE = 30_000;
+const quiet = { info() {}, error() {} };
+
+async function coordinator(t: { after(fn: () => Promise<void>): void }): Promise<{ groups: GroupCoordinator; clock: ManualScheduler }> {
+  const dir = await mkdtemp(join(tmpdir(), 'brook-groups-'));
+  const clock = new ManualScheduler();
+  const groups = await GroupCoordinator.open(dir, { scheduler: clock, initialRebalanceDelayMs: INITIAL_DELAY, log: quiet });
+  t.after(async () => {
+    await groups.close();
+    await rm(dir, { recursive: true, force: true });
+  });
+  return { groups, clock };
+}
+
+function protocols(...names: string[]): Protocol[] {
+  return names.map((name) => ({ name, metadata: Buffer.from(`meta-${name}`) }));
+}
+
+function joinRequest(overrides: Partial<JoinRequest> = {}): JoinRequest {
+  return {
+    groupId: 'g',
+    memberId: '',
+    groupInstanceId: null,
+    protocolType: 'consumer',
+    protocols: protocols('range'),
+    sessionTimeoutMs: SESSION,
+    rebalanceTimeoutMs: REBALANCE,
+    clientId: 'client',
+    clientHost: '/127.0.0.1',
+    requireKnownMemberId: true,
+    ...overrides,
+  };
+}
+
+/** A member's first join (v4+ handshake): the member id it is given. */
+async function memberId(groups: GroupCoordinator, overrides: Partial<JoinRequest> = {}): Promise<string> {
+  const first = await groups.join(joinRequest(overrides));
+  assert.equal(first.errorCode, ErrorCode.MEMBER_ID_REQUIRED);
+  return first.memberId;
+}
+
+/** Joins one member into an empty group, syncs it, and returns its id and generation. */
+async function soleStableMember(groups: GroupCoordinator, clock: ManualScheduler, overrides: Partial<JoinRequest> = {}): Promise<{ id: string; generation: number }> {
+  const id = await memberId(groups, overrides);
+  const joined = watch(groups.join(joinRequest({ ...overrides, memberId: id })));
+  await clock.advance(INITIAL_DELAY);
+  const outcome = joined.value!;
+  assert.equal(outcome.errorCode, ErrorCode.NONE);
+  const sync = await groups.sync({ groupId: overrides.groupId ?? 'g', generationId: outcome.generationId, memberId: id, groupInstanceId: overrides.groupInstanceId ?? null, protocolType: 'consumer', protocolName: outcome.protocolName, assignments: [{ memberId: id, assignment: Buffer.from('all') }] });
+  assert.equal(sync.errorCode, ErrorCode.NONE);
+  return { id, generation: outcome.generationId };
+}
+
+function heartbeat(groups: GroupCoordinator, memberId: string, generationId: number, groupInstanceId: string | null = null): number {
+  return groups.heartbeat({ groupId: 'g', generationId, memberId, groupInstanceId });
+}
+
+test('a first join is answered MEMBER_ID_REQUIRED; the rejoin completes after the initial delay with the member as leader', async (t) => {
+  const { groups, clock } = await coordinator(t);
+  const id = await memberId(groups, { clientId: 'kafkajs' });
+  assert.match(id, /^kafkajs-[0-9a-f-]{36}$/);
+  const joined = watch(groups.join(joinRequest({ memberId: id })));
+  await clock.advance(INITIAL_DELAY - 1);
+  assert.equal(joined.value, undefined);
+  await clock.advance(1);
+  const outcome = joined.value!;
+  assert.deepEqual(
+    { ...outcome, members: outcome.members.map((m) => [m.memberId, m.metadata.toString()]) },
+    { errorCode: 0, generationId: 1, protocolType: 'consumer', protocolName: 'range', leader: id, skipAssignment: false, memberId: id, members: [[id, 'meta-range']] },
+  );
+  assert.equal(groups.describe('g').state, 'CompletingRebalance');
+  const sync = await groups.sync({ groupId: 'g', generationId: 1, memberId: id, groupInstanceId: null, protocolType: 'consumer', protocolName: 'range', assignments: [{ memberId: id, assignment: Buffer.from('a') }] });
+  assert.deepEqual(sync, { errorCode: 0, protocolType: 'consumer', protocolName: 'range', assignment: Buffer.from('a') });
+  assert.equal(groups.describe('g').state, 'Stable');
+  assert.equal(heartbeat(groups, id, 1), ErrorCode.NONE);
+});
+
+test('before JoinGroup v4 a first join takes part in the rebalance directly', async (t) => {
+  const { groups, clock } = await coordinator(t);
+  const joined = watch(groups.join(joinRequest({ requireKnownMemberId: false })));
+  await clock.advance(INITIAL_DELAY);
+  assert.equal(joined.value!.errorCode, ErrorCode.NONE);
+  assert.equal(joined.value!.leader, joined.value!.memberId);
+});
+
+test('a second member starts a rebalance that completes as soon as the first rejoins; followers wait for the leader', async (t) => {
+  const { groups, clock } = await coordinator(t);
+  const a = await soleStableMember(groups, clock);
+  const b = await memberId(groups);
+  const bJoin = watch(groups.join(joinRequest({ memberId: b })));
+  await flush();
+  assert.equal(bJoin.value, undefined);
+  assert.equal(heartbeat(groups, a.id, a.generation), ErrorCode.REBALANCE_IN_PROGRESS);
+  const aJoin = await groups.join(joinRequest({ memberId: a.id }));
+  await flush();
+  assert.equal(aJoin.generationId, 2);
+  assert.equal(aJoin.leader, a.id);
+  assert.deepEqual(aJoin.members.map((m) => m.memberId), [a.id, b]);
+  assert.deepEqual({ ...bJoin.value!, members: bJoin.value!.members.length }, { ...aJoin, memberId: b, members: 0 });
+
+  const bSync = watch(groups.sync({ groupId: 'g', generationId: 2, memberId: b, groupInstanceId: null, protocolType: null, protocolName: null, assignments: [] }));
+  await flush();
+  assert.equal(bSync.value, undefined, 'a follower waits for the leader');
+  const aSync = await groups.sync({
+    groupId: 'g',
+    generationId: 2,
+    memberId: a.id,
+    groupInstanceId: null,
+    protocolType: 'consumer',
+    protocolName: 'range',
+    assignments: [
+      { memberId: a.id, assignment: Buffer.from('p0,p1') },
+      { memberId: b, assignment: Buffer.from('p2,p3') },
+    ],
+  });
+  await flush();
+  assert.equal(aSync.assignment.toString(), 'p0,p1');
+  assert.equal(bSync.value!.assignment.toString(), 'p2,p3');
+  assert.equal(heartbeat(groups, a.id, 1), ErrorCode.ILLEGAL_GENERATION);
+  assert.equal(heartbeat(groups, 'stranger', 2), ErrorCode.UNKNOWN_MEMBER_ID);
+  assert.equal(heartbeat(groups, b, 2), ErrorCode.NONE);
+});
+
+test('members that do not rejoin within the rebalance timeout are dropped from the next generation', async (t) => {
+  const { groups, clock } = await coordinator(t);
+  const a = await soleStableMember(groups, clock);
+  const b = await memberId(groups);
+  const bJoin = watch(groups.join(joinRequest({ memberId: b, rebalanceTimeoutMs: 5000 })));
+  // a keeps heartbeating but never rejoins.
+  for (let i = 0; i < 10; i++) {
+    await clock.advance(3000);
+    if (bJoin.value === undefined) assert.equal(heartbeat(groups, a.id, a.generation), ErrorCode.REBALANCE_IN_PROGRESS);
+  }
+  assert.equal(clock.now >= REBALANCE, true);
+  assert.equal(bJoin.value!.generationId, 2);
+  assert.equal(bJoin.value!.leader, b);
+  assert.deepEqual(bJoin.value!.members.map((m) => m.memberId), [b]);
+  assert.equal(heartbeat(groups, a.id, 2), ErrorCode.UNKNOWN_MEMBER_ID);
+});
+
+test('a member whose session expires is removed and the others rebalance without it', async (t) => {
+  const { groups, clock } = await coordinator(t);
+  const a = await soleStableMember(groups, clock);
+  const b = await memberId(groups);
+  const bJoin = watch(groups.join(joinRequest({ memberId: b })));
+  const aJoin = await groups.join(joinRequest({ memberId: a.id }));
+  await flush();
+  const assignments = [a.id, b].map((memberId) => ({ memberId, assignment: Buffer.from(memberId) }));
+  await Promise.all([
+    groups.sync({ groupId: 'g', generationId: 2, memberId: b, groupInstanceId: null, protocolType: null, protocolName: null, assignments: [] }),
+    groups.sync({ groupId: 'g', generationId: 2, memberId: a.id, groupInstanceId: null, protocolType: null, protocolName: null, assignments }),
+  ]);
+  assert.equal(bJoin.value!.generationId, aJoin.generationId);
+  // Only b heartbeats.
+  for (let elapsed = 0; elapsed <= SESSION; elapsed += 3000) {
+    assert.equal(heartbeat(groups, b, 2), ErrorCode.NONE);
+    await clock.advance(3000);
+  }
+  assert.equal(heartbeat(groups, a.id, 2), ErrorCode.UNKNOWN_MEMBER_ID);
+  assert.equal(heartbeat(groups, b, 2), ErrorCode.REBALANCE_IN_PROGRESS);
+  const rejoined = await groups.join(joinRequest({ memberId: b }));
+  assert.deepEqual([rejoined.generationId, rejoined.leader, rejoined.members.length], [3, b, 1]);
+});
+
+test('a member that never sends SyncGroup is removed after the rebalance timeout', async (t) => {
+  const { groups, clock } = await coordinator(t);
+  const a = await memberId(groups);
+  const b = await memberId(groups);
+  const aJoin = watch(groups.join(joinRequest({ memberId: a })));
+  const bJoin = watch(groups.join(joinRequest({ memberId: b })));
+  await clock.advance(INITIAL_DELAY);
+  assert.equal(aJoin.value, undefined, 'a member joining during the initial delay extends it');
+  await clock.advance(INITIAL_DELAY);
+  assert.equal(aJoin.value!.generationId, 1);
+  assert.equal(bJoin.value!.generationId, 1);
+  const leader = aJoin.value!.leader;
+  const follower = leader === a ? b : a;
+  await groups.sync({ groupId: 'g', generationId: 1, memberId: leader, groupInstanceId: null, protocolType: null, protocolName: null, assignments: [] });
+  // Both keep their sessions alive; the follower just never syncs.
+  let answer: number = ErrorCode.NONE;
+  for (let elapsed = 0; elapsed < REBALANCE && answer === ErrorCode.NONE; elapsed += 3000) {
+    await clock.advance(3000);
+    answer = heartbeat(groups, leader, 1);
+    heartbeat(groups, follower, 1);
+  }
+  assert.equal(answer, ErrorCode.REBALANCE_IN_PROGRESS);
+  assert.equal(clock.now >= REBALANCE, true);
+  assert.equal(heartbeat(groups, follower, 1), ErrorCode.UNKNOWN_MEMBER_ID);
+});
+
+test('leaving: the leader goes, the other member rejoins alone and leads', async (t) => {
+  const { groups, clock } = await coordinator(t);
+  const a = await soleStableMember(groups, clock);
+  const b = await memberId(groups);
+  const bJoin = watch(groups.join(joinRequest({ memberId: b })));
+  await groups.join(joinRequest({ memberId: a.id }));
+  await flush();
+  await Promise.all([
+    groups.sync({ groupId: 'g', generationId: 2, memberId: b, groupInstanceId: null, protocolType: null, protocolName: null, assignments: [] }),
+    groups.sync({ groupId: 'g', generationId: 2, memberId: a.id, groupInstanceId: null, protocolType: null, protocolName: null, assignments: [] }),
+  ]);
+  assert.equal(bJoin.value!.leader, a.id);
+  assert.deepEqual(groups.leave('g', [{ memberId: a.id, groupInstanceId: null }, { memberId: 'nobody', groupInstanceId: null }]), {
+    errorCode: 0,
+    members: [
+      { memberId: a.id, groupInstanceId: null, errorCode: ErrorCode.NONE },
+      { memberId: 'nobody', groupInstanceId: null, errorCode: ErrorCode.UNKNOWN_MEMBER_ID },
+    ],
+  });
+  assert.equal(heartbeat(groups, b, 2), ErrorCode.REBALANCE_IN_PROGRESS);
+  const rejoined = await groups.join(joinRequest({ memberId: b }));
+  assert.deepEqual([rejoined.generationId, rejoined.leader], [3, b]);
+  assert.equal(groups.leave('g', [{ memberId: b, groupInstanceId: null }]).members[0]!.errorCode, ErrorCode.NONE);
+  assert.equal(groups.describe('g').state, 'Dead', 'an empty group without offsets is forgotten');
+  assert.deepEqual(groups.leave('other', [{ memberId: b, groupInstanceId: null }]).members[0]!.errorCode, ErrorCode.UNKNOWN_MEMBER_ID);
+});
+
+test('protocol selection: what every member supports, by vote, ties going to the leader’s order', async (t) => {
+  const { groups, clock } = await coordinator(t);
+  const joinAll = async (sets: string[][]): Promise<JoinOutcome[]> => {
+    const ids = [];
+    for (const set of sets) ids.push(await memberId(groups, { protocols: protocols(...set) }));
+    const joins = ids.map((id, i) => watch(groups.join(joinRequest({ memberId: id, protocols: protocols(...sets[i]!) }))));
+    await clock.advance(INITIAL_DELAY * sets.length);
+    return joins.map((j) => j.value!);
+  };
+  const [first] = await joinAll([
+    ['range', 'roundrobin', 'sticky'],
+    ['roundrobin', 'range'],
+  ]);
+  assert.equal(first!.protocolName, 'range');
+  assert.deepEqual(first!.members.map((m) => m.metadata.toString()), ['meta-range', 'meta-range']);
+
+  const { groups: other, clock: otherClock } = await coordinator(t);
+  const ids = [await memberId(other, { protocols: protocols('range', 'roundrobin') }), await memberId(other, { protocols: protocols('roundrobin', 'range') }), await memberId(other, { protocols: protocols('roundrobin') })];
+  const sets = [['range', 'roundrobin'], ['roundrobin', 'range'], ['roundrobin']];
+  const joins = ids.map((id, i) => watch(other.join(joinRequest({ memberId: id, protocols: protocols(...sets[i]!) }))));
+  await otherClock.advance(INITIAL_DELAY * sets.length);
+  assert.equal(joins[0]!.value!.protocolName, 'roundrobin');
+});
+
+test('INCONSISTENT_GROUP_PROTOCOL for another protocol type, no common protocol, or a SyncGroup naming another protocol', async (t) => {
+  const { groups, clock } = await coordinator(t);
+  const a = await soleStableMember(groups, clock);
+  assert.equal((await groups.join(joinRequest({ protocolType: 'connect' }))).errorCode, ErrorCode.INCONSISTENT_GROUP_PROTOCOL);
+  assert.equal((await groups.join(joinRequest({ protocols: protocols('sticky') }))).errorCode, ErrorCode.INCONSISTENT_GROUP_PROTOCOL);
+  assert.equal((await groups.join(joinRequest({ protocols: [] , groupId: 'fresh' }))).errorCode, ErrorCode.INCONSISTENT_GROUP_PROTOCOL);
+  const sync = await groups.sync({ groupId: 'g', generationId: a.generation, memberId: a.id, groupInstanceId: null, protocolType: 'consumer', protocolName: 'sticky', assignments: [] });
+  assert.equal(sync.errorCode, ErrorCode.INCONSISTENT_GROUP_PROTOCOL);
+});
+
+test('request checks: empty group id, session timeout bounds, unknown member ids', async (t) => {
+  const { groups } = await coordinator(t);
+  assert.equal((await groups.join(joinRequest({ groupId: '' }))).errorCode, ErrorCode.INVALID_GROUP_ID);
+  assert.equal((await groups.join(joinRequest({ sessionTimeoutMs: 5999 }))).errorCode, ErrorCode.INVALID_SESSION_TIMEOUT);
+  assert.equal((await groups.join(joinRequest({ sessionTimeoutMs: 1_800_001 }))).errorCode, ErrorCode.INVALID_SESSION_TIMEOUT);
+  assert.equal((await groups.join(joinRequest({ memberId: 'made-up' }))).errorCode, ErrorCode.UNKNOWN_MEMBER_ID);
+  const sync: SyncOutcome = await groups.sync({ groupId: 'g', generationId: 1, memberId: 'made-up', groupInstanceId: null, protocolType: null, protocolName: null, assignments: [] });
+  assert.equal(sync.errorCode, ErrorCode.UNKNOWN_MEMBER_ID);
+});
+
+test('a member id handed out but never used expires after the session timeout', async (t) => {
+  const { groups, clock } = await coordinator(t);
+  const unused = await memberId(groups);
+  await clock.advance(SESSION);
+  assert.equal(groups.describe('g').state, 'Dead');
+  assert.equal((await groups.join(joinRequest({ memberId: unused }))).errorCode, ErrorCode.UNKNOWN_MEMBER_ID);
+});
+
+test('a member that rejoins with unchanged metadata while the group completes its rebalance gets the same generation', async (t) => {
+  const { groups, clock } = await coordinator(t);
+  const id = await memberId(groups);
+  const joined = watch(groups.join(joinRequest({ memberId: id })));
+  await clock.advance(INITIAL_DELAY);
+  const again = await groups.join(joinRequest({ memberId: id }));
+  assert.deepEqual(again, joined.value);
+});
+
+test('static members: no member id round trip; a restarted instance takes its place without a rebalance and fences the old id', async (t) => {
+  const { groups, clock } = await coordinator(t);
+  const joined = watch(groups.join(joinRequest({ groupInstanceId: 'host-1' })));
+  await clock.advance(INITIAL_DELAY);
+  const first = joined.value!;
+  assert.equal(first.errorCode, ErrorCode.NONE);
+  assert.match(first.memberId, /^host-1-/);
+  await groups.sync({ groupId: 'g', generationId: 1, memberId: first.memberId, groupInstanceId: 'host-1', protocolType: null, protocolName: null, assignments: [{ memberId: first.memberId, assignment: Buffer.from('mine') }] });
+
+  const restarted = await groups.join(joinRequest({ groupInstanceId: 'host-1' }));
+  assert.equal(restarted.errorCode, ErrorCode.NONE);
+  assert.notEqual(restarted.memberId, first.memberId);
+  assert.equal(restarted.generationId, 1);
+  assert.equal(restarted.leader, restarted.memberId);
+  assert.equal(restarted.skipAssignment, true);
+  assert.equal(groups.describe('g').state, 'Stable');
+  assert.equal(heartbeat(groups, first.memberId, 1, 'host-1'), ErrorCode.FENCED_INSTANCE_ID);
+  assert.equal(heartbeat(groups, restarted.memberId, 1, 'host-1'), ErrorCode.NONE);
+  const sync = await groups.sync({ groupId: 'g', generationId: 1, memberId: restarted.memberId, groupInstanceId: 'host-1', protocolType: null, protocolName: null, assignments: [] });
+  assert.equal(sync.assignment.toString(), 'mine');
+
+  const left = groups.leave('g', [{ memberId: '', groupInstanceId: 'host-1' }]);
+  assert.equal(left.members[0]!.errorCode, ErrorCode.NONE);
+  assert.equal(groups.describe('g').state, 'Dead');
+});
+
+test('commits: generation -1 into an empty or unknown group, member and generation checked otherwise', async (t) => {
+  const { groups, clock } = await coordinator(t);
+  const offsets = [{ topic: 't', partition: 0, offset: 42n, leaderEpoch: 3, metadata: 'm' }];
+  const commit = (groupId: string, generationId: number, memberId: string, apiVersion = 8) => groups.commitOffsets({ groupId, generationId, memberId, groupInstanceId: null, offsets, apiVersion });
+
+  assert.equal(await commit('simple', -1, ''), ErrorCode.NONE);
+  assert.deepEqual(groups.committedOffsets('simple')?.get('t')?.get(0), { offset: 42n, leaderEpoch: 3, metadata: 'm' });
+  assert.deepEqual(groups.list(), [{ groupId: 'simple', protocolType: '', state: 'Empty' }]);
+  assert.equal(await commit('simple', 3, 'someone'), ErrorCode.UNKNOWN_MEMBER_ID);
+  assert.equal(await commit('nowhere', 1, 'someone'), ErrorCode.ILLEGAL_GENERATION);
+  assert.equal(await commit('nowhere', 1, 'someone', 9), ErrorCode.GROUP_ID_NOT_FOUND);
+
+  const id = await memberId(groups);
+  const joined = watch(groups.join(joinRequest({ memberId: id })));
+  await clock.advance(INITIAL_DELAY);
+  assert.equal(await commit('g', 1, id), ErrorCode.REBALANCE_IN_PROGRESS, 'awaiting SyncGroup');
+  await groups.sync({ groupId: 'g', generationId: 1, memberId: id, groupInstanceId: null, protocolType: null, protocolName: null, assignments: [] });
+  assert.equal(joined.value!.generationId, 1);
+  assert.equal(await commit('g', 1, id), ErrorCode.NONE);
+  assert.equal(await commit('g', 0, id), ErrorCode.ILLEGAL_GENERATION);
+  assert.equal(await commit('g', 1, 'other'), ErrorCode.UNKNOWN_MEMBER_ID);
+  assert.equal(await commit('g', -1, ''), ErrorCode.UNKNOWN_MEMBER_ID, 'a group with members takes no anonymous commits');
+
+  // During a rebalance a member may still commit what it processed in its generation.
+  const b = await memberId(groups);
+  void groups.join(joinRequest({ memberId: b }));
+  assert.equal(groups.describe('g').state, 'PreparingRebalance');
+  assert.equal(await commit('g', 1, id), ErrorCode.NONE);
+});
+
+test('describe, list and delete', async (t) => {
+  const { groups, clock } = await coordinator(t);
+  const a = await soleStableMember(groups, clock, { clientId: 'app' });
+  await groups.commitOffsets({ groupId: 'g', generationId: a.generation, memberId: a.id, groupInstanceId: null, offsets: [{ topic: 't', partition: 1, offset: 7n, leaderEpoch: -1, metadata: '' }], apiVersion: 8 });
+  assert.deepEqual(groups.describe('g'), {
+    groupId: 'g',
+    protocolType: 'consumer',
+    state: 'Stable',
+    protocolData: 'range',
+    members: [{ memberId: a.id, groupInstanceId: null, clientId: 'app', clientHost: '/127.0.0.1', metadata: Buffer.from('meta-range'), assignment: Buffer.from('all') }],
+  });
+  assert.deepEqual(groups.describe('unknown'), { groupId: 'unknown', protocolType: '', state: 'Dead', protocolData: '', members: [] });
+  assert.deepEqual(groups.list(), [{ groupId: 'g', protocolType: 'consumer', state: 'Stable' }]);
+  assert.equal(await groups.delete('g'), ErrorCode.NON_EMPTY_GROUP);
+  assert.equal(await groups.delete('unknown'), ErrorCode.GROUP_ID_NOT_FOUND);
+  groups.leave('g', [{ memberId: a.id, groupInstanceId: null }]);
+  assert.deepEqual(groups.list(), [{ groupId: 'g', protocolType: '', state: 'Empty' }]);
+  assert.equal(await groups.delete('g'), ErrorCode.NONE);
+  assert.equal(groups.committedOffsets('g'), undefined);
+  assert.deepEqual(groups.list(), []);
+  assert.equal(clock.pending, 0, 'no timers left behind');
+});
+
+test('close answers waiting joins and syncs, cancels every timer, and refuses later requests', async (t) => {
+  const { groups, clock } = await coordinator(t);
+  const a = await soleStableMember(groups, clock);
+  const b = await memberId(groups);
+  const bJoin = groups.join(joinRequest({ memberId: b }));
+  await groups.close();
+  assert.equal((await bJoin).errorCode, ErrorCode.NOT_COORDINATOR);
+  assert.equal(clock.pending, 0);
+  assert.equal(heartbeat(groups, a.id, a.generation), ErrorCode.NOT_COORDINATOR);
+  assert.equal((await groups.join(joinRequest())).errorCode, ErrorCode.NOT_COORDINATOR);
+});

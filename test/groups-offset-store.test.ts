@@ -1,0 +1,83 @@
+import { test } from 'node:test';
+import assert from 'node:assert/strict';
+import { mkdir, mkdtemp, readFile, rm, rmdir, writeFile } from 'node:fs/promises';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { OFFSETS_FILE, OffsetStore } from '../src/groups/offset-store.js';
+
+async function tempFile(t: { after(fn: () => Promise<void>): void }): Promise<string> {
+  const dir = await mkdtemp(join(tmpdir(), 'brook-offsets-'));
+  t.after(() => rm(dir, { recursive: true, force: true }));
+  return join(dir, OFFSETS_FILE);
+}
+
+const at = (offset: bigint, partition = 0, topic = 't') => ({ topic, partition, offset, leaderEpoch: 5, metadata: `at ${offset}` });
+
+test('commits survive reopening, int64 offsets exactly', async (t) => {
+  const file = await tempFile(t);
+  const store = await OffsetStore.open(file);
+  await store.commit('g', [at(9_007_199_254_740_993n, 0), at(2n, 1), at(3n, 0, 'u')]);
+  await store.commit('g', [at(4n, 1)]);
+  await store.commit('h', [at(0n)]);
+  await store.close();
+
+  const reopened = await OffsetStore.open(file);
+  assert.deepEqual(reopened.groupIds(), ['g', 'h']);
+  const g = reopened.offsets('g')!;
+  assert.deepEqual(g.get('t')?.get(0), { offset: 9_007_199_254_740_993n, leaderEpoch: 5, metadata: 'at 9007199254740993' });
+  assert.equal(g.get('t')?.get(1)?.offset, 4n);
+  assert.equal(g.get('u')?.get(0)?.offset, 3n);
+  await reopened.close();
+});
+
+test('a commit is visible only once written; concurrent commits all land, the last per partition winning', async (t) => {
+  const file = await tempFile(t);
+  const store = await OffsetStore.open(file);
+  const first = store.commit('g', [at(1n)]);
+  assert.equal(store.offsets('g'), undefined);
+  const rest = Array.from({ length: 50 }, (_, i) => store.commit('g', [at(BigInt(i + 2), i % 4)]));
+  await first;
+  await Promise.all(rest);
+  assert.deepEqual([0, 1, 2, 3].map((p) => store.offsets('g')?.get('t')?.get(p)?.offset), [50n, 51n, 48n, 49n]);
+  const onDisk = JSON.parse(await readFile(file, 'utf8')) as { groups: Record<string, Record<string, Record<string, { offset: string }>>> };
+  assert.equal(onDisk.groups['g']?.['t']?.['1']?.offset, '51');
+  await store.close();
+});
+
+test('a deleted group is gone after reopening; a commit after the delete starts it afresh', async (t) => {
+  const file = await tempFile(t);
+  const store = await OffsetStore.open(file);
+  await store.commit('g', [at(1n, 0), at(1n, 1)]);
+  await store.commit('h', [at(1n)]);
+  const deleted = store.deleteGroup('g');
+  const recommitted = store.commit('g', [at(7n, 1)]);
+  await Promise.all([deleted, recommitted]);
+  await store.deleteGroup('h');
+  await store.close();
+  const reopened = await OffsetStore.open(file);
+  assert.deepEqual(reopened.groupIds(), ['g']);
+  assert.deepEqual([...reopened.offsets('g')!.get('t')!.keys()], [1]);
+  await reopened.close();
+});
+
+test('a failed write rejects its commits and changes nothing; later writes go through', async (t) => {
+  const file = await tempFile(t);
+  const store = await OffsetStore.open(file);
+  await store.commit('g', [at(1n)]);
+  await mkdir(`${file}.tmp`);
+  await assert.rejects(store.commit('g', [at(2n)]));
+  assert.equal(store.offsets('g')?.get('t')?.get(0)?.offset, 1n);
+  await rmdir(`${file}.tmp`);
+  await store.commit('g', [at(3n)]);
+  assert.equal(store.offsets('g')?.get('t')?.get(0)?.offset, 3n);
+  await store.close();
+  await assert.rejects(store.commit('g', [at(4n)]), /closed/);
+});
+
+test('a file that is not an offsets file stops the open instead of being replaced', async (t) => {
+  const file = await tempFile(t);
+  await writeFile(file, '{"format":"something-else","groups":{}}');
+  await assert.rejects(OffsetStore.open(file), /not a brook group offsets file/);
+  await writeFile(file, '{"form');
+  await assert.rejects(OffsetStore.open(file), /not valid JSON/);
+});

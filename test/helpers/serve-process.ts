@@ -1,0 +1,57 @@
+/** `brook serve` as a child process, the way a user runs it. */
+import { spawn, type ChildProcess } from 'node:child_process';
+import { mkdtemp } from 'node:fs/promises';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { BROOK_BIN } from './cli.js';
+
+export interface ServeProcess {
+  readonly child: ChildProcess;
+  readonly port: number;
+  readonly bootstrap: string;
+  readonly dataDir: string;
+  /** Everything printed so far. */
+  output(): string;
+  stop(signal?: NodeJS.Signals): Promise<number | null>;
+}
+
+export async function tempDataDir(): Promise<string> {
+  return mkdtemp(join(tmpdir(), 'brook-test-'));
+}
+
+/** Starts `brook serve --port 0` (unless args name a port) and waits for its listening line. */
+export async function startServe(args: readonly string[] = [], dataDir?: string): Promise<ServeProcess> {
+  const dir = dataDir ?? (await tempDataDir());
+  const withPort = args.includes('--port') ? args : ['--port', '0', ...args];
+  const child = spawn(process.execPath, [BROOK_BIN, 'serve', '--data-dir', dir, ...withPort], { stdio: ['ignore', 'pipe', 'pipe'] });
+  let out = '';
+  child.stdout!.on('data', (b: Buffer) => (out += b.toString()));
+  child.stderr!.on('data', (b: Buffer) => (out += b.toString()));
+  const exited = new Promise<number | null>((resolve) => child.on('exit', (code) => resolve(code)));
+  const port = await new Promise<number>((resolve, reject) => {
+    const timer = setTimeout(() => reject(new Error(`brook serve did not start:\n${out}`)), 15000);
+    const look = (): void => {
+      const m = /listening on [^\s"]*:(\d+)/.exec(out);
+      if (m) {
+        clearTimeout(timer);
+        resolve(Number(m[1]));
+      }
+    };
+    child.stdout!.on('data', look);
+    void exited.then((code) => {
+      clearTimeout(timer);
+      reject(new Error(`brook serve exited with ${code}:\n${out}`));
+    });
+  });
+  return {
+    child,
+    port,
+    bootstrap: `127.0.0.1:${port}`,
+    dataDir: dir,
+    output: () => out,
+    async stop(signal: NodeJS.Signals = 'SIGTERM') {
+      if (child.exitCode === null && child.signalCode === null) child.kill(signal);
+      return exited;
+    },
+  };
+}

@@ -1,0 +1,86 @@
+/** A bare Kafka connection for tests that need exact bytes on the wire: one request at a time, or pipelined. */
+import { connect, type Socket } from 'node:net';
+import { once } from 'node:events';
+import type { MessageCodec } from '../../src/protocol/messages/codec.js';
+import { requestHeaderVersion, responseHeaderVersion } from '../../src/protocol/messages/header.js';
+import { RequestHeader } from '../../src/protocol/messages/request-header.js';
+import { Reader } from '../../src/protocol/primitives/reader.js';
+import { Writer } from '../../src/protocol/primitives/writer.js';
+
+export class WireClient {
+  private buffered = Buffer.alloc(0);
+  private readonly frames: Buffer[] = [];
+  private waiter: (() => void) | undefined;
+  private correlationId = 1;
+  closed = false;
+
+  private constructor(readonly socket: Socket) {
+    socket.on('data', (chunk: Buffer) => {
+      this.buffered = Buffer.concat([this.buffered, chunk]);
+      while (this.buffered.length >= 4 && this.buffered.length >= 4 + this.buffered.readInt32BE(0)) {
+        const size = this.buffered.readInt32BE(0);
+        this.frames.push(this.buffered.subarray(4, 4 + size));
+        this.buffered = this.buffered.subarray(4 + size);
+      }
+      this.waiter?.();
+    });
+    socket.on('close', () => {
+      this.closed = true;
+      this.waiter?.();
+    });
+    socket.on('error', () => {});
+  }
+
+  static async connect(port: number, host = '127.0.0.1'): Promise<WireClient> {
+    const socket = connect({ port, host });
+    await once(socket, 'connect');
+    return new WireClient(socket);
+  }
+
+  /** Encodes a request frame (size prefix included). */
+  frame<Req>(codec: MessageCodec<Req>, version: number, request: Req, correlationId = this.correlationId++): Buffer {
+    const w = new Writer();
+    w.writeInt32(0);
+    RequestHeader.write(w, requestHeaderVersion(codec.apiKey, version), { requestApiKey: codec.apiKey, requestApiVersion: version, correlationId, clientId: 'wire-test' });
+    codec.write(w, version, request);
+    const out = w.finish();
+    out.writeInt32BE(out.length - 4, 0);
+    return out;
+  }
+
+  sendRaw(bytes: Buffer): void {
+    this.socket.write(bytes);
+  }
+
+  /** The next response frame, or undefined once the broker closed the connection. */
+  async nextFrame(timeoutMs = 5000): Promise<Buffer | undefined> {
+    const deadline = Date.now() + timeoutMs;
+    while (this.frames.length === 0 && !this.closed) {
+      if (Date.now() > deadline) throw new Error('no response in time');
+      await new Promise<void>((resolve) => {
+        this.waiter = resolve;
+        setTimeout(resolve, 50);
+      });
+      this.waiter = undefined;
+    }
+    return this.frames.shift();
+  }
+
+  decode<Res>(frame: Buffer, codec: MessageCodec<Res>, apiKey: number, version: number): { correlationId: number; body: Res } {
+    const r = new Reader(frame);
+    const correlationId = r.readInt32();
+    if (responseHeaderVersion(apiKey, version) >= 1) r.skipTaggedFields();
+    return { correlationId, body: codec.read(r, version) };
+  }
+
+  async request<Req, Res>(reqCodec: MessageCodec<Req>, resCodec: MessageCodec<Res>, version: number, request: Req): Promise<Res> {
+    this.sendRaw(this.frame(reqCodec, version, request));
+    const frame = await this.nextFrame();
+    if (frame === undefined) throw new Error('connection closed by the broker');
+    return this.decode(frame, resCodec, reqCodec.apiKey, version).body;
+  }
+
+  close(): void {
+    this.socket.destroy();
+  }
+}

@@ -1,0 +1,120 @@
+import { test } from 'node:test';
+import assert from 'node:assert/strict';
+import { mkdir, readdir, writeFile } from 'node:fs/promises';
+import { join } from 'node:path';
+import { DurableJsonFile } from '../src/log/durable-file.js';
+import { PartitionLog } from '../src/log/partition-log.js';
+import { Storage, TopicExistsError } from '../src/log/storage.js';
+import { batch, closeAtEnd, crashImage, openLog, readAll, tempDir } from './helpers/log.js';
+
+const UUID = /^[0-9a-f]{8}-[0-9a-f]{4}-4[0-9a-f]{3}-[89ab][0-9a-f]{3}-[0-9a-f]{12}$/;
+
+test('topics, their ids and their data survive a reopen', async (t) => {
+  const dataDir = await tempDir(t);
+  const storage = closeAtEnd(t, await Storage.open(dataDir));
+  const orders = await storage.createTopic('orders', 3);
+  await storage.createTopic('a.b-c_1', 1);
+  assert.match(orders.topicId, UUID);
+  const b = batch(2);
+  storage.partition('orders', 1)!.append(b.bytes, b.header, Date.now());
+  const topics = storage.topics();
+  const clusterId = storage.clusterId;
+  await storage.close();
+
+  const reopened = closeAtEnd(t, await Storage.open(dataDir));
+  assert.deepEqual(reopened.topics(), topics);
+  assert.equal(reopened.clusterId, clusterId);
+  assert.equal(reopened.partition('orders', 3), undefined);
+  assert.deepEqual(await readAll(reopened.partition('orders', 1)!), [b.bytes]);
+  assert.equal(reopened.partition('orders', 0)!.logEndOffset, 0);
+});
+
+test('topic names are checked and taken only once', async (t) => {
+  const storage = closeAtEnd(t, await Storage.open(await tempDir(t)));
+  await storage.createTopic('t', 1);
+  await assert.rejects(storage.createTopic('t', 2), TopicExistsError);
+  for (const bad of ['', '..', 'a/b', '../etc', 'x'.repeat(250), 'sp ace']) await assert.rejects(storage.createTopic(bad, 1), RangeError, bad);
+  await assert.rejects(storage.createTopic('u', 0), RangeError);
+  const both = await Promise.allSettled([storage.createTopic('race', 1), storage.createTopic('race', 1)]);
+  assert.deepEqual(both.map((r) => r.status).sort(), ['fulfilled', 'rejected']);
+});
+
+test('a deleted topic is gone with its directories, also after a reopen; the name can be used again', async (t) => {
+  const dataDir = await tempDir(t);
+  const storage = closeAtEnd(t, await Storage.open(dataDir));
+  const first = await storage.createTopic('gone', 2);
+  const b = batch(1);
+  storage.partition('gone', 0)!.append(b.bytes, b.header, Date.now());
+  await storage.deleteTopic('gone');
+  assert.equal(storage.topic('gone'), undefined);
+  assert.equal(storage.partition('gone', 0), undefined);
+  assert.deepEqual((await readdir(dataDir)).filter((n) => n.startsWith('gone')), []);
+  await storage.close();
+
+  const reopened = closeAtEnd(t, await Storage.open(dataDir));
+  assert.deepEqual(reopened.topics(), []);
+  const again = await reopened.createTopic('gone', 1);
+  assert.notEqual(again.topicId, first.topicId);
+  assert.equal(reopened.partition('gone', 0)!.logEndOffset, 0);
+});
+
+test('a partition directory no topic owns is removed at start; one without metadata refuses to start', async (t) => {
+  const dataDir = await tempDir(t);
+  await (await Storage.open(dataDir)).close();
+  await mkdir(join(dataDir, 'ghost-0'));
+  await writeFile(join(dataDir, 'ghost-0', '00000000000000000000.log'), 'x');
+  const storage = closeAtEnd(t, await Storage.open(dataDir));
+  await storage.close();
+  assert.deepEqual((await readdir(dataDir)).filter((n) => n.startsWith('ghost')), []);
+
+  const orphan = await tempDir(t);
+  await mkdir(join(orphan, 'orders-0'));
+  await assert.rejects(Storage.open(orphan), /no metadata.json/);
+});
+
+test('producer ids start at 1, never repeat, and are never reused after a restart, clean or not', async (t) => {
+  const dataDir = await tempDir(t);
+  const storage = closeAtEnd(t, await Storage.open(dataDir));
+  const ids: bigint[] = [];
+  for (let i = 0; i < 1500; i++) ids.push(await storage.nextProducerId());
+  assert.equal(ids[0], 1n);
+  assert.equal(new Set(ids).size, ids.length);
+  assert.ok(ids.every((id, i) => i === 0 || id > ids[i - 1]!));
+  assert.ok(storage.producerIdIssued(ids[1499]!) && !storage.producerIdIssued(0n) && !storage.producerIdIssued(ids[1499]! + 1n));
+
+  // A second start without the first having closed, as after a kill -9.
+  const crashed = closeAtEnd(t, await Storage.open(dataDir));
+  const after = await crashed.nextProducerId();
+  assert.ok(after > ids[1499]!, `${after} comes after ${ids[1499]}`);
+  await storage.close();
+  await crashed.close();
+  const clean = closeAtEnd(t, await Storage.open(dataDir));
+  assert.ok((await clean.nextProducerId()) > after);
+});
+
+test('under flush always whenWritten resolves once the batch is on disk', async (t) => {
+  const dataDir = await tempDir(t);
+  const storage = closeAtEnd(t, await Storage.open(dataDir, { flush: 'always' }));
+  await storage.createTopic('durable', 1);
+  const log = storage.partition('durable', 0)!;
+  const batches = [batch(1), batch(2), batch(3)];
+  const written = batches.map((b) => log.whenWritten(log.append(b.bytes, b.header, Date.now())));
+  assert.equal(log.highWatermark, 0);
+  await Promise.all(written);
+  assert.equal(log.highWatermark, 6);
+  const image = await crashImage(join(dataDir, 'durable-0'), t);
+  const fresh = await openLog(t, image);
+  assert.deepEqual(await readAll(fresh), batches.map((b) => b.bytes));
+  assert.ok(fresh instanceof PartitionLog);
+});
+
+test('a durable JSON file keeps the last write, leaves no temp file, and refuses a damaged file', async (t) => {
+  const dir = await tempDir(t);
+  const file = new DurableJsonFile<{ n: number }>(join(dir, 'offsets.json'));
+  assert.equal(await file.read(), undefined);
+  await Promise.all([1, 2, 3].map((n) => file.write({ n })));
+  assert.deepEqual(await file.read(), { n: 3 });
+  assert.deepEqual(await readdir(dir), ['offsets.json']);
+  await writeFile(file.path, '{"n": ');
+  await assert.rejects(file.read(), /not valid JSON/);
+});

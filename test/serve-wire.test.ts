@@ -1,0 +1,182 @@
+import { test, before, after } from 'node:test';
+import assert from 'node:assert/strict';
+import { startBroker, type Broker } from '../src/broker/start-broker.js';
+import { ApiVersionsRequest, ApiVersionsResponse } from '../src/protocol/messages/api-versions.js';
+import { CreateTopicsRequest, CreateTopicsResponse } from '../src/protocol/messages/create-topics.js';
+import { FetchRequest, FetchResponse } from '../src/protocol/messages/fetch.js';
+import { InitProducerIdRequest, InitProducerIdResponse } from '../src/protocol/messages/init-producer-id.js';
+import { ListOffsetsRequest, ListOffsetsResponse } from '../src/protocol/messages/list-offsets.js';
+import { ProduceRequest, ProduceResponse } from '../src/protocol/messages/produce.js';
+import { readBatchHeader } from '../src/protocol/record-batch.js';
+import { valuesBatch, type BatchOptions } from './helpers/batch.js';
+import { WireClient } from './helpers/wire-client.js';
+
+let broker: Broker;
+let client: WireClient;
+
+before(async () => {
+  broker = await startBroker({ port: 0 });
+  client = await WireClient.connect(broker.port);
+  const created = await client.request(CreateTopicsRequest, CreateTopicsResponse, 7, {
+    topics: ['wire', 'plain', 'poll'].map((name) => ({ name, numPartitions: 2, replicationFactor: 1, assignments: [], configs: [] })),
+    timeoutMs: 1000,
+    validateOnly: false,
+  });
+  assert.deepEqual(created.topics.map((t) => t.errorCode), [0, 0, 0]);
+});
+
+after(async () => {
+  client.close();
+  await broker.close();
+});
+
+function produceRequest(topic: string, partition: number, records: Buffer, acks = -1): ProduceRequest {
+  return { transactionalId: null, acks, timeoutMs: 5000, topicData: [{ name: topic, partitionData: [{ index: partition, records }] }] };
+}
+
+async function produce(topic: string, partition: number, count: number, options: BatchOptions, version = 9) {
+  const res = await client.request(ProduceRequest, ProduceResponse, version, produceRequest(topic, partition, valuesBatch(count, options)));
+  const p = res.responses[0]!.partitionResponses[0]!;
+  return { errorCode: p.errorCode, baseOffset: Number(p.baseOffset) };
+}
+
+async function latestOffset(topic: string, partition: number): Promise<number> {
+  const res = await client.request(ListOffsetsRequest, ListOffsetsResponse, 6, {
+    replicaId: -1,
+    isolationLevel: 0,
+    topics: [{ name: topic, partitions: [{ partitionIndex: partition, currentLeaderEpoch: -1, timestamp: -1n, maxNumOffsets: 1 }] }],
+    timeoutMs: 0,
+  });
+  return Number(res.topics[0]!.partitions[0]!.offset);
+}
+
+function fetchRequest(topic: string, partition: number, offset: number, maxWaitMs = 0, minBytes = 0): FetchRequest {
+  return {
+    clusterId: null,
+    replicaId: -1,
+    replicaState: { replicaId: -1, replicaEpoch: -1n },
+    maxWaitMs,
+    minBytes,
+    maxBytes: 1 << 20,
+    isolationLevel: 0,
+    sessionId: 0,
+    sessionEpoch: -1,
+    topics: [
+      {
+        topic,
+        topicId: '00000000-0000-0000-0000-000000000000',
+        partitions: [{ partition, currentLeaderEpoch: -1, fetchOffset: BigInt(offset), lastFetchedEpoch: -1, logStartOffset: -1n, partitionMaxBytes: 1 << 20, replicaDirectoryId: '00000000-0000-0000-0000-000000000000' }],
+      },
+    ],
+    forgottenTopicsData: [],
+    rackId: '',
+  } as FetchRequest;
+}
+
+/** Headers of every batch stored in a partition, read back with Fetch. */
+async function storedBatches(topic: string, partition: number) {
+  const res = await client.request(FetchRequest, FetchResponse, 12, fetchRequest(topic, partition, 0));
+  const records = res.responses[0]!.partitions[0]!.records ?? Buffer.alloc(0);
+  const headers = [];
+  for (let pos = 0; pos < records.length; ) {
+    const h = readBatchHeader(records, pos);
+    headers.push(h);
+    pos += h.size;
+  }
+  return headers;
+}
+
+test('the idempotence rules on the wire: duplicate, gap, new epoch, zombie', async () => {
+  const init = await client.request(InitProducerIdRequest, InitProducerIdResponse, 4, { transactionalId: null, transactionTimeoutMs: 60000, producerId: -1n, producerEpoch: -1 });
+  assert.equal(init.errorCode, 0);
+  const producerId = init.producerId;
+  assert.ok(producerId > 0n);
+  const as = (epoch: number, seq: number) => ({ producerId, producerEpoch: epoch, baseSequence: seq });
+
+  assert.deepEqual(await produce('wire', 0, 3, as(0, 0)), { errorCode: 0, baseOffset: 0 });
+  assert.deepEqual(await produce('wire', 0, 2, as(0, 3)), { errorCode: 0, baseOffset: 3 });
+  assert.deepEqual(await produce('wire', 0, 2, as(0, 3)), { errorCode: 0, baseOffset: 3 }, 'a retry gets the first offset');
+  assert.deepEqual(await produce('wire', 0, 3, as(0, 0)), { errorCode: 0, baseOffset: 0 }, 'an older window entry too');
+  assert.equal((await produce('wire', 0, 1, as(0, 7))).errorCode, 45, 'a gap is OUT_OF_ORDER_SEQUENCE_NUMBER');
+  assert.equal((await produce('wire', 1, 1, as(0, 1))).errorCode, 45, 'no state on this partition: must start at 0');
+  assert.deepEqual(await produce('wire', 0, 1, as(1, 0)), { errorCode: 0, baseOffset: 5 }, 'a new epoch from 0');
+  assert.equal((await produce('wire', 0, 1, as(0, 5))).errorCode, 47, 'the old epoch is INVALID_PRODUCER_EPOCH');
+  assert.equal(await latestOffset('wire', 0), 6);
+  assert.deepEqual(
+    (await storedBatches('wire', 0)).map((h) => [h.baseOffset, h.recordCount, h.producerEpoch, h.baseSequence]),
+    [[0, 3, 0, 0], [3, 2, 0, 3], [5, 1, 1, 0]],
+    'each accepted batch is stored once',
+  );
+});
+
+test('the same batch bytes sent twice are stored once and answered with the same offset', async () => {
+  const batch = valuesBatch(4, { producerId: 7777n, producerEpoch: 0, baseSequence: 0 });
+  const first = await client.request(ProduceRequest, ProduceResponse, 7, produceRequest('wire', 1, Buffer.from(batch)));
+  const second = await client.request(ProduceRequest, ProduceResponse, 7, produceRequest('wire', 1, Buffer.from(batch)));
+  assert.equal(first.responses[0]!.partitionResponses[0]!.baseOffset, 0n);
+  assert.equal(second.responses[0]!.partitionResponses[0]!.errorCode, 0);
+  assert.equal(second.responses[0]!.partitionResponses[0]!.baseOffset, 0n);
+  assert.equal(await latestOffset('wire', 1), 4);
+});
+
+test('plain producers (producer id -1) are appended without checks; acks=0 gets no response', async () => {
+  assert.deepEqual(await produce('plain', 0, 2, {}, 3), { errorCode: 0, baseOffset: 0 });
+  assert.deepEqual(await produce('plain', 0, 2, {}, 3), { errorCode: 0, baseOffset: 2 });
+  client.sendRaw(client.frame(ProduceRequest, 9, produceRequest('plain', 0, valuesBatch(1), 0), 900));
+  client.sendRaw(client.frame(ProduceRequest, 9, produceRequest('plain', 0, valuesBatch(1), 1), 901));
+  const frame = await client.nextFrame();
+  const { correlationId, body } = client.decode(frame!, ProduceResponse, 0, 9);
+  assert.equal(correlationId, 901, 'the acks=0 request had no response');
+  assert.equal(body.responses[0]!.partitionResponses[0]!.baseOffset, 5n);
+});
+
+test('a corrupt batch is refused and nothing is appended', async () => {
+  const before = await latestOffset('plain', 1);
+  const bad = valuesBatch(3);
+  bad[bad.length - 2]! ^= 0xff;
+  const res = await client.request(ProduceRequest, ProduceResponse, 9, produceRequest('plain', 1, bad));
+  assert.equal(res.responses[0]!.partitionResponses[0]!.errorCode, 2);
+  assert.equal(await latestOffset('plain', 1), before);
+});
+
+test('pipelined requests are answered in request order', async () => {
+  const ids = Array.from({ length: 20 }, (_, i) => 1000 + i);
+  client.sendRaw(Buffer.concat(ids.map((id, i) => (i % 2 === 0 ? client.frame(ProduceRequest, 9, produceRequest('plain', 1, valuesBatch(1)), id) : client.frame(ApiVersionsRequest, 3, { clientSoftwareName: 'x', clientSoftwareVersion: '1' }, id)))));
+  const seen: number[] = [];
+  for (const _ of ids) seen.push((await client.nextFrame())!.readInt32BE(0));
+  assert.deepEqual(seen, ids);
+});
+
+test('a long-poll fetch is answered as soon as a produce arrives', async () => {
+  const poller = await WireClient.connect(broker.port);
+  const polled = poller.request(FetchRequest, FetchResponse, 12, fetchRequest('poll', 0, 0, 60_000, 1));
+  await new Promise((r) => setTimeout(r, 100));
+  await produce('poll', 0, 2, {});
+  const res = await polled; // would take 60 s (past the test timeout) if the produce did not wake it
+  const p = res.responses[0]!.partitions[0]!;
+  assert.equal(p.highWatermark, 2n);
+  assert.equal(readBatchHeader(p.records!).recordCount, 2);
+  poller.close();
+});
+
+test('ApiVersions of an unknown version is answered with UNSUPPORTED_VERSION in the v0 layout', async () => {
+  const c = await WireClient.connect(broker.port);
+  // A future client's ApiVersions v99: header v2, then a body this broker cannot know.
+  const frame99 = c.frame(ApiVersionsRequest, 3, { clientSoftwareName: 'future', clientSoftwareVersion: '9' }, 5);
+  frame99.writeInt16BE(99, 6);
+  c.sendRaw(frame99);
+  const frame = await c.nextFrame();
+  const { correlationId, body } = c.decode(frame!, ApiVersionsResponse, 18, 0);
+  assert.equal(correlationId, 5);
+  assert.equal(body.errorCode, 35);
+  assert.deepEqual(body.apiKeys.map((k) => k.apiKey), [18]);
+  c.close();
+});
+
+test('ApiVersions lists what is served', async () => {
+  const res = await client.request(ApiVersionsRequest, ApiVersionsResponse, 3, { clientSoftwareName: 'x', clientSoftwareVersion: '1' });
+  const byKey = new Map(res.apiKeys.map((k) => [k.apiKey, [k.minVersion, k.maxVersion]]));
+  assert.deepEqual(byKey.get(0), [3, 11]);
+  assert.deepEqual(byKey.get(18), [0, 4]);
+  assert.ok(byKey.has(22) && byKey.has(3) && byKey.has(1) && byKey.has(2) && byKey.has(19));
+});
