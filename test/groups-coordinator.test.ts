@@ -5,7 +5,8 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { ErrorCode } from '../src/protocol/error-codes.js';
 import type { JoinOutcome, Protocol, SyncOutcome } from '../src/groups/classic-group.js';
-import { GroupCoordinator, type JoinRequest } from '../src/groups/group-coordinator.js';
+import { GroupCoordinator } from '../src/groups/group-coordinator.js';
+import type { JoinRequest } from '../src/groups/rebalancer.js';
 import type { Scheduler } from '../src/groups/scheduler.js';
 
 /** Time that moves only when told to. */

@@ -27,6 +27,8 @@ export interface BrokerConfig {
 }
 
 export const NODE_ID = 1;
+/** The only leader epoch there is: one broker leads every partition from the start. */
+export const LEADER_EPOCH = 0;
 
 export const DEFAULT_CONFIG: BrokerConfig = {
   host: '127.0.0.1',

@@ -1,7 +1,7 @@
 /**
  * One group of the classic protocol: its members, generation, chosen protocol and state, with
  * the bookkeeping rules Kafka's ClassicGroup keeps. The rebalance itself is driven by the
- * GroupCoordinator; this holds no timers of its own beyond the cancel handles it stores.
+ * Rebalancer; the group only holds the handles that cancel its timers.
  */
 import { ErrorCode } from '../protocol/error-codes.js';
 import type { Cancel } from './scheduler.js';
@@ -227,6 +227,13 @@ export class ClassicGroup {
   /** What the leader needs to assign: every member with its metadata for the chosen protocol. */
   membersForLeader(): JoinedMember[] {
     return [...this.members.values()].map((m) => ({ memberId: m.memberId, groupInstanceId: m.groupInstanceId, metadata: m.metadataFor(this.protocolName!) }));
+  }
+
+  cancelTimers(): void {
+    this.cancelJoinPhase?.();
+    this.cancelPendingSync?.();
+    for (const cancel of this.pendingMembers.values()) cancel();
+    for (const member of this.members.values()) member.cancelExpiry?.();
   }
 
   joinOutcome(member: Member, skipAssignment = false): JoinOutcome {

@@ -2,6 +2,7 @@
 import { ErrorCode } from '../../protocol/error-codes.js';
 import { ListOffsetsRequest, ListOffsetsResponse } from '../../protocol/messages/list-offsets.js';
 import { defineApi } from '../api-handler.js';
+import { LEADER_EPOCH } from '../config.js';
 import type { PartitionLog } from '../../log/partition-log.js';
 
 const LATEST = -1n;
@@ -26,7 +27,7 @@ export const listOffsets = defineApi({
           oldStyleOffsets: found === undefined ? [] : [BigInt(offset)],
           timestamp: BigInt(found?.timestamp ?? -1),
           offset: BigInt(offset),
-          leaderEpoch: found === undefined ? -1 : 0,
+          leaderEpoch: found === undefined ? -1 : LEADER_EPOCH,
         });
       }
       topics.push({ name: t.name, partitions });

@@ -3,7 +3,7 @@ import { ErrorCode } from '../../protocol/error-codes.js';
 import { MetadataRequest, MetadataResponse } from '../../protocol/messages/metadata.js';
 import { ZERO_UUID } from '../../protocol/primitives/reader.js';
 import { defineApi } from '../api-handler.js';
-import { NODE_ID } from '../config.js';
+import { LEADER_EPOCH, NODE_ID } from '../config.js';
 import { topicNameProblem } from '../topic-names.js';
 import type { TopicInfo } from '../../log/storage.js';
 
@@ -67,7 +67,7 @@ function describeTopic(topic: TopicInfo): ResponseTopic {
       errorCode: ErrorCode.NONE,
       partitionIndex,
       leaderId: NODE_ID,
-      leaderEpoch: 0,
+      leaderEpoch: LEADER_EPOCH,
       replicaNodes: [NODE_ID],
       isrNodes: [NODE_ID],
       offlineReplicas: [],

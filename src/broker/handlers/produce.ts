@@ -6,10 +6,11 @@
 import { check } from '../../idempotence/rules.js';
 import { ErrorCode } from '../../protocol/error-codes.js';
 import { ProduceRequest, ProduceResponse, type ProduceResponsePartitionProduceResponse } from '../../protocol/messages/produce.js';
-import { isTransactional, RecordBatchError, validateProducedBatch } from '../../protocol/record-batch.js';
+import { assignPartitionLeaderEpoch, isTransactional, RecordBatchError, validateProducedBatch } from '../../protocol/record-batch.js';
 import type { PartitionLog } from '../../log/partition-log.js';
 import { defineApi } from '../api-handler.js';
 import type { BrokerContext } from '../broker-context.js';
+import { LEADER_EPOCH } from '../config.js';
 import { PartitionWaiters } from '../partition-waiters.js';
 
 type PartitionResponse = ProduceResponsePartitionProduceResponse;
@@ -75,6 +76,8 @@ function appendPartition(broker: BrokerContext, topic: string, index: number, re
     response.errorMessage = 'transactions are not supported';
     return [];
   }
+  // The leader stamps its epoch on what it stores, as Kafka does; consumers commit it back.
+  assignPartitionLeaderEpoch(records!, 0, LEADER_EPOCH);
   let baseOffset: number;
   if (header.producerId >= 0n) {
     const batch = { epoch: header.producerEpoch, firstSeq: header.baseSequence, count: header.recordCount };

@@ -1,0 +1,176 @@
+import { test, before, after } from 'node:test';
+import assert from 'node:assert/strict';
+import { ErrorCode } from '../src/protocol/error-codes.js';
+import { ApiVersionsRequest, ApiVersionsResponse } from '../src/protocol/messages/api-versions.js';
+import { CreateTopicsRequest, CreateTopicsResponse } from '../src/protocol/messages/create-topics.js';
+import { DeleteGroupsRequest, DeleteGroupsResponse } from '../src/protocol/messages/delete-groups.js';
+import { DescribeGroupsRequest, DescribeGroupsResponse } from '../src/protocol/messages/describe-groups.js';
+import { HeartbeatRequest, HeartbeatResponse } from '../src/protocol/messages/heartbeat.js';
+import { JoinGroupRequest, JoinGroupResponse } from '../src/protocol/messages/join-group.js';
+import { LeaveGroupRequest, LeaveGroupResponse } from '../src/protocol/messages/leave-group.js';
+import { ListGroupsRequest, ListGroupsResponse } from '../src/protocol/messages/list-groups.js';
+import { OffsetCommitRequest, OffsetCommitResponse } from '../src/protocol/messages/offset-commit.js';
+import { OffsetFetchRequest, OffsetFetchResponse } from '../src/protocol/messages/offset-fetch.js';
+import { SyncGroupRequest, SyncGroupResponse } from '../src/protocol/messages/sync-group.js';
+import { startBroker, type Broker } from '../src/broker/start-broker.js';
+import { WireClient } from './helpers/wire-client.js';
+
+let broker: Broker;
+let client: WireClient;
+before(async () => {
+  broker = await startBroker({ port: 0, partitions: 2 });
+  client = await WireClient.connect(broker.port);
+  const created = await client.request(CreateTopicsRequest, CreateTopicsResponse, 5, {
+    topics: [{ name: 't', numPartitions: 2, replicationFactor: 1, assignments: [], configs: [] }],
+    timeoutMs: 5000,
+    validateOnly: false,
+  });
+  assert.equal(created.topics[0]?.errorCode, ErrorCode.NONE);
+});
+after(async () => {
+  client.close();
+  await broker.close();
+});
+
+const protocol = { name: 'range', metadata: Buffer.from('sub') };
+
+function join(version: number, groupId: string, memberId: string) {
+  return client.request(JoinGroupRequest, JoinGroupResponse, version, {
+    groupId,
+    sessionTimeoutMs: 10_000,
+    rebalanceTimeoutMs: 10_000,
+    memberId,
+    groupInstanceId: null,
+    protocolType: 'consumer',
+    protocols: [protocol],
+    reason: null,
+  });
+}
+
+function commit(version: number, groupId: string, generationId: number, memberId: string, partitions: { partitionIndex: number; committedOffset: bigint; committedMetadata?: string }[], topic = 't') {
+  return client.request(OffsetCommitRequest, OffsetCommitResponse, version, {
+    groupId,
+    generationIdOrMemberEpoch: generationId,
+    memberId,
+    groupInstanceId: null,
+    retentionTimeMs: -1n,
+    topics: [{ name: topic, partitions: partitions.map((p) => ({ committedLeaderEpoch: -1, commitTimestamp: -1n, committedMetadata: null, ...p })) }],
+  });
+}
+
+test('ApiVersions advertises the group APIs from version 0', async () => {
+  const { apiKeys } = await client.request(ApiVersionsRequest, ApiVersionsResponse, 3, { clientSoftwareName: 'wire', clientSoftwareVersion: '1' });
+  const ranges = Object.fromEntries(apiKeys.filter((k) => [8, 9, 11, 12, 13, 14, 15, 16, 42].includes(k.apiKey)).map((k) => [k.apiKey, [k.minVersion, k.maxVersion]]));
+  assert.deepEqual(ranges, { 8: [0, 9], 9: [0, 9], 11: [0, 9], 12: [0, 4], 13: [0, 5], 14: [0, 5], 15: [0, 5], 16: [0, 5], 42: [0, 2] });
+});
+
+test('the oldest versions: JoinGroup v0 joins at once, then SyncGroup, Heartbeat, OffsetCommit v1, OffsetFetch v1, LeaveGroup v0', async () => {
+  const joined = await join(0, 'old', '');
+  assert.equal(joined.errorCode, ErrorCode.NONE);
+  assert.equal(joined.leader, joined.memberId);
+  assert.deepEqual(joined.members.map((m) => m.metadata.toString()), ['sub']);
+  const { memberId, generationId } = joined;
+  const synced = await client.request(SyncGroupRequest, SyncGroupResponse, 0, {
+    groupId: 'old',
+    generationId,
+    memberId,
+    groupInstanceId: null,
+    protocolType: null,
+    protocolName: null,
+    assignments: [{ memberId, assignment: Buffer.from('both') }],
+  });
+  assert.deepEqual([synced.errorCode, synced.assignment.toString()], [ErrorCode.NONE, 'both']);
+  const beat = await client.request(HeartbeatRequest, HeartbeatResponse, 0, { groupId: 'old', generationId, memberId, groupInstanceId: null });
+  assert.equal(beat.errorCode, ErrorCode.NONE);
+  const committed = await commit(1, 'old', generationId, memberId, [{ partitionIndex: 1, committedOffset: 5n, committedMetadata: 'note' }]);
+  assert.equal(committed.topics[0]?.partitions[0]?.errorCode, ErrorCode.NONE);
+  const fetched = await client.request(OffsetFetchRequest, OffsetFetchResponse, 1, { groupId: 'old', topics: [{ name: 't', partitionIndexes: [0, 1] }], groups: [], requireStable: false });
+  assert.deepEqual(
+    fetched.topics[0]?.partitions.map((p) => [p.partitionIndex, p.committedOffset, p.metadata, p.errorCode]),
+    [
+      [0, -1n, '', 0],
+      [1, 5n, 'note', 0],
+    ],
+  );
+  const left = await client.request(LeaveGroupRequest, LeaveGroupResponse, 0, { groupId: 'old', memberId, members: [] });
+  assert.equal(left.errorCode, ErrorCode.NONE);
+  const again = await client.request(LeaveGroupRequest, LeaveGroupResponse, 0, { groupId: 'old', memberId, members: [] });
+  assert.equal(again.errorCode, ErrorCode.UNKNOWN_MEMBER_ID);
+});
+
+test('the newest versions: JoinGroup v9 asks for a member id, SyncGroup v5 names the protocol, LeaveGroup v5 lists members', async () => {
+  const first = await join(9, 'new', '');
+  assert.equal(first.errorCode, ErrorCode.MEMBER_ID_REQUIRED);
+  assert.match(first.memberId, /^wire-test-/);
+  const joined = await join(9, 'new', first.memberId);
+  assert.deepEqual([joined.errorCode, joined.protocolType, joined.protocolName, joined.skipAssignment], [ErrorCode.NONE, 'consumer', 'range', false]);
+  const synced = await client.request(SyncGroupRequest, SyncGroupResponse, 5, {
+    groupId: 'new',
+    generationId: joined.generationId,
+    memberId: joined.memberId,
+    groupInstanceId: null,
+    protocolType: 'consumer',
+    protocolName: 'range',
+    assignments: [],
+  });
+  assert.deepEqual([synced.errorCode, synced.protocolType, synced.protocolName, synced.assignment.length], [ErrorCode.NONE, 'consumer', 'range', 0]);
+
+  const described = await client.request(DescribeGroupsRequest, DescribeGroupsResponse, 5, { groups: ['new'], includeAuthorizedOperations: false });
+  const group = described.groups[0]!;
+  assert.deepEqual([group.groupState, group.protocolType, group.protocolData], ['Stable', 'consumer', 'range']);
+  assert.deepEqual(group.members.map((m) => [m.memberId, m.clientId, m.clientHost, m.memberMetadata.toString()]), [[joined.memberId, 'wire-test', '/127.0.0.1', 'sub']]);
+
+  const stable = await client.request(ListGroupsRequest, ListGroupsResponse, 5, { statesFilter: ['stable'], typesFilter: ['classic'] });
+  assert.deepEqual(stable.groups.map((g) => [g.groupId, g.protocolType, g.groupState, g.groupType]), [['new', 'consumer', 'Stable', 'classic']]);
+  const consumerType = await client.request(ListGroupsRequest, ListGroupsResponse, 5, { statesFilter: [], typesFilter: ['consumer'] });
+  assert.deepEqual(consumerType.groups, []);
+
+  const deleteBusy = await client.request(DeleteGroupsRequest, DeleteGroupsResponse, 2, { groupsNames: ['new'] });
+  assert.equal(deleteBusy.results[0]?.errorCode, ErrorCode.NON_EMPTY_GROUP);
+  const left = await client.request(LeaveGroupRequest, LeaveGroupResponse, 5, {
+    groupId: 'new',
+    memberId: '',
+    members: [
+      { memberId: joined.memberId, groupInstanceId: null, reason: 'test over' },
+      { memberId: 'ghost', groupInstanceId: null, reason: null },
+    ],
+  });
+  assert.deepEqual([left.errorCode, ...left.members.map((m) => m.errorCode)], [ErrorCode.NONE, ErrorCode.NONE, ErrorCode.UNKNOWN_MEMBER_ID]);
+});
+
+test('OffsetCommit: generation -1 commits to a group without members; unknown partitions and long metadata are refused one by one', async () => {
+  const committed = await commit(8, 'simple', -1, '', [
+    { partitionIndex: 0, committedOffset: 3n },
+    { partitionIndex: 7, committedOffset: 1n },
+    { partitionIndex: 1, committedOffset: 4n, committedMetadata: 'x'.repeat(4097) },
+  ]);
+  assert.deepEqual(committed.topics[0]?.partitions.map((p) => p.errorCode), [ErrorCode.NONE, ErrorCode.UNKNOWN_TOPIC_OR_PARTITION, ErrorCode.OFFSET_METADATA_TOO_LARGE]);
+  const v0 = await commit(0, 'simple', -1, '', [{ partitionIndex: 1, committedOffset: 9n }]);
+  assert.equal(v0.topics[0]?.partitions[0]?.errorCode, ErrorCode.NONE);
+  const unknownGroup = await commit(9, 'nobody-home', 4, 'member', [{ partitionIndex: 0, committedOffset: 1n }]);
+  assert.equal(unknownGroup.topics[0]?.partitions[0]?.errorCode, ErrorCode.GROUP_ID_NOT_FOUND);
+
+  const all = await client.request(OffsetFetchRequest, OffsetFetchResponse, 7, { groupId: 'simple', topics: null, groups: [], requireStable: true });
+  assert.equal(all.errorCode, ErrorCode.NONE);
+  assert.deepEqual(all.topics.map((t) => [t.name, t.partitions.map((p) => [p.partitionIndex, p.committedOffset])]), [['t', [[0, 3n], [1, 9n]]]]);
+
+  const batched = await client.request(OffsetFetchRequest, OffsetFetchResponse, 8, {
+    groupId: '',
+    topics: [],
+    groups: [
+      { groupId: 'simple', memberId: null, memberEpoch: -1, topics: [{ name: 't', partitionIndexes: [1] }] },
+      { groupId: 'nobody-home', memberId: null, memberEpoch: -1, topics: null },
+    ],
+    requireStable: false,
+  });
+  assert.deepEqual(
+    batched.groups.map((g) => [g.groupId, g.errorCode, g.topics.map((t) => t.partitions.map((p) => p.committedOffset))]),
+    [
+      ['simple', 0, [[9n]]],
+      ['nobody-home', 0, []],
+    ],
+  );
+
+  const deleted = await client.request(DeleteGroupsRequest, DeleteGroupsResponse, 0, { groupsNames: ['simple', 'simple'] });
+  assert.deepEqual(deleted.results.map((r) => r.errorCode), [ErrorCode.NONE, ErrorCode.GROUP_ID_NOT_FOUND]);
+});
