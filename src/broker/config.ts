@@ -20,6 +20,8 @@ export interface BrokerConfig {
   readonly producerIdExpirationMs: number;
   /** socket.request.max.bytes */
   readonly maxRequestBytes: number;
+  /** queued.max.request.bytes: memory for requests received only in part, all connections together. */
+  readonly maxPendingRequestBytes: number;
   readonly maxConnections: number;
   /** connections.max.idle.ms */
   readonly idleTimeoutMs: number;
@@ -44,6 +46,7 @@ export const DEFAULT_CONFIG: BrokerConfig = {
   retentionBytes: -1,
   producerIdExpirationMs: 86_400_000,
   maxRequestBytes: 104_857_600,
+  maxPendingRequestBytes: 512 * 1024 * 1024,
   maxConnections: 1000,
   idleTimeoutMs: 600_000,
   maxQueuedResponsesPerConnection: 100,

@@ -5,6 +5,7 @@
  */
 import type { Socket } from 'node:net';
 import { FrameDecoder, FrameError } from './frame-decoder.js';
+import type { MemoryBudget } from './memory-budget.js';
 
 /** A response frame's bytes without the size prefix, possibly in pieces; undefined = no response. */
 export type ResponseBytes = Buffer | readonly Buffer[] | undefined;
@@ -37,6 +38,10 @@ export class Connection {
   private readonly decoder: FrameDecoder;
   private readonly slots: Slot[] = [];
   private paused = false;
+  /** Bytes of the budget held for the request being received. */
+  private reserved = 0;
+  private waitingForMemory = false;
+  private readonly retryReserve = (): void => this.reserveForPendingFrame();
   readonly context: ConnectionContext;
 
   constructor(
@@ -44,6 +49,7 @@ export class Connection {
     id: number,
     private readonly handler: FrameHandler,
     private readonly limits: ConnectionLimits,
+    private readonly budget: MemoryBudget,
     private readonly events: ConnectionEvents,
   ) {
     this.decoder = new FrameDecoder(limits.maxRequestBytes);
@@ -51,12 +57,12 @@ export class Connection {
     socket.on('data', (chunk: Buffer) => this.onData(chunk));
     socket.on('drain', () => this.updateFlow());
     socket.on('error', () => socket.destroy());
-    socket.on('close', () => events.onClose(this));
-  }
-
-  /** Bytes of requests received only in part. */
-  get pendingRequestBytes(): number {
-    return this.decoder.pendingBytes;
+    socket.on('close', () => {
+      budget.cancelWait(this.retryReserve);
+      budget.release(this.reserved);
+      this.reserved = 0;
+      events.onClose(this);
+    });
   }
 
   close(): void {
@@ -75,6 +81,23 @@ export class Connection {
     for (const frame of frames) {
       if (this.socket.destroyed) return;
       this.dispatch(frame);
+    }
+    this.reserveForPendingFrame();
+  }
+
+  /** Holds budget for the request now arriving, or stops reading until there is some. */
+  private reserveForPendingFrame(): void {
+    if (this.socket.destroyed) return;
+    const need = this.decoder.pendingFrameSize;
+    if (need !== this.reserved) {
+      this.budget.release(this.reserved);
+      this.reserved = 0;
+      this.waitingForMemory = need > 0 && !this.budget.tryReserve(need);
+      if (this.waitingForMemory) this.budget.wait(this.retryReserve);
+      else {
+        this.budget.cancelWait(this.retryReserve);
+        this.reserved = need;
+      }
     }
     this.updateFlow();
   }
@@ -124,7 +147,7 @@ export class Connection {
 
   /** Stops reading while answers pile up or the socket cannot take more; resumes after. */
   private updateFlow(): void {
-    const congested = this.slots.length >= this.limits.maxQueuedResponses || this.socket.writableNeedDrain;
+    const congested = this.waitingForMemory || this.slots.length >= this.limits.maxQueuedResponses || this.socket.writableNeedDrain;
     if (congested && !this.paused) {
       this.paused = true;
       this.socket.pause();

@@ -11,9 +11,9 @@ export class FrameDecoder {
 
   constructor(private readonly maxFrameBytes: number) {}
 
-  /** Bytes held for a frame not yet complete. */
-  get pendingBytes(): number {
-    return this.buffered;
+  /** The declared size of the frame being received, once its size prefix is in; else 0. */
+  get pendingFrameSize(): number {
+    return this.buffered >= 4 ? 4 + this.peekSize() : 0;
   }
 
   /** Returns the frames completed by `chunk`; throws FrameError on a size it will not accept. */

@@ -2,11 +2,14 @@
 import { createServer, type Server, type Socket } from 'node:net';
 import { once } from 'node:events';
 import { Connection, type ConnectionLimits, type FrameHandler } from './connection.js';
+import { MemoryBudget } from './memory-budget.js';
 
 export interface ServerLimits extends ConnectionLimits {
   readonly maxConnections: number;
   /** Kafka's connections.max.idle.ms: a connection silent this long is closed. */
   readonly idleTimeoutMs: number;
+  /** Kafka's queued.max.request.bytes: memory for requests received only in part. */
+  readonly maxPendingRequestBytes: number;
 }
 
 export interface ServerLog {
@@ -17,6 +20,7 @@ export interface ServerLog {
 export class TcpServer {
   private readonly server: Server;
   private readonly connections = new Set<Connection>();
+  private readonly budget: MemoryBudget;
   private nextId = 1;
 
   constructor(
@@ -24,6 +28,7 @@ export class TcpServer {
     private readonly limits: ServerLimits,
     private readonly log: ServerLog,
   ) {
+    this.budget = new MemoryBudget(limits.maxPendingRequestBytes);
     this.server = createServer({ noDelay: true }, (socket) => this.accept(socket));
   }
 
@@ -52,7 +57,7 @@ export class TcpServer {
       return;
     }
     socket.setTimeout(this.limits.idleTimeoutMs, () => socket.destroy());
-    const connection = new Connection(socket, this.nextId++, this.handler, this.limits, {
+    const connection = new Connection(socket, this.nextId++, this.handler, this.limits, this.budget, {
       onProtocolError: (context, message) => this.log.warn({ connection: context.id, remote: context.remoteAddress }, `closing connection: ${message}`),
       onClose: (c) => this.connections.delete(c),
     });

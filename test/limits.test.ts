@@ -1,0 +1,112 @@
+import { test, after } from 'node:test';
+import assert from 'node:assert/strict';
+import { startBroker, type Broker } from '../src/broker/start-broker.js';
+import { ApiVersionsRequest, ApiVersionsResponse } from '../src/protocol/messages/api-versions.js';
+import { MetadataRequest } from '../src/protocol/messages/metadata.js';
+import { WireClient } from './helpers/wire-client.js';
+
+const brokers: Broker[] = [];
+after(async () => {
+  await Promise.all(brokers.map((b) => b.close()));
+});
+
+async function broker(options: Parameters<typeof startBroker>[0]): Promise<Broker> {
+  const b = await startBroker({ port: 0, ...options });
+  brokers.push(b);
+  return b;
+}
+
+async function stillServes(port: number): Promise<void> {
+  const c = await WireClient.connect(port);
+  const res = await c.request(ApiVersionsRequest, ApiVersionsResponse, 3, { clientSoftwareName: 'probe', clientSoftwareVersion: '1' });
+  assert.equal(res.errorCode, 0);
+  c.close();
+}
+
+async function closedBy(port: number, bytes: Buffer): Promise<void> {
+  const c = await WireClient.connect(port);
+  c.sendRaw(bytes);
+  assert.equal(await c.nextFrame(), undefined, 'the broker closes the connection without answering');
+}
+
+const sizePrefix = (n: number): Buffer => {
+  const b = Buffer.alloc(4);
+  b.writeInt32BE(n);
+  return b;
+};
+
+test('a size prefix over --max-request-bytes, zero or negative closes that connection only', async () => {
+  const b = await broker({ maxRequestBytes: 1024 });
+  const bystander = await WireClient.connect(b.port);
+  await closedBy(b.port, sizePrefix(1025));
+  await closedBy(b.port, sizePrefix(0x7fffffff));
+  await closedBy(b.port, sizePrefix(0));
+  await closedBy(b.port, sizePrefix(-5));
+  const res = await bystander.request(ApiVersionsRequest, ApiVersionsResponse, 0, { clientSoftwareName: '', clientSoftwareVersion: '' });
+  assert.equal(res.errorCode, 0, 'other connections carry on');
+  bystander.close();
+  await stillServes(b.port);
+});
+
+test('unknown api key, unsupported version and garbage bodies close the connection; the broker carries on', async () => {
+  const b = await broker({});
+  const c = await WireClient.connect(b.port);
+  const good = c.frame(MetadataRequest, 1, { topics: [], allowAutoTopicCreation: false, includeClusterAuthorizedOperations: false, includeTopicAuthorizedOperations: false });
+  const withKey = (key: number, version: number): Buffer => {
+    const f = Buffer.from(good);
+    f.writeInt16BE(key, 4);
+    f.writeInt16BE(version, 6);
+    return f;
+  };
+  c.close();
+  await closedBy(b.port, withKey(9999, 0));
+  await closedBy(b.port, withKey(0, 1)); // Produce v1: below what is served
+  await closedBy(b.port, withKey(3, 13)); // Metadata v13: above
+  const truncated = Buffer.concat([sizePrefix(9), good.subarray(4, 13)]);
+  await closedBy(b.port, truncated);
+  const garbage = Buffer.concat([sizePrefix(40), good.subarray(4, 12), Buffer.alloc(32, 0x7f)]); // a client id longer than the frame
+  await closedBy(b.port, garbage);
+  await stillServes(b.port);
+});
+
+test('--max-connections refuses connections past the limit', async () => {
+  const b = await broker({ maxConnections: 2 });
+  const first = await WireClient.connect(b.port);
+  const second = await WireClient.connect(b.port);
+  const third = await WireClient.connect(b.port);
+  assert.equal(await third.nextFrame(), undefined, 'refused');
+  first.close();
+  await new Promise((r) => setTimeout(r, 100));
+  await stillServes(b.port);
+  second.close();
+});
+
+test('an idle connection is closed after connections.max.idle.ms', async () => {
+  const b = await broker({ idleTimeoutMs: 200 });
+  const c = await WireClient.connect(b.port);
+  assert.equal(await c.nextFrame(2000), undefined);
+});
+
+test('half-received requests share one memory budget: a connection without room waits, then goes on', async () => {
+  const b = await broker({ maxPendingRequestBytes: 10_000, maxRequestBytes: 9_000 });
+  const holder = await WireClient.connect(b.port);
+  const waiter = await WireClient.connect(b.port);
+  const big = (c: WireClient, id: number): Buffer => {
+    const f = c.frame(ApiVersionsRequest, 3, { clientSoftwareName: 'x'.repeat(8_000), clientSoftwareVersion: '1' }, id);
+    assert.ok(f.length > 8_000);
+    return f;
+  };
+  const held = big(holder, 1);
+  const waited = big(waiter, 2);
+  holder.sendRaw(held.subarray(0, 100));
+  await new Promise((r) => setTimeout(r, 100));
+  waiter.sendRaw(waited.subarray(0, 100));
+  await new Promise((r) => setTimeout(r, 100));
+  waiter.sendRaw(waited.subarray(100));
+  await assert.rejects(waiter.nextFrame(500), /no response in time/, 'no room: the second request is not read yet');
+  holder.sendRaw(held.subarray(100));
+  assert.equal((await holder.nextFrame())!.readInt32BE(0), 1);
+  assert.equal((await waiter.nextFrame())!.readInt32BE(0), 2, 'read and answered once memory was freed');
+  holder.close();
+  waiter.close();
+});

@@ -1,0 +1,51 @@
+import { test } from 'node:test';
+import assert from 'node:assert/strict';
+import { writeFile } from 'node:fs/promises';
+import { join } from 'node:path';
+import { runBrook } from './helpers/cli.js';
+import { startServe, tempDataDir } from './helpers/serve-process.js';
+import { WireClient } from './helpers/wire-client.js';
+import { ApiVersionsRequest, ApiVersionsResponse } from '../src/protocol/messages/api-versions.js';
+
+/** One sentence on standard error, no stack trace, a non-zero exit. */
+function assertOneSentence(r: { code: number | null; stderr: string }, pattern: RegExp): void {
+  assert.notEqual(r.code, 0);
+  assert.match(r.stderr, pattern);
+  assert.equal(r.stderr.trim().split('\n').length, 1, r.stderr);
+  assert.doesNotMatch(r.stderr, /\n\s+at /);
+}
+
+test('serve prints its listening line, serves, and stops cleanly on SIGTERM and SIGINT', async () => {
+  for (const signal of ['SIGTERM', 'SIGINT'] as const) {
+    const serve = await startServe();
+    assert.match(serve.output(), new RegExp(`listening on 127\\.0\\.0\\.1:${serve.port}`));
+    const c = await WireClient.connect(serve.port);
+    const res = await c.request(ApiVersionsRequest, ApiVersionsResponse, 3, { clientSoftwareName: 'cli-test', clientSoftwareVersion: '1' });
+    assert.equal(res.errorCode, 0);
+    c.close();
+    assert.equal(await serve.stop(signal), 0);
+  }
+});
+
+test('bad flags are refused with one sentence', async () => {
+  assertOneSentence(await runBrook(['serve', '--port', 'abc']), /--port.*whole number/);
+  assertOneSentence(await runBrook(['serve', '--flush', 'sometimes']), /--flush must be none, always or interval:<ms>/);
+  assertOneSentence(await runBrook(['serve', '--advertised-listener', 'nohost']), /is not HOST:PORT/);
+  assertOneSentence(await runBrook(['serve', '--bogus']), /unknown option '--bogus'/);
+});
+
+test('a data directory that cannot be used is one sentence, not a stack trace', async () => {
+  const file = join(await tempDataDir(), 'a-file');
+  await writeFile(file, 'x');
+  assertOneSentence(await runBrook(['serve', '--port', '0', '--data-dir', file]), /^brook: cannot use data directory .*a-file: it is a file, not a directory\.$/m);
+});
+
+test('a port in use is one sentence', async () => {
+  const first = await startServe();
+  try {
+    const r = await runBrook(['serve', '--port', String(first.port), '--data-dir', await tempDataDir()]);
+    assertOneSentence(r, new RegExp(`^brook: cannot listen on 127\\.0\\.0\\.1:${first.port}: the address is already in use\\.$`, 'm'));
+  } finally {
+    await first.stop();
+  }
+});
