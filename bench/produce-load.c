@@ -82,6 +82,7 @@ int main(int argc, char **argv) {
   set(conf, "queue.buffering.max.messages", "1000000");
   set(conf, "queue.buffering.max.kbytes", "1048576");
   set(conf, "compression.codec", "none");
+  set(conf, "socket.nagle.disable", "true");
   rd_kafka_conf_set_dr_msg_cb(conf, on_delivery);
   rd_kafka_t *rk = rd_kafka_new(RD_KAFKA_PRODUCER, conf, err, sizeof err);
   if (!rk) {

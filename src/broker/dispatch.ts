@@ -41,7 +41,7 @@ export function createDispatcher(table: ReadonlyMap<number, ApiHandler>, broker:
     }
     const info: RequestInfo = { apiVersion, clientId: header.clientId, connection };
     const headerVersion = responseHeaderVersion(apiKey, apiVersion);
-    const result = handler.handle(request, info, broker);
+    const result = broker.metrics.timeRequest(apiKey, () => handler.handle(request, info, broker));
     if (result instanceof Promise) {
       return result.then((response) => (response === undefined ? undefined : encode(handler, apiVersion, correlationId, headerVersion, response)));
     }
@@ -49,10 +49,13 @@ export function createDispatcher(table: ReadonlyMap<number, ApiHandler>, broker:
   };
 }
 
+/** The whole response frame, size prefix included, so that it goes out in one write. */
 function encode(handler: ApiHandler, version: number, correlationId: number, headerVersion: number, response: unknown): Buffer {
   const w = new Writer(256);
+  w.writeInt32(0);
   w.writeInt32(correlationId);
   if (headerVersion >= 1) w.writeEmptyTaggedFields();
   handler.response.write(w, version, response);
+  w.writeInt32At(0, w.length - 4);
   return w.finish();
 }

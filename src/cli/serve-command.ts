@@ -2,8 +2,9 @@ import { InvalidArgumentError, type Command } from 'commander';
 import { pino } from 'pino';
 import { parseFlushPolicy, parseHostPort, DEFAULT_CONFIG } from '../broker/config.js';
 import { startBroker } from '../broker/start-broker.js';
+import { describeStartupError } from './startup-error.js';
 
-function integer(min: number, max = Number.MAX_SAFE_INTEGER) {
+export function integer(min: number, max = Number.MAX_SAFE_INTEGER) {
   return (text: string): number => {
     const n = Number(text);
     if (!/^-?[0-9]+$/.test(text) || n < min || n > max) throw new InvalidArgumentError(`expected a whole number from ${min} to ${max}.`);
@@ -36,8 +37,10 @@ interface ServeOptions {
   producerIdExpirationMs: number;
   maxRequestBytes: number;
   maxConnections: number;
+  queuedMaxRequestBytes: number;
   connectionsMaxIdleMs: number;
   logLevel: string;
+  metricsPort?: number;
 }
 
 export function addServeCommand(program: Command): void {
@@ -58,9 +61,11 @@ export function addServeCommand(program: Command): void {
     .option('--retention-bytes <n>', 'delete old segments past this partition size; -1 keeps them (retention.bytes)', integer(-1), d.retentionBytes)
     .option('--producer-id-expiration-ms <ms>', 'forget an idle producer after this (producer.id.expiration.ms)', integer(1), d.producerIdExpirationMs)
     .option('--max-request-bytes <n>', 'largest request accepted (socket.request.max.bytes)', integer(64, 2 ** 31 - 1), d.maxRequestBytes)
+    .option('--queued-max-request-bytes <n>', 'memory for requests received in part, all connections together (queued.max.request.bytes)', integer(1024), d.maxPendingRequestBytes)
     .option('--max-connections <n>', 'connections accepted at once (max.connections)', integer(1), d.maxConnections)
     .option('--connections-max-idle-ms <ms>', 'close connections idle this long (connections.max.idle.ms)', integer(1), d.idleTimeoutMs)
     .option('--log-level <level>', 'fatal | error | warn | info | debug | trace', 'info')
+    .option('--metrics-port <port>', 'serve Prometheus metrics at http://HOST:PORT/metrics (0: a free port)', integer(0, 65535))
     .action(async (o: ServeOptions) => {
       const logger = pino({ level: o.logLevel });
       const broker = await startBroker({
@@ -78,9 +83,15 @@ export function addServeCommand(program: Command): void {
         producerIdExpirationMs: o.producerIdExpirationMs,
         maxRequestBytes: o.maxRequestBytes,
         maxConnections: o.maxConnections,
+        maxPendingRequestBytes: o.queuedMaxRequestBytes,
         idleTimeoutMs: o.connectionsMaxIdleMs,
         logger,
+        metricsPort: o.metricsPort,
+      }).catch((err: unknown) => {
+        throw new Error(describeStartupError(err, { host: o.host, port: o.port, dataDir: o.dataDir }));
       });
+      // The promise to scripts and users, whatever the log level: this line means connections are accepted.
+      process.stdout.write(`brook listening on ${broker.bootstrap}\n`);
       const stop = (signal: string): void => {
         logger.info({ signal }, 'stopping');
         broker.close().then(

@@ -104,11 +104,8 @@ export class Segment {
     const index = this.indexFile;
     if (index === undefined) throw new Error(`segment ${this.logPath} is not open for appending`);
     const entries = this.appendIndex.bytes(this.indexWritten, indexEntries);
-    const [bytes] = await Promise.all([
-      buffers.length > 0 ? writeAllAt(log, buffers, this.written) : 0,
-      entries.length > 0 ? index.write(entries, 0, entries.length, this.indexWritten * INDEX_ENTRY_SIZE) : undefined,
-    ]);
-    this.written += bytes;
+    this.written += writeAllAt(log, buffers, this.written);
+    if (entries.length > 0) writeAllAt(index, [entries], this.indexWritten * INDEX_ENTRY_SIZE);
     this.indexWritten = indexEntries;
   }
 

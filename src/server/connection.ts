@@ -7,7 +7,7 @@ import type { Socket } from 'node:net';
 import { FrameDecoder, FrameError } from './frame-decoder.js';
 import type { MemoryBudget } from './memory-budget.js';
 
-/** A response frame's bytes without the size prefix, possibly in pieces; undefined = no response. */
+/** A whole response frame, size prefix included, possibly in pieces; undefined = no response. */
 export type ResponseBytes = Buffer | readonly Buffer[] | undefined;
 
 export interface ConnectionContext {
@@ -126,23 +126,17 @@ export class Connection {
     slot.done = true;
     slot.response = response;
     if (this.slots[0] !== slot) return;
-    this.socket.cork();
+    // Several answers ready at once leave in one system call.
+    const several = this.slots.length > 1 && this.slots[1]!.done;
+    if (several) this.socket.cork();
     while (this.slots.length > 0 && this.slots[0]!.done) {
       const { response: bytes } = this.slots.shift()!;
-      if (bytes !== undefined && !this.socket.destroyed) this.write(bytes);
+      if (bytes === undefined || this.socket.destroyed) continue;
+      if (Buffer.isBuffer(bytes)) this.socket.write(bytes);
+      else for (const part of bytes) this.socket.write(part);
     }
-    process.nextTick(() => this.socket.uncork());
+    if (several) this.socket.uncork();
     this.updateFlow();
-  }
-
-  private write(bytes: Buffer | readonly Buffer[]): void {
-    const parts = Buffer.isBuffer(bytes) ? [bytes] : bytes;
-    let size = 0;
-    for (const part of parts) size += part.length;
-    const prefix = Buffer.allocUnsafe(4);
-    prefix.writeInt32BE(size, 0);
-    this.socket.write(prefix);
-    for (const part of parts) this.socket.write(part);
   }
 
   /** Stops reading while answers pile up or the socket cannot take more; resumes after. */

@@ -31,7 +31,7 @@ export async function startServe(args: readonly string[] = [], dataDir?: string)
   const port = await new Promise<number>((resolve, reject) => {
     const timer = setTimeout(() => reject(new Error(`brook serve did not start:\n${out}`)), 15000);
     const look = (): void => {
-      const m = /listening on [^\s"]*:(\d+)/.exec(out);
+      const m = /^brook listening on [^\s]*:(\d+)$/m.exec(out);
       if (m) {
         clearTimeout(timer);
         resolve(Number(m[1]));
