@@ -4,6 +4,7 @@ import { API_VERSIONS_KEY, apiVersions } from './handlers/api-versions.js';
 import { createTopics } from './handlers/create-topics.js';
 import { deleteGroups } from './handlers/delete-groups.js';
 import { deleteTopics } from './handlers/delete-topics.js';
+import { describeProducers } from './handlers/describe-producers.js';
 import { describeConfigs } from './handlers/describe-configs.js';
 import { describeGroups } from './handlers/describe-groups.js';
 import { fetch } from './handlers/fetch.js';
@@ -24,6 +25,7 @@ export function buildApiTable(): ReadonlyMap<number, ApiHandler> {
   const handlers: ApiHandler[] = [
     ...[produce, fetch, listOffsets, metadata, findCoordinator, createTopics, deleteTopics, initProducerId, describeConfigs],
     ...[joinGroup, syncGroup, heartbeat, leaveGroup, offsetCommit, offsetFetch, listGroups, describeGroups, deleteGroups],
+    describeProducers,
   ];
   const table = new Map<number, ApiHandler>(handlers.map((h) => [h.request.apiKey, h]));
   table.set(API_VERSIONS_KEY, apiVersions(table));

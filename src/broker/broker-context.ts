@@ -1,7 +1,8 @@
-/** Everything a handler may reach: settings, the stored topics, waiting fetches, consumer groups, the log. */
+/** Everything a handler may reach: settings, the stored topics, waiting fetches, consumer groups, the log, metrics. */
 import type { Logger } from 'pino';
 import type { GroupCoordinator } from '../groups/group-coordinator.js';
 import type { Storage } from '../log/storage.js';
+import type { BrokerMetrics } from '../metrics/broker-metrics.js';
 import type { BrokerConfig } from './config.js';
 import type { PartitionWaiters } from './partition-waiters.js';
 
@@ -11,6 +12,7 @@ export interface BrokerContext {
   readonly waiters: PartitionWaiters;
   readonly groups: GroupCoordinator;
   readonly logger: Logger;
+  readonly metrics: BrokerMetrics;
   /** The host and port clients are told to connect to. */
   readonly advertised: { readonly host: string; readonly port: number };
   readonly clusterId: string;

@@ -5,6 +5,8 @@ import { join } from 'node:path';
 import { pino, type Logger } from 'pino';
 import { GroupCoordinator } from '../groups/group-coordinator.js';
 import { Storage } from '../log/storage.js';
+import { BrokerMetrics } from '../metrics/broker-metrics.js';
+import { serveMetrics, type MetricsServer } from '../metrics/metrics-server.js';
 import { TcpServer } from '../server/tcp-server.js';
 import { buildApiTable } from './api-table.js';
 import type { BrokerContext } from './broker-context.js';
@@ -17,6 +19,8 @@ export interface BrokerOptions extends Partial<Omit<BrokerConfig, 'dataDir'>> {
   readonly dataDir?: string;
   /** A pino logger; absent: warnings and errors only, to stderr. */
   readonly logger?: Logger;
+  /** Serve Prometheus metrics over HTTP at /metrics on this port of `host` (0: a free port); absent: no endpoint. */
+  readonly metricsPort?: number;
 }
 
 export interface Broker {
@@ -25,6 +29,8 @@ export interface Broker {
   readonly host: string;
   readonly port: number;
   readonly dataDir: string;
+  /** The bound metrics port, when `metricsPort` was given. */
+  readonly metricsPort: number | undefined;
   close(): Promise<void>;
 }
 
@@ -51,12 +57,14 @@ export async function startBroker(options: BrokerOptions = {}): Promise<Broker> 
     throw err;
   }
   const waiters = new PartitionWaiters();
+  const metrics = new BrokerMetrics();
   const context: { -readonly [K in keyof BrokerContext]: BrokerContext[K] } = {
     config,
     storage,
     waiters,
     groups,
     logger,
+    metrics,
     advertised: config.advertisedListener ?? { host: config.host, port: config.port },
     clusterId: storage.clusterId,
   };
@@ -66,29 +74,38 @@ export async function startBroker(options: BrokerOptions = {}): Promise<Broker> 
       maxRequestBytes: config.maxRequestBytes,
       maxQueuedResponses: config.maxQueuedResponsesPerConnection,
       maxConnections: config.maxConnections,
+      maxPendingRequestBytes: config.maxPendingRequestBytes,
       idleTimeoutMs: config.idleTimeoutMs,
     },
     logger,
   );
+  metrics.countConnections(() => server.connectionCount);
   let bound;
+  let metricsServer: MetricsServer | undefined;
   try {
     bound = await server.listen(config.host, config.port);
+    if (options.metricsPort !== undefined) metricsServer = await serveMetrics(metrics.registry, config.host, options.metricsPort);
   } catch (err) {
+    await server.close();
     await groups.close();
     await storage.close();
     throw err;
   }
   if (config.advertisedListener === undefined) context.advertised = { host: config.host, port: bound.port };
-  logger.info({ host: config.host, port: bound.port, dataDir }, `listening on ${config.host}:${bound.port}`);
+  const metricsPort = metricsServer?.port;
+  const metricsNote = metricsPort === undefined ? '' : `, metrics on http://${config.host}:${metricsPort}/metrics`;
+  logger.info({ host: config.host, port: bound.port, dataDir, metricsPort }, `listening on ${config.host}:${bound.port}${metricsNote}`);
   let closing: Promise<void> | undefined;
   return {
     bootstrap: `${config.host}:${bound.port}`,
     host: config.host,
     port: bound.port,
     dataDir,
+    metricsPort,
     close() {
       closing ??= (async () => {
         waiters.wakeAll();
+        await metricsServer?.close();
         await server.close();
         await groups.close();
         await storage.close();
@@ -100,6 +117,6 @@ export async function startBroker(options: BrokerOptions = {}): Promise<Broker> 
 }
 
 function withoutUndefined<T extends object>(o: T): Partial<T> {
-  return Object.fromEntries(Object.entries(o).filter(([k, v]) => v !== undefined && k !== 'logger')) as Partial<T>;
+  return Object.fromEntries(Object.entries(o).filter(([k, v]) => v !== undefined && k !== 'logger' && k !== 'metricsPort')) as Partial<T>;
 }
 

@@ -1,11 +1,13 @@
 #!/usr/bin/env node
 import { Command } from 'commander';
+import { addProducersCommand } from './producers-command.js';
 import { addReplayCommand } from './replay-command.js';
 import { addServeCommand } from './serve-command.js';
 
 const program = new Command('brook').description('a Kafka-wire-compatible broker whose idempotent producer is exact');
 addReplayCommand(program);
 addServeCommand(program);
+addProducersCommand(program);
 try {
   await program.parseAsync(process.argv);
 } catch (err) {

@@ -24,6 +24,7 @@ export const fetch = defineApi({
       await broker.waiters.wait(keys, deadline - Date.now());
       result = await collect(request, broker);
     }
+    broker.metrics.fetched(result.bytes);
     return result.response;
   },
 });

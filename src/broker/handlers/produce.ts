@@ -23,6 +23,7 @@ export const produce = defineApi({
   minVersion: 3,
   maxVersion: 11,
   async handle(request, _info, broker): Promise<ProduceResponse | undefined> {
+    broker.metrics.produceRequest();
     const acksValid = request.acks === 0 || request.acks === 1 || request.acks === -1;
     const written: Promise<void>[] = [];
     const responses = request.topicData.map((topic) => ({
@@ -71,6 +72,7 @@ function appendPartition(broker: BrokerContext, topic: string, index: number, re
     response.errorMessage = err.message;
     return [];
   }
+  broker.metrics.batchReceived(records!.length);
   if (isTransactional(header.attributes)) {
     response.errorCode = ErrorCode.INVALID_TXN_STATE;
     response.errorMessage = 'transactions are not supported';
@@ -82,6 +84,7 @@ function appendPartition(broker: BrokerContext, topic: string, index: number, re
   if (header.producerId >= 0n) {
     const batch = { epoch: header.producerEpoch, firstSeq: header.baseSequence, count: header.recordCount };
     const verdict = check(log.producerState(header.producerId)?.state, batch);
+    broker.metrics.idempotence(verdict.kind);
     if (verdict.kind === 'out_of_order' || verdict.kind === 'fenced') {
       response.errorCode = VERDICT_ERRORS[verdict.kind];
       return [];

@@ -1,0 +1,82 @@
+/** The Kafka client behind brook's inspection commands: one connection, one request at a time. */
+import { connect, type Socket } from 'node:net';
+import { once } from 'node:events';
+import type { MessageCodec } from '../protocol/messages/codec.js';
+import { requestHeaderVersion, responseHeaderVersion } from '../protocol/messages/header.js';
+import { RequestHeader } from '../protocol/messages/request-header.js';
+import { Reader } from '../protocol/primitives/reader.js';
+import { Writer } from '../protocol/primitives/writer.js';
+
+const TIMEOUT_MS = 10_000;
+
+export class BrokerClient {
+  private received = Buffer.alloc(0);
+  private correlationId = 0;
+  private ended: Error | undefined;
+  private wake: (() => void) | undefined;
+
+  private constructor(
+    private readonly socket: Socket,
+    private readonly address: string,
+  ) {
+    socket.on('data', (chunk: Buffer) => {
+      this.received = Buffer.concat([this.received, chunk]);
+      this.wake?.();
+    });
+    socket.on('error', (err) => (this.ended = new Error(`lost the connection to ${address} (${reason(err)})`)));
+    socket.on('close', () => {
+      this.ended ??= new Error(`the broker at ${address} closed the connection`);
+      this.wake?.();
+    });
+  }
+
+  static async connect(host: string, port: number): Promise<BrokerClient> {
+    const address = `${host}:${port}`;
+    const socket = connect({ host, port, timeout: TIMEOUT_MS });
+    socket.once('timeout', () => socket.destroy(new Error(`no answer within ${TIMEOUT_MS / 1000} s`)));
+    try {
+      await once(socket, 'connect');
+    } catch (err) {
+      throw new Error(`cannot reach a broker at ${address} (${reason(err)})`);
+    }
+    return new BrokerClient(socket, address);
+  }
+
+  async request<Req, Res>(requestCodec: MessageCodec<Req>, responseCodec: MessageCodec<Res>, version: number, request: Req): Promise<Res> {
+    const { apiKey } = requestCodec;
+    const correlationId = ++this.correlationId;
+    const w = new Writer();
+    w.writeInt32(0);
+    const headerVersion = requestHeaderVersion(apiKey, version);
+    RequestHeader.write(w, headerVersion, { requestApiKey: apiKey, requestApiVersion: version, correlationId, clientId: 'brook-cli' });
+    requestCodec.write(w, version, request);
+    const frame = w.finish();
+    frame.writeInt32BE(frame.length - 4, 0);
+    this.socket.write(frame);
+    const r = new Reader(await this.nextFrame());
+    if (r.readInt32() !== correlationId) throw new Error(`the broker at ${this.address} answered out of turn`);
+    if (responseHeaderVersion(apiKey, version) >= 1) r.skipTaggedFields();
+    return responseCodec.read(r, version);
+  }
+
+  close(): void {
+    this.socket.destroy();
+  }
+
+  private async nextFrame(): Promise<Buffer> {
+    for (;;) {
+      const end = this.received.length >= 4 ? 4 + this.received.readInt32BE(0) : Infinity;
+      if (this.received.length >= end) {
+        const frame = this.received.subarray(4, end);
+        this.received = this.received.subarray(end);
+        return frame;
+      }
+      if (this.ended !== undefined) throw this.ended;
+      await new Promise<void>((resolve) => (this.wake = resolve));
+    }
+  }
+}
+
+function reason(err: unknown): string {
+  return (err as NodeJS.ErrnoException).code ?? (err as Error).message;
+}

@@ -1,0 +1,73 @@
+/**
+ * One broker's Prometheus metrics. Each broker has its own registry, so several brokers in one
+ * process (tests embedding brook) never share or clash over a metric.
+ */
+import { Counter, Gauge, Histogram, Registry } from 'prom-client';
+import type { Verdict } from '../idempotence/rules.js';
+import { API_SCHEMAS } from '../protocol/messages/apis.js';
+
+/** Fetch long-polls for up to max.wait.ms, so the buckets reach well past a second. */
+const LATENCY_BUCKETS = [0.0005, 0.001, 0.0025, 0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1, 2.5, 5, 10];
+
+export class BrokerMetrics {
+  readonly registry = new Registry();
+  private readonly produceRequests = this.counter('brook_produce_requests_total', 'Produce requests received.');
+  private readonly produceBatches = this.counter('brook_produce_batches_total', 'Valid record batches received in Produce requests.');
+  private readonly produceBytes = this.counter('brook_produce_bytes_total', 'Bytes of the valid record batches received in Produce requests.');
+  private readonly verdicts: Record<Verdict['kind'], Counter> = {
+    append: this.counter('brook_idempotent_batches_accepted_total', 'Idempotent batches accepted and appended.'),
+    duplicate: this.counter('brook_idempotent_batches_duplicate_total', 'Idempotent batches recognised as retries: answered with the first copy\'s offset, not appended.'),
+    out_of_order: this.counter('brook_idempotent_batches_out_of_order_total', 'Idempotent batches refused with OUT_OF_ORDER_SEQUENCE_NUMBER.'),
+    fenced: this.counter('brook_idempotent_batches_fenced_total', 'Idempotent batches refused with INVALID_PRODUCER_EPOCH (an older epoch).'),
+  };
+  private readonly fetchBytes = this.counter('brook_fetch_bytes_total', 'Record bytes sent in Fetch responses.');
+  private readonly latency = new Histogram({
+    name: 'brook_request_duration_seconds',
+    help: 'Time from a decoded request to its response, by Kafka API.',
+    labelNames: ['api'],
+    buckets: LATENCY_BUCKETS,
+    registers: [this.registry],
+  });
+
+  produceRequest(): void {
+    this.produceRequests.inc();
+  }
+
+  batchReceived(bytes: number): void {
+    this.produceBatches.inc();
+    this.produceBytes.inc(bytes);
+  }
+
+  idempotence(verdict: Verdict['kind']): void {
+    this.verdicts[verdict].inc();
+  }
+
+  fetched(bytes: number): void {
+    this.fetchBytes.inc(bytes);
+  }
+
+  /** The open-connections gauge reads `count` at each scrape. */
+  countConnections(count: () => number): void {
+    new Gauge({
+      name: 'brook_open_connections',
+      help: 'Client connections open now.',
+      registers: [this.registry],
+      collect() {
+        this.set(count());
+      },
+    });
+  }
+
+  /** Runs a request's handler, observing its latency once its result (or promised result) is there. */
+  timeRequest<R>(apiKey: number, handle: () => R): R {
+    const end = this.latency.startTimer({ api: API_SCHEMAS[apiKey]?.name ?? String(apiKey) });
+    const result = handle();
+    if (result instanceof Promise) return result.finally(() => end()) as R;
+    end();
+    return result;
+  }
+
+  private counter(name: string, help: string): Counter {
+    return new Counter({ name, help, registers: [this.registry] });
+  }
+}

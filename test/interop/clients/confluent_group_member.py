@@ -1,0 +1,33 @@
+"""A consumer group member on librdkafka (confluent-kafka). Prints JSON lines: each assignment and
+each message read. When stdin closes it commits what it read, leaves the group and exits."""
+import sys
+
+from confluent_kafka import Consumer
+
+from lines import say, stdin_closed
+
+bootstrap, topic, group = sys.argv[1], sys.argv[2], sys.argv[3]
+stop = stdin_closed()
+consumer = Consumer({
+    "bootstrap.servers": bootstrap,
+    "group.id": group,
+    "enable.auto.commit": False,
+    "auto.offset.reset": "earliest",
+    "heartbeat.interval.ms": 300,
+    "session.timeout.ms": 6000,
+})
+consumer.subscribe([topic], on_assign=lambda _c, parts: say({"assigned": sorted(p.partition for p in parts)}))
+read = 0
+while not stop.is_set():
+    msg = consumer.poll(0.1)
+    if msg is None:
+        continue
+    if msg.error():
+        say({"error": str(msg.error())})
+        continue
+    read += 1
+    say({"read": [msg.partition(), msg.offset(), msg.value().decode()]})
+if read:
+    consumer.commit(asynchronous=False)
+consumer.close()
+say({"done": read})

@@ -1,0 +1,33 @@
+/** `brook serve --metrics-port`, run as the built binary. */
+import { test } from 'node:test';
+import assert from 'node:assert/strict';
+import { kafkajs } from './helpers/kafkajs.js';
+import { scrape } from './helpers/scrape.js';
+import { startServe } from './helpers/serve-process.js';
+
+/** Every line the broker printed, parsed: pino writes one JSON object a line. */
+function logLines(output: string): { level: number; msg: string; [field: string]: unknown }[] {
+  return output.trimEnd().split('\n').map((line) => JSON.parse(line));
+}
+
+test('serve --metrics-port serves Prometheus text, and says where in its JSON log', async () => {
+  const serve = await startServe(['--metrics-port', '0', '--log-level', 'info']);
+  try {
+    const lines = logLines(serve.output());
+    assert.ok(lines.every((l) => typeof l.level === 'number' && typeof l.msg === 'string'), serve.output());
+    const announced = lines.find((l) => l.msg.startsWith('listening on'));
+    const metricsPort = announced?.metricsPort;
+    assert.ok(typeof metricsPort === 'number', serve.output());
+    assert.equal(announced!.msg, `listening on 127.0.0.1:${serve.port}, metrics on http://127.0.0.1:${metricsPort}/metrics`);
+
+    const producer = kafkajs(serve.bootstrap).producer({ idempotent: true });
+    await producer.connect();
+    await producer.send({ topic: 'served', messages: [{ value: 'one' }] });
+    await producer.disconnect();
+    const samples = await scrape(metricsPort);
+    assert.equal(samples.get('brook_idempotent_batches_accepted_total'), 1);
+    assert.equal(samples.get('brook_request_duration_seconds_count{api="Produce"}'), 1);
+  } finally {
+    await serve.stop();
+  }
+});
