@@ -8,7 +8,7 @@ import { InitProducerIdRequest, InitProducerIdResponse } from '../src/protocol/m
 import { ListOffsetsRequest, ListOffsetsResponse } from '../src/protocol/messages/list-offsets.js';
 import { ProduceRequest, ProduceResponse } from '../src/protocol/messages/produce.js';
 import { readBatchHeader } from '../src/protocol/record-batch.js';
-import { valuesBatch, type BatchOptions } from './helpers/batch.js';
+import { buildBatch, valuesBatch, type BatchOptions } from './helpers/batch.js';
 import { WireClient } from './helpers/wire-client.js';
 
 let broker: Broker;
@@ -40,14 +40,19 @@ async function produce(topic: string, partition: number, count: number, options:
   return { errorCode: p.errorCode, baseOffset: Number(p.baseOffset) };
 }
 
-async function latestOffset(topic: string, partition: number): Promise<number> {
-  const res = await client.request(ListOffsetsRequest, ListOffsetsResponse, 6, {
+async function listOffset(topic: string, partition: number, timestamp: bigint, version = 7): Promise<{ offset: number; timestamp: number }> {
+  const res = await client.request(ListOffsetsRequest, ListOffsetsResponse, version, {
     replicaId: -1,
     isolationLevel: 0,
-    topics: [{ name: topic, partitions: [{ partitionIndex: partition, currentLeaderEpoch: -1, timestamp: -1n, maxNumOffsets: 1 }] }],
+    topics: [{ name: topic, partitions: [{ partitionIndex: partition, currentLeaderEpoch: -1, timestamp, maxNumOffsets: 1 }] }],
     timeoutMs: 0,
   });
-  return Number(res.topics[0]!.partitions[0]!.offset);
+  const p = res.topics[0]!.partitions[0]!;
+  return { offset: Number(version === 0 ? (p.oldStyleOffsets[0] ?? -1n) : p.offset), timestamp: Number(p.timestamp) };
+}
+
+async function latestOffset(topic: string, partition: number): Promise<number> {
+  return (await listOffset(topic, partition, -1n)).offset;
 }
 
 function fetchRequest(topic: string, partition: number, offset: number, maxWaitMs = 0, minBytes = 0): FetchRequest {
@@ -179,4 +184,24 @@ test('ApiVersions lists what is served', async () => {
   assert.deepEqual(byKey.get(0), [3, 11]);
   assert.deepEqual(byKey.get(18), [0, 4]);
   assert.ok(byKey.has(22) && byKey.has(3) && byKey.has(1) && byKey.has(2) && byKey.has(19));
+});
+
+test('ListOffsets: earliest, latest, by timestamp to the record, and the largest timestamp', async () => {
+  const t0 = 1_700_000_000_000;
+  const records = (deltas: number[]) => deltas.map((timestampDelta, i) => ({ value: Buffer.from(`t${i}`), timestampDelta }));
+  const send = async (deltas: number[], base: number) => {
+    const res = await client.request(ProduceRequest, ProduceResponse, 9, produceRequest('times', 0, buildBatch(records(deltas), { baseTimestamp: base })));
+    assert.equal(res.responses[0]!.partitionResponses[0]!.errorCode, 0);
+  };
+  await client.request(CreateTopicsRequest, CreateTopicsResponse, 7, { topics: [{ name: 'times', numPartitions: 1, replicationFactor: 1, assignments: [], configs: [] }], timeoutMs: 1000, validateOnly: false });
+  assert.deepEqual(await listOffset('times', 0, -3n), { offset: -1, timestamp: -1 }, 'empty: no largest timestamp');
+  await send([0, 10, 20], t0); // offsets 0..2 at t0, t0+10, t0+20
+  await send([0, 500, 30], t0 + 100); // offsets 3..5 at t0+100, t0+600, t0+130
+  assert.equal((await listOffset('times', 0, -2n)).offset, 0);
+  assert.equal((await listOffset('times', 0, -1n)).offset, 6);
+  assert.deepEqual(await listOffset('times', 0, BigInt(t0 + 15)), { offset: 2, timestamp: t0 + 20 }, 'inside the first batch');
+  assert.deepEqual(await listOffset('times', 0, BigInt(t0 + 101)), { offset: 4, timestamp: t0 + 600 });
+  assert.deepEqual(await listOffset('times', 0, BigInt(t0 + 601)), { offset: -1, timestamp: -1 }, 'after everything');
+  assert.deepEqual(await listOffset('times', 0, -3n), { offset: 4, timestamp: t0 + 600 }, 'the record with the largest timestamp');
+  assert.equal((await listOffset('times', 0, BigInt(t0 + 15), 0)).offset, 2, 'v0 answers in old-style offsets');
 });

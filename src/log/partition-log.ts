@@ -208,6 +208,16 @@ export class PartitionLog {
     });
   }
 
+  /** The largest batch maxTimestamp in the log, -1 when it is empty (ListOffsets MAX_TIMESTAMP). */
+  async maxTimestamp(): Promise<number> {
+    let largest = -1;
+    for (const segment of [...this.segments]) {
+      if (segment.baseOffset >= this.hw) break;
+      largest = Math.max(largest, await this.fromSegment(segment, -1, () => segment.largest()));
+    }
+    return largest;
+  }
+
   /** The first batch whose maxTimestamp is at least `timestamp` (ListOffsets): its base offset and maxTimestamp. */
   async offsetForTimestamp(timestamp: number): Promise<{ offset: number; timestamp: number } | undefined> {
     const hw = this.hw;

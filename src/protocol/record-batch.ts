@@ -131,8 +131,29 @@ export function validateProducedBatch(records: Buffer): BatchHeader {
   return header;
 }
 
-/** Steps through uncompressed records by their length prefixes and checks each one's layout. */
-function walkRecords(buf: Buffer, count: number): void {
+/**
+ * The first record of a stored batch whose timestamp is at least `timestamp` (ListOffsets by
+ * time). A compressed batch is not opened: its base offset and max timestamp stand for it.
+ */
+export function firstRecordAtOrAfter(batch: Buffer, timestamp: number): { offset: number; timestamp: number } | undefined {
+  const header = readBatchHeader(batch, 0);
+  if (header.maxTimestamp < timestamp) return undefined;
+  if (compressionOf(header.attributes) !== Compression.None) return { offset: header.baseOffset, timestamp: header.maxTimestamp };
+  let found: { offset: number; timestamp: number } | undefined;
+  walkRecords(batch.subarray(0, header.size), header.recordCount, (offsetDelta, timestampDelta) => {
+    const recordTimestamp = header.baseTimestamp + timestampDelta;
+    if (recordTimestamp < timestamp) return false;
+    found = { offset: header.baseOffset + offsetDelta, timestamp: recordTimestamp };
+    return true;
+  });
+  return found;
+}
+
+/**
+ * Steps through uncompressed records by their length prefixes and checks each one's layout;
+ * `visit` sees each record's offset and timestamp deltas and may stop the walk by returning true.
+ */
+function walkRecords(buf: Buffer, count: number, visit?: (offsetDelta: number, timestampDelta: number) => boolean): void {
   const cursor = { pos: BATCH_HEADER_SIZE };
   for (let i = 0; i < count; i++) {
     if (cursor.pos >= buf.length) throw new RecordBatchError(INVALID_RECORD, `batch claims ${count} records but holds ${i}`);
@@ -140,9 +161,10 @@ function walkRecords(buf: Buffer, count: number): void {
     const end = cursor.pos + length;
     if (length < 0 || end > buf.length) throw new RecordBatchError(INVALID_RECORD, `record ${i} length ${length} runs past the batch`);
     cursor.pos++; // attributes
-    readVarint(buf, cursor, end); // timestampDelta (varlong; its low bits suffice to step over it)
+    const timestampDelta = readVarint(buf, cursor, end); // a varlong, exact while under 2^53
     const offsetDelta = readVarint(buf, cursor, end);
     if (offsetDelta !== i) throw new RecordBatchError(INVALID_RECORD, `record ${i} has offset delta ${offsetDelta}`);
+    if (visit?.(offsetDelta, timestampDelta)) return;
     skipBytes(buf, cursor, end, true); // key
     skipBytes(buf, cursor, end, true); // value
     const headers = readVarint(buf, cursor, end);
@@ -156,7 +178,7 @@ function walkRecords(buf: Buffer, count: number): void {
   if (cursor.pos !== buf.length) throw new RecordBatchError(INVALID_RECORD, `batch holds bytes after its ${count} records`);
 }
 
-/** A zigzag varint of up to 10 bytes (varlongs included); bits beyond 53 are not needed here. */
+/** A zigzag varint of up to 10 bytes (varlongs included); values past 2^53 lose their low bits. */
 function readVarint(buf: Buffer, cursor: { pos: number }, end: number): number {
   let value = 0;
   let scale = 1;

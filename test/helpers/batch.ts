@@ -6,6 +6,8 @@ export interface TestRecord {
   readonly key?: Buffer | null;
   readonly value: Buffer | null;
   readonly headers?: readonly [string, Buffer][];
+  /** Milliseconds after the batch's base timestamp. */
+  readonly timestampDelta?: number;
 }
 
 export interface BatchOptions {
@@ -32,11 +34,11 @@ function sized(b: Buffer | null | undefined): Buffer[] {
   return b == null ? [varint(-1)] : [varint(b.length), b];
 }
 
-export function encodeRecord(record: TestRecord, offsetDelta: number, timestampDelta = 0): Buffer {
+export function encodeRecord(record: TestRecord, offsetDelta: number): Buffer {
   const headers = record.headers ?? [];
   const body = Buffer.concat([
     Buffer.from([0]),
-    varint(timestampDelta),
+    varint(record.timestampDelta ?? 0),
     varint(offsetDelta),
     ...sized(record.key),
     ...sized(record.value),
@@ -50,15 +52,16 @@ export function buildBatch(records: readonly TestRecord[], options: BatchOptions
   const rawRecords = Buffer.concat(records.map((r, i) => encodeRecord(r, i)));
   const payload = options.gzip ? gzipSync(rawRecords) : rawRecords;
   const header = Buffer.alloc(61);
-  const timestamp = BigInt(options.baseTimestamp ?? Date.now());
+  const timestamp = options.baseTimestamp ?? Date.now();
+  const maxDelta = Math.max(0, ...records.map((r) => r.timestampDelta ?? 0));
   header.writeBigInt64BE(0n, 0);
   header.writeInt32BE(61 - 12 + payload.length, 8);
   header.writeInt32BE(-1, 12);
   header.writeInt8(2, 16);
   header.writeInt16BE((options.gzip ? 1 : 0) | (options.transactional ? 0x10 : 0), 21);
   header.writeInt32BE(records.length - 1, 23);
-  header.writeBigInt64BE(timestamp, 27);
-  header.writeBigInt64BE(timestamp, 35);
+  header.writeBigInt64BE(BigInt(timestamp), 27);
+  header.writeBigInt64BE(BigInt(timestamp + maxDelta), 35);
   header.writeBigInt64BE(options.producerId ?? -1n, 43);
   header.writeInt16BE(options.producerEpoch ?? -1, 51);
   header.writeInt32BE(options.baseSequence ?? -1, 53);

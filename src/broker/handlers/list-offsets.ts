@@ -1,18 +1,23 @@
-/** ListOffsets: earliest (-2), latest (-1), or the first offset at or after a timestamp. */
+/**
+ * ListOffsets: earliest (-2), latest (-1), the record with the largest timestamp (-3, v7+), or
+ * the first record at or after a timestamp.
+ */
 import { ErrorCode } from '../../protocol/error-codes.js';
 import { ListOffsetsRequest, ListOffsetsResponse } from '../../protocol/messages/list-offsets.js';
 import { defineApi } from '../api-handler.js';
 import { LEADER_EPOCH } from '../config.js';
 import type { PartitionLog } from '../../log/partition-log.js';
+import { firstRecordAtOrAfter } from '../../protocol/record-batch.js';
 
 const LATEST = -1n;
 const EARLIEST = -2n;
+const MAX_TIMESTAMP = -3n;
 
 export const listOffsets = defineApi({
   request: ListOffsetsRequest,
   response: ListOffsetsResponse,
   minVersion: 0,
-  maxVersion: 6,
+  maxVersion: 7,
   async handle(request, _info, broker): Promise<ListOffsetsResponse> {
     const topics: ListOffsetsResponse['topics'] = [];
     for (const t of request.topics) {
@@ -39,5 +44,10 @@ export const listOffsets = defineApi({
 async function lookup(log: PartitionLog, timestamp: bigint): Promise<{ offset: number; timestamp: number } | undefined> {
   if (timestamp === LATEST) return { offset: log.highWatermark, timestamp: -1 };
   if (timestamp === EARLIEST) return { offset: log.logStartOffset, timestamp: -1 };
-  return log.offsetForTimestamp(Number(timestamp));
+  const target = timestamp === MAX_TIMESTAMP ? await log.maxTimestamp() : Number(timestamp);
+  if (target < 0) return undefined;
+  const batch = await log.offsetForTimestamp(target);
+  if (batch === undefined) return undefined;
+  const [bytes] = await log.read(batch.offset, 1);
+  return bytes === undefined ? undefined : firstRecordAtOrAfter(bytes, target);
 }
