@@ -1,5 +1,6 @@
 /** The APIs this broker serves: ApiVersions advertises exactly this table. */
 import type { ApiHandler } from './api-handler.js';
+import type { SaslGate } from './sasl-gate.js';
 import { API_VERSIONS_KEY, apiVersions } from './handlers/api-versions.js';
 import { createTopics } from './handlers/create-topics.js';
 import { deleteGroups } from './handlers/delete-groups.js';
@@ -19,10 +20,14 @@ import { metadata } from './handlers/metadata.js';
 import { offsetCommit } from './handlers/offset-commit.js';
 import { offsetFetch } from './handlers/offset-fetch.js';
 import { produce } from './handlers/produce.js';
+import { saslAuthenticate } from './handlers/sasl-authenticate.js';
+import { saslHandshake } from './handlers/sasl-handshake.js';
 import { syncGroup } from './handlers/sync-group.js';
 
-export function buildApiTable(): ReadonlyMap<number, ApiHandler> {
+/** SaslHandshake and SaslAuthenticate are served only by a listener that requires SASL. */
+export function buildApiTable(sasl: SaslGate | undefined): ReadonlyMap<number, ApiHandler> {
   const handlers: ApiHandler[] = [
+    ...(sasl === undefined ? [] : [saslHandshake(sasl), saslAuthenticate(sasl)]),
     ...[produce, fetch, listOffsets, metadata, findCoordinator, createTopics, deleteTopics, initProducerId, describeConfigs],
     ...[joinGroup, syncGroup, heartbeat, leaveGroup, offsetCommit, offsetFetch, listGroups, describeGroups, deleteGroups],
     describeProducers,

@@ -5,6 +5,7 @@ import type { Storage } from '../log/storage.js';
 import type { BrokerMetrics } from '../metrics/broker-metrics.js';
 import type { BrokerConfig } from './config.js';
 import type { PartitionWaiters } from './partition-waiters.js';
+import type { SaslGate } from './sasl-gate.js';
 
 export interface BrokerContext {
   readonly config: BrokerConfig;
@@ -16,4 +17,6 @@ export interface BrokerContext {
   /** The host and port clients are told to connect to. */
   readonly advertised: { readonly host: string; readonly port: number };
   readonly clusterId: string;
+  /** Present when the listener requires SASL authentication. */
+  readonly sasl: SaslGate | undefined;
 }

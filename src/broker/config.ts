@@ -1,4 +1,5 @@
 /** Broker settings, named after the Kafka settings they mirror. */
+import type { TlsListener } from '../server/tcp-server.js';
 
 export type FlushPolicy = 'none' | 'always' | { readonly intervalMs: number };
 
@@ -26,6 +27,12 @@ export interface BrokerConfig {
   /** connections.max.idle.ms */
   readonly idleTimeoutMs: number;
   readonly maxQueuedResponsesPerConnection: number;
+  /** A TLS listener instead of plain TCP. */
+  readonly tls: TlsListener | undefined;
+  /** The --sasl-users file; set, every connection must authenticate with SASL first. */
+  readonly saslUsersFile: string | undefined;
+  /** connection.failed.authentication.delay.ms */
+  readonly failedAuthenticationDelayMs: number;
 }
 
 export const NODE_ID = 1;
@@ -50,6 +57,9 @@ export const DEFAULT_CONFIG: BrokerConfig = {
   maxConnections: 1000,
   idleTimeoutMs: 600_000,
   maxQueuedResponsesPerConnection: 100,
+  tls: undefined,
+  saslUsersFile: undefined,
+  failedAuthenticationDelayMs: 1000,
 };
 
 /** Parses `none`, `always` or `interval:<ms>`. */

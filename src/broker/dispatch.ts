@@ -11,12 +11,12 @@ import type { ConnectionContext, FrameHandler, ResponseBytes } from '../server/c
 import type { ApiHandler, RequestInfo } from './api-handler.js';
 import type { BrokerContext } from './broker-context.js';
 import { API_VERSIONS_KEY, unsupportedApiVersionsResponse } from './handlers/api-versions.js';
+import { RequestRejected } from './request-rejected.js';
 
-/** A request that ends its connection; the message is logged. */
-export class RequestRejected extends Error {}
 
 export function createDispatcher(table: ReadonlyMap<number, ApiHandler>, broker: BrokerContext): FrameHandler {
   return (frame: Buffer, connection: ConnectionContext): ResponseBytes | Promise<ResponseBytes> => {
+    if (broker.sasl?.expectsBareToken(connection)) return broker.sasl.bareToken(connection, frame);
     let header;
     try {
       header = readRequestHeader(frame);
@@ -27,6 +27,9 @@ export function createDispatcher(table: ReadonlyMap<number, ApiHandler>, broker:
     const handler = table.get(header.apiKey);
     if (handler === undefined) throw new RequestRejected(`unknown api key ${header.apiKey}`);
     const { apiKey, apiVersion, correlationId } = header;
+    if (broker.sasl !== undefined && !broker.sasl.allows(connection, apiKey)) {
+      throw new RequestRejected(`${handler.request.name} before SASL authentication`);
+    }
     if (apiVersion < handler.minVersion || apiVersion > handler.maxVersion) {
       if (apiKey === API_VERSIONS_KEY) return encode(handler, 0, correlationId, 0, unsupportedApiVersionsResponse(handler));
       throw new RequestRejected(`api key ${apiKey} version ${apiVersion} is not supported (${handler.minVersion}..${handler.maxVersion})`);

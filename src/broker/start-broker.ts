@@ -13,6 +13,8 @@ import type { BrokerContext } from './broker-context.js';
 import { DEFAULT_CONFIG, type BrokerConfig } from './config.js';
 import { createDispatcher } from './dispatch.js';
 import { PartitionWaiters } from './partition-waiters.js';
+import { SaslGate } from './sasl-gate.js';
+import { loadSaslUsers } from '../auth/users-file.js';
 
 export interface BrokerOptions extends Partial<Omit<BrokerConfig, 'dataDir'>> {
   /** Where the log lives; absent: a fresh temporary directory, removed on close. */
@@ -56,6 +58,14 @@ export async function startBroker(options: BrokerOptions = {}): Promise<Broker> 
     await storage.close();
     throw err;
   }
+  let sasl: SaslGate | undefined;
+  try {
+    sasl = config.saslUsersFile === undefined ? undefined : new SaslGate(await loadSaslUsers(config.saslUsersFile), config.failedAuthenticationDelayMs);
+  } catch (err) {
+    await groups.close();
+    await storage.close();
+    throw err;
+  }
   const waiters = new PartitionWaiters();
   const metrics = new BrokerMetrics();
   const context: { -readonly [K in keyof BrokerContext]: BrokerContext[K] } = {
@@ -67,9 +77,10 @@ export async function startBroker(options: BrokerOptions = {}): Promise<Broker> 
     metrics,
     advertised: config.advertisedListener ?? { host: config.host, port: config.port },
     clusterId: storage.clusterId,
+    sasl,
   };
   const server = new TcpServer(
-    createDispatcher(buildApiTable(), context),
+    createDispatcher(buildApiTable(sasl), context),
     {
       maxRequestBytes: config.maxRequestBytes,
       maxQueuedResponses: config.maxQueuedResponsesPerConnection,
@@ -78,6 +89,7 @@ export async function startBroker(options: BrokerOptions = {}): Promise<Broker> 
       idleTimeoutMs: config.idleTimeoutMs,
     },
     logger,
+    config.tls,
   );
   metrics.countConnections(() => server.connectionCount);
   let bound;

@@ -1,5 +1,6 @@
 #!/usr/bin/env node
 import { Command } from 'commander';
+import { addAddUserCommand } from './add-user-command.js';
 import { addProducersCommand } from './producers-command.js';
 import { addReplayCommand } from './replay-command.js';
 import { addServeCommand } from './serve-command.js';
@@ -8,6 +9,7 @@ const program = new Command('brook').description('a Kafka-wire-compatible broker
 addReplayCommand(program);
 addServeCommand(program);
 addProducersCommand(program);
+addAddUserCommand(program);
 try {
   await program.parseAsync(process.argv);
 } catch (err) {

@@ -1,4 +1,5 @@
-import { InvalidArgumentError, type Command } from 'commander';
+import { readFileSync } from 'node:fs';
+import { InvalidArgumentError, Option, type Command } from 'commander';
 import { pino } from 'pino';
 import { parseFlushPolicy, parseHostPort, DEFAULT_CONFIG } from '../broker/config.js';
 import { startBroker } from '../broker/start-broker.js';
@@ -22,6 +23,15 @@ function parsed<T>(parse: (text: string) => T) {
   };
 }
 
+/** A PEM file's contents, read when the flag is parsed so that a bad path is reported as such. */
+function pemFile(text: string): Buffer {
+  try {
+    return readFileSync(text);
+  } catch (err) {
+    throw new InvalidArgumentError(`cannot read ${text}: ${(err as NodeJS.ErrnoException).code ?? (err as Error).message}.`);
+  }
+}
+
 interface ServeOptions {
   host: string;
   port: number;
@@ -38,6 +48,12 @@ interface ServeOptions {
   maxRequestBytes: number;
   maxConnections: number;
   queuedMaxRequestBytes: number;
+  tlsCert?: Buffer;
+  tlsKey?: Buffer;
+  tlsCa?: Buffer;
+  tlsClientAuth: 'none' | 'requested' | 'required';
+  saslUsers?: string;
+  failedAuthenticationDelayMs: number;
   connectionsMaxIdleMs: number;
   logLevel: string;
   metricsPort?: number;
@@ -64,9 +80,17 @@ export function addServeCommand(program: Command): void {
     .option('--queued-max-request-bytes <n>', 'memory for requests received in part, all connections together (queued.max.request.bytes)', integer(1024), d.maxPendingRequestBytes)
     .option('--max-connections <n>', 'connections accepted at once (max.connections)', integer(1), d.maxConnections)
     .option('--connections-max-idle-ms <ms>', 'close connections idle this long (connections.max.idle.ms)', integer(1), d.idleTimeoutMs)
+    .option('--tls-cert <file>', 'PEM certificate chain: listen with TLS (with --tls-key)', pemFile)
+    .option('--tls-key <file>', 'PEM private key of --tls-cert', pemFile)
+    .option('--tls-ca <file>', 'PEM CA certificates that client certificates must be signed by', pemFile)
+    .addOption(new Option('--tls-client-auth <mode>', 'ask clients for a certificate (ssl.client.auth)').choices(['none', 'requested', 'required']).default('none'))
+    .option('--sasl-users <file>', 'require SASL (PLAIN, SCRAM-SHA-256, SCRAM-SHA-512) with the users in this file (see brook add-user)')
+    .option('--failed-authentication-delay-ms <ms>', 'wait this long before answering a failed authentication (connection.failed.authentication.delay.ms)', integer(0), d.failedAuthenticationDelayMs)
     .option('--log-level <level>', 'fatal | error | warn | info | debug | trace', 'info')
     .option('--metrics-port <port>', 'serve Prometheus metrics at http://HOST:PORT/metrics (0: a free port)', integer(0, 65535))
     .action(async (o: ServeOptions) => {
+      if ((o.tlsCert === undefined) !== (o.tlsKey === undefined)) throw new Error('--tls-cert and --tls-key go together.');
+      const tls = o.tlsCert === undefined || o.tlsKey === undefined ? undefined : { cert: o.tlsCert, key: o.tlsKey, ca: o.tlsCa, clientAuth: o.tlsClientAuth };
       const logger = pino({ level: o.logLevel });
       const broker = await startBroker({
         host: o.host,
@@ -84,6 +108,9 @@ export function addServeCommand(program: Command): void {
         maxRequestBytes: o.maxRequestBytes,
         maxConnections: o.maxConnections,
         maxPendingRequestBytes: o.queuedMaxRequestBytes,
+        tls,
+        saslUsersFile: o.saslUsers,
+        failedAuthenticationDelayMs: o.failedAuthenticationDelayMs,
         idleTimeoutMs: o.connectionsMaxIdleMs,
         logger,
         metricsPort: o.metricsPort,

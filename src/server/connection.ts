@@ -13,6 +13,8 @@ export type ResponseBytes = Buffer | readonly Buffer[] | undefined;
 export interface ConnectionContext {
   readonly id: number;
   readonly remoteAddress: string;
+  /** Closes the connection once the responses to requests received so far are written. */
+  end(): void;
 }
 
 export type FrameHandler = (frame: Buffer, context: ConnectionContext) => ResponseBytes | Promise<ResponseBytes>;
@@ -41,6 +43,7 @@ export class Connection {
   /** Bytes of the budget held for the request being received. */
   private reserved = 0;
   private waitingForMemory = false;
+  private ending = false;
   private readonly retryReserve = (): void => this.reserveForPendingFrame();
   readonly context: ConnectionContext;
 
@@ -53,7 +56,15 @@ export class Connection {
     private readonly events: ConnectionEvents,
   ) {
     this.decoder = new FrameDecoder(limits.maxRequestBytes);
-    this.context = { id, remoteAddress: `${socket.remoteAddress ?? '?'}:${socket.remotePort ?? '?'}` };
+    this.context = {
+      id,
+      remoteAddress: `${socket.remoteAddress ?? '?'}:${socket.remotePort ?? '?'}`,
+      end: () => {
+        this.ending = true;
+        socket.pause();
+        this.endIfDone();
+      },
+    };
     socket.on('data', (chunk: Buffer) => this.onData(chunk));
     socket.on('drain', () => this.updateFlow());
     socket.on('error', () => socket.destroy());
@@ -79,7 +90,7 @@ export class Connection {
       return;
     }
     for (const frame of frames) {
-      if (this.socket.destroyed) return;
+      if (this.socket.destroyed || this.ending) return;
       this.dispatch(frame);
     }
     this.reserveForPendingFrame();
@@ -136,11 +147,17 @@ export class Connection {
       else for (const part of bytes) this.socket.write(part);
     }
     if (several) this.socket.uncork();
+    this.endIfDone();
     this.updateFlow();
+  }
+
+  private endIfDone(): void {
+    if (this.ending && this.slots.length === 0) this.socket.end();
   }
 
   /** Stops reading while answers pile up or the socket cannot take more; resumes after. */
   private updateFlow(): void {
+    if (this.ending) return;
     const congested = this.waitingForMemory || this.slots.length >= this.limits.maxQueuedResponses || this.socket.writableNeedDrain;
     if (congested && !this.paused) {
       this.paused = true;

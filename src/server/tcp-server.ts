@@ -1,5 +1,6 @@
 /** The TCP listener: accepts connections within the limits and closes them all on stop. */
 import { createServer, type Server, type Socket } from 'node:net';
+import { createServer as createTlsServer } from 'node:tls';
 import { once } from 'node:events';
 import { Connection, type ConnectionLimits, type FrameHandler } from './connection.js';
 import { MemoryBudget } from './memory-budget.js';
@@ -10,6 +11,16 @@ export interface ServerLimits extends ConnectionLimits {
   readonly idleTimeoutMs: number;
   /** Kafka's queued.max.request.bytes: memory for requests received only in part. */
   readonly maxPendingRequestBytes: number;
+}
+
+export interface TlsListener {
+  /** PEM certificate chain and private key of the listener. */
+  readonly cert: string | Buffer;
+  readonly key: string | Buffer;
+  /** PEM CA certificates that client certificates are checked against. */
+  readonly ca?: string | Buffer;
+  /** ssl.client.auth: whether clients must present a certificate signed by `ca`. */
+  readonly clientAuth: 'none' | 'requested' | 'required';
 }
 
 export interface ServerLog {
@@ -27,9 +38,20 @@ export class TcpServer {
     private readonly handler: FrameHandler,
     private readonly limits: ServerLimits,
     private readonly log: ServerLog,
+    tls?: TlsListener,
   ) {
     this.budget = new MemoryBudget(limits.maxPendingRequestBytes);
-    this.server = createServer({ noDelay: true }, (socket) => this.accept(socket));
+    if (tls === undefined) {
+      this.server = createServer({ noDelay: true }, (socket) => this.accept(socket));
+    } else {
+      const requestCert = tls.clientAuth !== 'none';
+      const server = createTlsServer({ cert: tls.cert, key: tls.key, ca: tls.ca, requestCert, rejectUnauthorized: tls.clientAuth === 'required' }, (socket) => {
+        socket.setNoDelay(true);
+        this.accept(socket);
+      });
+      server.on('tlsClientError', (err, socket) => log.warn({ remote: socket.remoteAddress, err: err.message }, 'TLS handshake failed'));
+      this.server = server;
+    }
   }
 
   async listen(host: string, port: number): Promise<{ host: string; port: number }> {

@@ -1,0 +1,124 @@
+/**
+ * SCRAM (RFC 5802, RFC 7677) for the server side, as Kafka's SCRAM-SHA-256/512. The server keeps
+ * only salted credentials (salt, iterations, StoredKey, ServerKey): never a password.
+ */
+import { createHash, createHmac, pbkdf2Sync, randomBytes, timingSafeEqual } from 'node:crypto';
+
+export const SCRAM_MECHANISMS = ['SCRAM-SHA-256', 'SCRAM-SHA-512'] as const;
+export type ScramMechanism = (typeof SCRAM_MECHANISMS)[number];
+
+/** Kafka's minimum for SCRAM iterations. */
+export const MIN_ITERATIONS = 4096;
+
+const HASHES: Record<ScramMechanism, { name: string; bytes: number }> = {
+  'SCRAM-SHA-256': { name: 'sha256', bytes: 32 },
+  'SCRAM-SHA-512': { name: 'sha512', bytes: 64 },
+};
+
+export interface ScramCredential {
+  readonly salt: Buffer;
+  readonly iterations: number;
+  readonly storedKey: Buffer;
+  readonly serverKey: Buffer;
+}
+
+export class AuthenticationError extends Error {}
+
+const hmac = (hash: string, key: Buffer, text: string | Buffer): Buffer => createHmac(hash, key).update(text).digest();
+
+function saltedKeys(mechanism: ScramMechanism, password: string, salt: Buffer, iterations: number): { clientKey: Buffer; serverKey: Buffer } {
+  const { name, bytes } = HASHES[mechanism];
+  const salted = pbkdf2Sync(password.normalize('NFKC'), salt, iterations, bytes, name);
+  return { clientKey: hmac(name, salted, 'Client Key'), serverKey: hmac(name, salted, 'Server Key') };
+}
+
+export function scramCredential(mechanism: ScramMechanism, password: string, iterations = MIN_ITERATIONS, salt: Buffer = randomBytes(32)): ScramCredential {
+  const { clientKey, serverKey } = saltedKeys(mechanism, password, salt, iterations);
+  return { salt, iterations, storedKey: createHash(HASHES[mechanism].name).update(clientKey).digest(), serverKey };
+}
+
+/** Whether `password` is the one `credential` was made from (for SASL/PLAIN). */
+export function passwordMatches(mechanism: ScramMechanism, credential: ScramCredential, password: string): boolean {
+  const { storedKey } = scramCredential(mechanism, password, credential.iterations, credential.salt);
+  return timingSafeEqual(storedKey, credential.storedKey);
+}
+
+/** Attribute map of a SCRAM message: `k=v,k=v`. */
+function attributes(message: string): Map<string, string> {
+  const out = new Map<string, string>();
+  for (const part of message.split(',')) {
+    const eq = part.indexOf('=');
+    if (eq !== 1) throw new AuthenticationError(`malformed SCRAM attribute '${part}'`);
+    out.set(part[0]!, part.slice(2));
+  }
+  return out;
+}
+
+function required(attrs: Map<string, string>, key: string): string {
+  const value = attrs.get(key);
+  if (value === undefined || value === '') throw new AuthenticationError(`SCRAM message lacks '${key}='`);
+  return value;
+}
+
+/** One SCRAM exchange: client-first → server-first, client-final → server-final. */
+export class ScramExchange {
+  private state: { clientFirstBare: string; serverFirst: string; nonce: string; user: string; credential: ScramCredential } | undefined;
+  private user: string | undefined;
+
+  constructor(
+    private readonly mechanism: ScramMechanism,
+    private readonly lookup: (user: string) => ScramCredential | undefined,
+    /** Stands in for unknown users, so that a failure never tells whether a user exists. */
+    private readonly decoy: (user: string) => ScramCredential,
+    private readonly serverNonce: () => string = () => randomBytes(18).toString('base64'),
+  ) {}
+
+  /** Whether client-first has been answered and client-final is next. */
+  get awaitingFinal(): boolean {
+    return this.state !== undefined;
+  }
+
+  /** The authenticated user, once `final` has succeeded. */
+  get principal(): string | undefined {
+    return this.user;
+  }
+
+  first(clientFirst: string): string {
+    const m = /^n,(?:a=[^,]*)?,(.*)$/s.exec(clientFirst);
+    if (m === null) throw new AuthenticationError('SCRAM client-first message must start with "n,," (channel binding is not supported)');
+    const clientFirstBare = m[1]!;
+    const attrs = attributes(clientFirstBare);
+    const user = required(attrs, 'n').replace(/=2C/g, ',').replace(/=3D/g, '=');
+    const clientNonce = required(attrs, 'r');
+    const credential = this.lookup(user) ?? this.decoy(user);
+    const nonce = clientNonce + this.serverNonce();
+    const serverFirst = `r=${nonce},s=${credential.salt.toString('base64')},i=${credential.iterations}`;
+    this.state = { clientFirstBare, serverFirst, nonce, user, credential };
+    return serverFirst;
+  }
+
+  final(clientFinal: string): string {
+    const state = this.state;
+    if (state === undefined) throw new AuthenticationError('SCRAM client-final message before client-first');
+    this.state = undefined;
+    const proofAt = clientFinal.lastIndexOf(',p=');
+    if (proofAt < 0) throw new AuthenticationError('SCRAM client-final message lacks a proof');
+    const withoutProof = clientFinal.slice(0, proofAt);
+    const attrs = attributes(withoutProof);
+    // Kafka accepts a nonce that ends with the server's; librdkafka 2.0 repeats its own part in front.
+    if (required(attrs, 'c') !== 'biws' || !required(attrs, 'r').endsWith(state.nonce)) {
+      throw new AuthenticationError('SCRAM client-final message does not match the exchange');
+    }
+    const hash = HASHES[this.mechanism].name;
+    const authMessage = `${state.clientFirstBare},${state.serverFirst},${withoutProof}`;
+    const proof = Buffer.from(clientFinal.slice(proofAt + 3), 'base64');
+    const signature = hmac(hash, state.credential.storedKey, authMessage);
+    if (proof.length !== signature.length) throw new AuthenticationError(`authentication failed for user '${state.user}'`);
+    const clientKey = Buffer.from(proof.map((b, i) => b ^ signature[i]!));
+    if (!timingSafeEqual(createHash(hash).update(clientKey).digest(), state.credential.storedKey) || this.lookup(state.user) === undefined) {
+      throw new AuthenticationError(`authentication failed for user '${state.user}'`);
+    }
+    this.user = state.user;
+    return `v=${hmac(hash, state.credential.serverKey, authMessage).toString('base64')}`;
+  }
+}

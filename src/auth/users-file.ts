@@ -1,0 +1,65 @@
+/**
+ * The `--sasl-users` file: per user, salted SCRAM credentials (never a password), as JSON:
+ * { "users": { "alice": { "SCRAM-SHA-256": { "salt": b64, "iterations": n, "storedKey": b64, "serverKey": b64 }, … } } }
+ * SASL/PLAIN is checked against the same credentials.
+ */
+import { readFile } from 'node:fs/promises';
+import { writeFileDurably } from '../log/durable-file.js';
+import { MIN_ITERATIONS, SCRAM_MECHANISMS, scramCredential, type ScramCredential, type ScramMechanism } from './scram.js';
+
+export type SaslUsers = ReadonlyMap<string, ReadonlyMap<ScramMechanism, ScramCredential>>;
+
+interface StoredCredential {
+  salt: string;
+  iterations: number;
+  storedKey: string;
+  serverKey: string;
+}
+type UsersJson = { users: Record<string, Partial<Record<ScramMechanism, StoredCredential>>> };
+
+const isMechanism = (name: string): name is ScramMechanism => (SCRAM_MECHANISMS as readonly string[]).includes(name);
+
+export async function loadSaslUsers(path: string): Promise<SaslUsers> {
+  let json: UsersJson;
+  try {
+    json = JSON.parse(await readFile(path, 'utf8')) as UsersJson;
+  } catch (err) {
+    throw new Error(`cannot read SASL users from ${path}: ${(err as Error).message}`);
+  }
+  if (typeof json !== 'object' || json === null || typeof json.users !== 'object') throw new Error(`${path} has no "users" object`);
+  const users = new Map<string, Map<ScramMechanism, ScramCredential>>();
+  for (const [user, mechanisms] of Object.entries(json.users)) {
+    const credentials = new Map<ScramMechanism, ScramCredential>();
+    for (const [mechanism, c] of Object.entries(mechanisms ?? {})) {
+      if (!isMechanism(mechanism)) throw new Error(`${path}: user '${user}' has unknown mechanism '${mechanism}'`);
+      if (!c || typeof c.salt !== 'string' || typeof c.storedKey !== 'string' || typeof c.serverKey !== 'string' || !Number.isInteger(c.iterations) || c.iterations < MIN_ITERATIONS) {
+        throw new Error(`${path}: user '${user}' ${mechanism} needs salt, storedKey, serverKey (base64) and iterations of at least ${MIN_ITERATIONS}`);
+      }
+      credentials.set(mechanism, {
+        salt: Buffer.from(c.salt, 'base64'),
+        iterations: c.iterations,
+        storedKey: Buffer.from(c.storedKey, 'base64'),
+        serverKey: Buffer.from(c.serverKey, 'base64'),
+      });
+    }
+    users.set(user, credentials);
+  }
+  return users;
+}
+
+/** Adds or replaces a user's credentials for each mechanism, derived from `password`. */
+export async function saveSaslUser(path: string, user: string, password: string, mechanisms: readonly ScramMechanism[], iterations = MIN_ITERATIONS): Promise<void> {
+  let json: UsersJson = { users: {} };
+  try {
+    json = JSON.parse(await readFile(path, 'utf8')) as UsersJson;
+  } catch (err) {
+    if ((err as NodeJS.ErrnoException).code !== 'ENOENT') throw new Error(`cannot read SASL users from ${path}: ${(err as Error).message}`);
+  }
+  const entry: Partial<Record<ScramMechanism, StoredCredential>> = {};
+  for (const mechanism of mechanisms) {
+    const c = scramCredential(mechanism, password, iterations);
+    entry[mechanism] = { salt: c.salt.toString('base64'), iterations: c.iterations, storedKey: c.storedKey.toString('base64'), serverKey: c.serverKey.toString('base64') };
+  }
+  json.users[user] = entry;
+  await writeFileDurably(path, `${JSON.stringify(json, null, 2)}\n`);
+}

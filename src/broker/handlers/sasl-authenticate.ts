@@ -1,0 +1,39 @@
+/**
+ * SaslAuthenticate: one step of the chosen mechanism. A failure is answered after a delay and
+ * then ends the connection, as Kafka does.
+ */
+import { setTimeout as sleep } from 'node:timers/promises';
+import { AuthenticationError } from '../../auth/scram.js';
+import { ErrorCode } from '../../protocol/error-codes.js';
+import { SaslAuthenticateRequest, SaslAuthenticateResponse } from '../../protocol/messages/sasl-authenticate.js';
+import { defineApi } from '../api-handler.js';
+import type { SaslGate } from '../sasl-gate.js';
+
+const NOTHING = Buffer.alloc(0);
+
+export function saslAuthenticate(gate: SaslGate) {
+  return defineApi({
+    request: SaslAuthenticateRequest,
+    response: SaslAuthenticateResponse,
+    minVersion: 0,
+    maxVersion: 2,
+    async handle(request, info, broker): Promise<SaslAuthenticateResponse> {
+      const session = gate.session(info.connection);
+      const refuse = (errorCode: number, errorMessage: string): SaslAuthenticateResponse => {
+        info.connection.end();
+        return { errorCode, errorMessage, authBytes: NOTHING, sessionLifetimeMs: 0n };
+      };
+      if (!session.handshakeDone || session.principal !== undefined) return refuse(ErrorCode.ILLEGAL_SASL_STATE, 'SaslAuthenticate is only valid after SaslHandshake and before authentication completes');
+      try {
+        const authBytes = session.step(request.authBytes);
+        if (session.principal !== undefined) broker.logger.info({ connection: info.connection.id, user: session.principal }, 'authenticated');
+        return { errorCode: ErrorCode.NONE, errorMessage: null, authBytes, sessionLifetimeMs: 0n };
+      } catch (err) {
+        if (!(err instanceof AuthenticationError)) throw err;
+        broker.logger.warn({ connection: info.connection.id, remote: info.connection.remoteAddress }, err.message);
+        await sleep(gate.failedAuthenticationDelayMs);
+        return refuse(ErrorCode.SASL_AUTHENTICATION_FAILED, err.message);
+      }
+    },
+  });
+}

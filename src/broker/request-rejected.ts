@@ -1,0 +1,2 @@
+/** A request that ends its connection; the message is logged. */
+export class RequestRejected extends Error {}

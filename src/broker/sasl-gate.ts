@@ -1,0 +1,55 @@
+/**
+ * SASL on a listener: each connection's session, and the rule that before authentication only
+ * ApiVersions, SaslHandshake and SaslAuthenticate may be sent.
+ */
+import { setTimeout as sleep } from 'node:timers/promises';
+import { SaslSession } from '../auth/sasl-session.js';
+import { AuthenticationError } from '../auth/scram.js';
+import { RequestRejected } from './request-rejected.js';
+import type { SaslUsers } from '../auth/users-file.js';
+import type { ConnectionContext } from '../server/connection.js';
+
+export const SASL_HANDSHAKE_KEY = 17;
+export const SASL_AUTHENTICATE_KEY = 36;
+const API_VERSIONS_KEY = 18;
+const BEFORE_AUTHENTICATION = new Set([API_VERSIONS_KEY, SASL_HANDSHAKE_KEY, SASL_AUTHENTICATE_KEY]);
+
+export class SaslGate {
+  private readonly sessions = new WeakMap<ConnectionContext, SaslSession>();
+
+  constructor(
+    private readonly users: SaslUsers,
+    /** Kafka's connection.failed.authentication.delay.ms: slows password guessing. */
+    readonly failedAuthenticationDelayMs: number,
+  ) {}
+
+  session(connection: ConnectionContext): SaslSession {
+    let session = this.sessions.get(connection);
+    if (session === undefined) this.sessions.set(connection, (session = new SaslSession(this.users)));
+    return session;
+  }
+
+  /** A SASL token sent as a bare frame after a v0 handshake: the answer, size prefix included. */
+  async bareToken(connection: ConnectionContext, frame: Buffer): Promise<Buffer> {
+    try {
+      const token = this.session(connection).step(frame);
+      const out = Buffer.allocUnsafe(4 + token.length);
+      out.writeInt32BE(token.length, 0);
+      token.copy(out, 4);
+      return out;
+    } catch (err) {
+      if (!(err instanceof AuthenticationError)) throw err;
+      // With bare tokens there is no error response: the connection is closed, after the delay.
+      await sleep(this.failedAuthenticationDelayMs);
+      throw new RequestRejected(err.message);
+    }
+  }
+
+  expectsBareToken(connection: ConnectionContext): boolean {
+    return this.sessions.get(connection)?.expectsBareToken === true;
+  }
+
+  allows(connection: ConnectionContext, apiKey: number): boolean {
+    return BEFORE_AUTHENTICATION.has(apiKey) || this.sessions.get(connection)?.principal !== undefined;
+  }
+}

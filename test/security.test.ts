@@ -1,0 +1,111 @@
+import { test, before, after } from 'node:test';
+import assert from 'node:assert/strict';
+import { readFile } from 'node:fs/promises';
+import { join } from 'node:path';
+import { Kafka, logLevel, type KafkaConfig, type SASLOptions } from 'kafkajs';
+import { startBroker, type Broker } from '../src/broker/start-broker.js';
+import { ProduceRequest } from '../src/protocol/messages/produce.js';
+import { valuesBatch } from './helpers/batch.js';
+import { runBrook } from './helpers/cli.js';
+import { tempDataDir } from './helpers/serve-process.js';
+import { makeTestCerts, type TestCerts } from './helpers/tls-certs.js';
+import { WireClient } from './helpers/wire-client.js';
+
+const DELAY_MS = 300;
+let certs: TestCerts;
+let usersFile: string;
+const brokers: Broker[] = [];
+
+before(async () => {
+  certs = makeTestCerts();
+  usersFile = join(await tempDataDir(), 'users.json');
+  for (const [user, password] of [['alice', 'alice-secret'], ['bob', 'bob-secret']]) {
+    const r = await runBrook(['add-user', '--users-file', usersFile, '--user', user!], `${password}\n`);
+    assert.equal(r.code, 0, r.stderr);
+  }
+});
+
+after(async () => {
+  await Promise.all(brokers.map((b) => b.close()));
+});
+
+async function broker(options: Parameters<typeof startBroker>[0]): Promise<Broker> {
+  const b = await startBroker({ port: 0, saslUsersFile: usersFile, failedAuthenticationDelayMs: DELAY_MS, ...options });
+  brokers.push(b);
+  return b;
+}
+
+function client(b: Broker, extra: Partial<KafkaConfig>): Kafka {
+  return new Kafka({ clientId: 'security-test', brokers: [b.bootstrap], logLevel: logLevel.NOTHING, connectionTimeout: 3000, ...extra });
+}
+
+/** Produces one message and reads the partition's end offset back through the same credentials. */
+async function produceAndCount(kafka: Kafka, topic: string): Promise<number> {
+  const producer = kafka.producer({ idempotent: true });
+  await producer.connect();
+  await producer.send({ topic, messages: [{ value: 'v' }] });
+  await producer.disconnect();
+  const admin = kafka.admin();
+  await admin.connect();
+  const [offsets] = await admin.fetchTopicOffsets(topic);
+  await admin.disconnect();
+  return Number(offsets!.high);
+}
+
+test('the users file holds salted SCRAM credentials, never the password', async () => {
+  const text = await readFile(usersFile, 'utf8');
+  assert.doesNotMatch(text, /alice-secret|bob-secret/);
+  const users = JSON.parse(text).users;
+  assert.deepEqual(Object.keys(users.alice).sort(), ['SCRAM-SHA-256', 'SCRAM-SHA-512']);
+});
+
+test('SASL: PLAIN, SCRAM-SHA-256 and SCRAM-SHA-512 with the right password work', async () => {
+  const b = await broker({});
+  let expected = 0;
+  for (const mechanism of ['plain', 'scram-sha-256', 'scram-sha-512'] as const) {
+    expected++;
+    const kafka = client(b, { sasl: { mechanism, username: 'alice', password: 'alice-secret' } as SASLOptions });
+    assert.equal(await produceAndCount(kafka, 'sasl-ok'), expected, mechanism);
+  }
+});
+
+test('SASL: a wrong password or unknown user is refused with the Kafka error, after the delay', async () => {
+  const b = await broker({});
+  for (const [mechanism, username, password] of [['scram-sha-256', 'alice', 'wrong'], ['scram-sha-512', 'nobody', 'x'], ['plain', 'bob', 'alice-secret']] as const) {
+    const admin = client(b, { sasl: { mechanism, username, password } as SASLOptions, retry: { retries: 0 } }).admin();
+    const started = Date.now();
+    await assert.rejects(admin.connect(), (err: Error & { type?: string }) => {
+      assert.match(`${err.name} ${err.message}`, /SASL|Authentication/i);
+      return true;
+    });
+    assert.ok(Date.now() - started >= DELAY_MS, `refusal came after ${Date.now() - started} ms`);
+  }
+});
+
+test('SASL: a request before authentication closes the connection and never reaches the log', async () => {
+  const b = await broker({});
+  const kafka = client(b, { sasl: { mechanism: 'scram-sha-256', username: 'bob', password: 'bob-secret' } });
+  assert.equal(await produceAndCount(kafka, 'guarded'), 1);
+  const intruder = await WireClient.connect(b.port);
+  const records = valuesBatch(5);
+  intruder.sendRaw(intruder.frame(ProduceRequest, 9, { transactionalId: null, acks: -1, timeoutMs: 1000, topicData: [{ name: 'guarded', partitionData: [{ index: 0, records }] }] }));
+  assert.equal(await intruder.nextFrame(), undefined, 'closed without an answer');
+  assert.equal(await produceAndCount(kafka, 'guarded'), 2, 'only the authenticated message was added');
+});
+
+test('TLS: clients that trust the CA connect; a plain TCP client does not get an answer', async () => {
+  const b = await broker({ tls: { cert: certs.cert, key: certs.key, clientAuth: 'none' } });
+  const kafka = client(b, { ssl: { ca: [certs.ca] }, sasl: { mechanism: 'scram-sha-512', username: 'alice', password: 'alice-secret' } });
+  assert.equal(await produceAndCount(kafka, 'over-tls'), 1);
+  const plain = await WireClient.connect(b.port);
+  plain.sendRaw(plain.frame(ProduceRequest, 9, { transactionalId: null, acks: -1, timeoutMs: 1000, topicData: [] }));
+  assert.equal(await plain.nextFrame(), undefined);
+});
+
+test('TLS with client certificates required: with one it works, without one it is refused', async () => {
+  const b = await broker({ saslUsersFile: undefined, tls: { cert: certs.cert, key: certs.key, ca: certs.ca, clientAuth: 'required' } });
+  const withCert = client(b, { ssl: { ca: [certs.ca], cert: certs.clientCert, key: certs.clientKey } });
+  assert.equal(await produceAndCount(withCert, 'mtls'), 1);
+  const withoutCert = client(b, { ssl: { ca: [certs.ca] }, retry: { retries: 0 } }).admin();
+  await assert.rejects(withoutCert.connect());
+});
