@@ -32,6 +32,8 @@ test('bad flags are refused with one sentence', async () => {
   assertOneSentence(await runBrook(['serve', '--flush', 'sometimes']), /--flush must be none, always or interval:<ms>/);
   assertOneSentence(await runBrook(['serve', '--advertised-listener', 'nohost']), /is not HOST:PORT/);
   assertOneSentence(await runBrook(['serve', '--bogus']), /unknown option '--bogus'/);
+  assertOneSentence(await runBrook(['serve', '--log-level', 'loud']), /Allowed choices are fatal, error, warn, info, debug, trace/);
+  assertOneSentence(await runBrook(['serve', '--tls-cert', '/nonexistent.pem']), /cannot read \/nonexistent.pem: ENOENT/);
 });
 
 test('a data directory that cannot be used is one sentence, not a stack trace', async () => {

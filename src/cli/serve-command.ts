@@ -86,7 +86,7 @@ export function addServeCommand(program: Command): void {
     .addOption(new Option('--tls-client-auth <mode>', 'ask clients for a certificate (ssl.client.auth)').choices(['none', 'requested', 'required']).default('none'))
     .option('--sasl-users <file>', 'require SASL (PLAIN, SCRAM-SHA-256, SCRAM-SHA-512) with the users in this file (see brook add-user)')
     .option('--failed-authentication-delay-ms <ms>', 'wait this long before answering a failed authentication (connection.failed.authentication.delay.ms)', integer(0), d.failedAuthenticationDelayMs)
-    .option('--log-level <level>', 'fatal | error | warn | info | debug | trace', 'info')
+    .addOption(new Option('--log-level <level>', 'how much to log').choices(['fatal', 'error', 'warn', 'info', 'debug', 'trace']).default('info'))
     .option('--metrics-port <port>', 'serve Prometheus metrics at http://HOST:PORT/metrics (0: a free port)', integer(0, 65535))
     .action(async (o: ServeOptions) => {
       if ((o.tlsCert === undefined) !== (o.tlsKey === undefined)) throw new Error('--tls-cert and --tls-key go together.');
