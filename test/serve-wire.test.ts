@@ -9,6 +9,7 @@ import { ListOffsetsRequest, ListOffsetsResponse } from '../src/protocol/message
 import { ProduceRequest, ProduceResponse } from '../src/protocol/messages/produce.js';
 import { readBatchHeader } from '../src/protocol/record-batch.js';
 import { buildBatch, valuesBatch, type BatchOptions } from './helpers/batch.js';
+import { tempDataDir } from './helpers/serve-process.js';
 import { WireClient } from './helpers/wire-client.js';
 
 let broker: Broker;
@@ -204,4 +205,33 @@ test('ListOffsets: earliest, latest, by timestamp to the record, and the largest
   assert.deepEqual(await listOffset('times', 0, BigInt(t0 + 601)), { offset: -1, timestamp: -1 }, 'after everything');
   assert.deepEqual(await listOffset('times', 0, -3n), { offset: 4, timestamp: t0 + 600 }, 'the record with the largest timestamp');
   assert.equal((await listOffset('times', 0, BigInt(t0 + 15), 0)).offset, 2, 'v0 answers in old-style offsets');
+});
+
+test('an epoch bump by InitProducerId fences the old epoch on every partition, and survives a restart', async () => {
+  const dataDir = await tempDataDir();
+  let b = await startBroker({ port: 0, dataDir });
+  let c = await WireClient.connect(b.port);
+  const init = (producerId: bigint, producerEpoch: number) => c.request(InitProducerIdRequest, InitProducerIdResponse, 4, { transactionalId: null, transactionTimeoutMs: 60000, producerId, producerEpoch });
+  const send = async (partition: number, epoch: number, seq: number) => {
+    const res = await c.request(ProduceRequest, ProduceResponse, 9, produceRequest('bumped', partition, valuesBatch(1, { producerId, producerEpoch: epoch, baseSequence: seq })));
+    return res.responses[0]!.partitionResponses[0]!.errorCode;
+  };
+  await c.request(CreateTopicsRequest, CreateTopicsResponse, 7, { topics: [{ name: 'bumped', numPartitions: 2, replicationFactor: 1, assignments: [], configs: [] }], timeoutMs: 1000, validateOnly: false });
+  const { producerId } = await init(-1n, -1);
+  assert.equal(await send(0, 0, 0), 0);
+  assert.equal(await send(1, 0, 0), 0);
+  assert.deepEqual(await init(producerId, 0), { throttleTimeMs: 0, errorCode: 0, producerId, producerEpoch: 1 });
+  assert.equal(await send(0, 1, 0), 0);
+  assert.equal(await send(1, 0, 1), 47, 'fenced on a partition the new epoch has not written to');
+  assert.equal((await init(producerId, 0)).errorCode, 47, 'a bump must name the current epoch');
+  assert.equal((await init(producerId, 7)).errorCode, 47);
+  c.close();
+  await b.close();
+  b = await startBroker({ port: 0, dataDir });
+  c = await WireClient.connect(b.port);
+  assert.equal(await send(1, 0, 1), 47, 'still fenced after a restart');
+  assert.equal(await send(1, 1, 0), 0, 'the new epoch starts at 0 there');
+  assert.equal((await init(producerId, 1)).producerEpoch, 2);
+  c.close();
+  await b.close();
 });

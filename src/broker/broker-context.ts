@@ -1,6 +1,7 @@
 /** Everything a handler may reach: settings, the stored topics, waiting fetches, consumer groups, the log, metrics. */
 import type { Logger } from 'pino';
 import type { GroupCoordinator } from '../groups/group-coordinator.js';
+import type { ProducerEpochs } from '../log/producer-epochs.js';
 import type { Storage } from '../log/storage.js';
 import type { BrokerMetrics } from '../metrics/broker-metrics.js';
 import type { BrokerConfig } from './config.js';
@@ -10,6 +11,7 @@ import type { SaslGate } from './sasl-gate.js';
 export interface BrokerContext {
   readonly config: BrokerConfig;
   readonly storage: Storage;
+  readonly producerEpochs: ProducerEpochs;
   readonly waiters: PartitionWaiters;
   readonly groups: GroupCoordinator;
   readonly logger: Logger;

@@ -4,9 +4,10 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { pino, type Logger } from 'pino';
 import { GroupCoordinator } from '../groups/group-coordinator.js';
+import { ProducerEpochs } from '../log/producer-epochs.js';
 import { Storage } from '../log/storage.js';
 import { BrokerMetrics } from '../metrics/broker-metrics.js';
-import { serveMetrics, type MetricsServer } from '../metrics/metrics-server.js';
+import { serveMetrics } from '../metrics/metrics-server.js';
 import { TcpServer } from '../server/tcp-server.js';
 import { buildApiTable } from './api-table.js';
 import type { BrokerContext } from './broker-context.js';
@@ -42,90 +43,81 @@ export async function startBroker(options: BrokerOptions = {}): Promise<Broker> 
   const port = options.port ?? (temporary ? 0 : DEFAULT_CONFIG.port);
   const config: BrokerConfig = { ...DEFAULT_CONFIG, ...withoutUndefined(options), dataDir, port };
   const logger = options.logger ?? pino({ level: 'warn' }, pino.destination(2));
-  const storage = await Storage.open(dataDir, {
-    segmentBytes: config.segmentBytes,
-    segmentMs: config.segmentMs,
-    flush: config.flush,
-    retentionMs: config.retentionMs,
-    retentionBytes: config.retentionBytes,
-    producerIdExpirationMs: config.producerIdExpirationMs,
-    logger,
-  });
-  let groups: GroupCoordinator;
-  try {
-    groups = await GroupCoordinator.open(dataDir, { log: logger });
-  } catch (err) {
-    await storage.close();
-    throw err;
-  }
-  let sasl: SaslGate | undefined;
-  try {
-    sasl = config.saslUsersFile === undefined ? undefined : new SaslGate(await loadSaslUsers(config.saslUsersFile), config.failedAuthenticationDelayMs);
-  } catch (err) {
-    await groups.close();
-    await storage.close();
-    throw err;
-  }
-  const waiters = new PartitionWaiters();
-  const metrics = new BrokerMetrics();
-  const context: { -readonly [K in keyof BrokerContext]: BrokerContext[K] } = {
-    config,
-    storage,
-    waiters,
-    groups,
-    logger,
-    metrics,
-    advertised: config.advertisedListener ?? { host: config.host, port: config.port },
-    clusterId: storage.clusterId,
-    sasl,
+  // What is open so far, closed in reverse order on stop or on a failed start.
+  const closers: (() => Promise<void>)[] = [];
+  const closeAll = async (): Promise<void> => {
+    for (const close of closers.reverse()) await close();
   };
-  const server = new TcpServer(
-    createDispatcher(buildApiTable(sasl), context),
-    {
-      maxRequestBytes: config.maxRequestBytes,
-      maxQueuedResponses: config.maxQueuedResponsesPerConnection,
-      maxConnections: config.maxConnections,
-      maxPendingRequestBytes: config.maxPendingRequestBytes,
-      idleTimeoutMs: config.idleTimeoutMs,
-    },
-    logger,
-    config.tls,
-  );
-  metrics.countConnections(() => server.connectionCount);
-  let bound;
-  let metricsServer: MetricsServer | undefined;
+  if (temporary) closers.push(() => rm(dataDir, { recursive: true, force: true }));
   try {
-    bound = await server.listen(config.host, config.port);
-    if (options.metricsPort !== undefined) metricsServer = await serveMetrics(metrics.registry, config.host, options.metricsPort);
+    const storage = await Storage.open(dataDir, {
+      segmentBytes: config.segmentBytes,
+      segmentMs: config.segmentMs,
+      flush: config.flush,
+      retentionMs: config.retentionMs,
+      retentionBytes: config.retentionBytes,
+      producerIdExpirationMs: config.producerIdExpirationMs,
+      logger,
+    });
+    closers.push(() => storage.close());
+    const groups = await GroupCoordinator.open(dataDir, { log: logger });
+    closers.push(() => groups.close());
+    const producerEpochs = await ProducerEpochs.open(dataDir, config.producerIdExpirationMs, Date.now());
+    const sasl = config.saslUsersFile === undefined ? undefined : new SaslGate(await loadSaslUsers(config.saslUsersFile), config.failedAuthenticationDelayMs);
+    const waiters = new PartitionWaiters();
+    const metrics = new BrokerMetrics();
+    const context: { -readonly [K in keyof BrokerContext]: BrokerContext[K] } = {
+      config,
+      storage,
+      producerEpochs,
+      waiters,
+      groups,
+      logger,
+      metrics,
+      advertised: config.advertisedListener ?? { host: config.host, port: config.port },
+      clusterId: storage.clusterId,
+      sasl,
+    };
+    const server = new TcpServer(
+      createDispatcher(buildApiTable(sasl), context),
+      {
+        maxRequestBytes: config.maxRequestBytes,
+        maxQueuedResponses: config.maxQueuedResponsesPerConnection,
+        maxConnections: config.maxConnections,
+        maxPendingRequestBytes: config.maxPendingRequestBytes,
+        idleTimeoutMs: config.idleTimeoutMs,
+      },
+      logger,
+      config.tls,
+    );
+    metrics.countConnections(() => server.connectionCount);
+    closers.push(async () => {
+      waiters.wakeAll();
+      await server.close();
+    });
+    const bound = await server.listen(config.host, config.port);
+    const metricsServer = options.metricsPort === undefined ? undefined : await serveMetrics(metrics.registry, config.host, options.metricsPort);
+    if (metricsServer !== undefined) closers.push(() => metricsServer.close());
+    if (config.advertisedListener === undefined) context.advertised = { host: config.host, port: bound.port };
+    const metricsPort = metricsServer?.port;
+    const metricsNote = metricsPort === undefined ? '' : `, metrics on http://${config.host}:${metricsPort}/metrics`;
+    logger.info({ host: config.host, port: bound.port, dataDir, metricsPort }, `listening on ${config.host}:${bound.port}${metricsNote}`);
+    let closing: Promise<void> | undefined;
+    return {
+      bootstrap: `${config.host}:${bound.port}`,
+      host: config.host,
+      port: bound.port,
+      dataDir,
+      metricsPort,
+      close() {
+        closing ??= closeAll();
+        return closing;
+      },
+    };
   } catch (err) {
-    await server.close();
-    await groups.close();
-    await storage.close();
+    await closeAll();
     throw err;
   }
-  if (config.advertisedListener === undefined) context.advertised = { host: config.host, port: bound.port };
-  const metricsPort = metricsServer?.port;
-  const metricsNote = metricsPort === undefined ? '' : `, metrics on http://${config.host}:${metricsPort}/metrics`;
-  logger.info({ host: config.host, port: bound.port, dataDir, metricsPort }, `listening on ${config.host}:${bound.port}${metricsNote}`);
-  let closing: Promise<void> | undefined;
-  return {
-    bootstrap: `${config.host}:${bound.port}`,
-    host: config.host,
-    port: bound.port,
-    dataDir,
-    metricsPort,
-    close() {
-      closing ??= (async () => {
-        waiters.wakeAll();
-        await metricsServer?.close();
-        await server.close();
-        await groups.close();
-        await storage.close();
-        if (temporary) await rm(dataDir, { recursive: true, force: true });
-      })();
-      return closing;
-    },
-  };
 }
 
 function withoutUndefined<T extends object>(o: T): Partial<T> {

@@ -1,7 +1,8 @@
 /**
  * InitProducerId without a transactional id: a producer id never handed out before, epoch 0.
- * A producer that names its id and epoch (KIP-360, v3+) gets the same id with the next epoch,
- * which fences its own older in-flight batches.
+ * A producer that names its id and current epoch (KIP-360, v3+) gets the same id with the next
+ * epoch, which fences its older in-flight batches on every partition; naming an epoch that is
+ * not the current one is INVALID_PRODUCER_EPOCH.
  */
 import { ErrorCode } from '../../protocol/error-codes.js';
 import { InitProducerIdRequest, InitProducerIdResponse } from '../../protocol/messages/init-producer-id.js';
@@ -15,14 +16,18 @@ export const initProducerId = defineApi({
   minVersion: 0,
   maxVersion: 4,
   async handle(request, _info, broker): Promise<InitProducerIdResponse> {
-    if (request.transactionalId !== null) {
-      return { throttleTimeMs: 0, errorCode: ErrorCode.TRANSACTIONAL_ID_AUTHORIZATION_FAILED, producerId: -1n, producerEpoch: -1 };
-    }
+    const answer = (errorCode: number, producerId: bigint, producerEpoch: number): InitProducerIdResponse => ({ throttleTimeMs: 0, errorCode, producerId, producerEpoch });
+    if (request.transactionalId !== null) return answer(ErrorCode.TRANSACTIONAL_ID_AUTHORIZATION_FAILED, -1n, -1);
+    const { producerId, producerEpoch } = request;
     // Some clients send 0/0 instead of -1/-1 on their first call; id 0 is never handed out, so 0 means "none".
-    const bump = request.producerId > 0n && request.producerEpoch >= 0 && request.producerEpoch < MAX_EPOCH;
-    if (bump && broker.storage.producerIdIssued(request.producerId)) {
-      return { throttleTimeMs: 0, errorCode: ErrorCode.NONE, producerId: request.producerId, producerEpoch: request.producerEpoch + 1 };
+    if (producerId > 0n && producerEpoch >= 0 && broker.storage.producerIdIssued(producerId)) {
+      const current = broker.producerEpochs.current(producerId);
+      if (current !== undefined && producerEpoch !== current) return answer(ErrorCode.INVALID_PRODUCER_EPOCH, -1n, -1);
+      if (producerEpoch < MAX_EPOCH) {
+        await broker.producerEpochs.record(producerId, producerEpoch + 1, Date.now());
+        return answer(ErrorCode.NONE, producerId, producerEpoch + 1);
+      }
     }
-    return { throttleTimeMs: 0, errorCode: ErrorCode.NONE, producerId: await broker.storage.nextProducerId(), producerEpoch: 0 };
+    return answer(ErrorCode.NONE, await broker.storage.nextProducerId(), 0);
   },
 });

@@ -3,10 +3,10 @@
  * accepted, and answer once the data is written. A duplicate is answered with the offset its
  * first copy got, after that copy is written.
  */
-import { check } from '../../idempotence/rules.js';
+import { check, type Verdict } from '../../idempotence/rules.js';
 import { ErrorCode } from '../../protocol/error-codes.js';
 import { ProduceRequest, ProduceResponse, type ProduceResponsePartitionProduceResponse } from '../../protocol/messages/produce.js';
-import { assignPartitionLeaderEpoch, isTransactional, RecordBatchError, validateProducedBatch } from '../../protocol/record-batch.js';
+import { assignPartitionLeaderEpoch, isTransactional, RecordBatchError, validateProducedBatch, type BatchHeader } from '../../protocol/record-batch.js';
 import type { PartitionLog } from '../../log/partition-log.js';
 import { defineApi } from '../api-handler.js';
 import type { BrokerContext } from '../broker-context.js';
@@ -82,8 +82,7 @@ function appendPartition(broker: BrokerContext, topic: string, index: number, re
   assignPartitionLeaderEpoch(records!, 0, LEADER_EPOCH);
   let baseOffset: number;
   if (header.producerId >= 0n) {
-    const batch = { epoch: header.producerEpoch, firstSeq: header.baseSequence, count: header.recordCount };
-    const verdict = check(log.producerState(header.producerId)?.state, batch);
+    const verdict = judge(broker, log, header);
     broker.metrics.idempotence(verdict.kind);
     if (verdict.kind === 'out_of_order' || verdict.kind === 'fenced') {
       response.errorCode = VERDICT_ERRORS[verdict.kind];
@@ -95,6 +94,13 @@ function appendPartition(broker: BrokerContext, topic: string, index: number, re
   }
   response.baseOffset = BigInt(baseOffset);
   return [durable(broker, log, topic, index, baseOffset + header.recordCount - 1, response)];
+}
+
+/** The rules of the partition's producer state, with the newest epoch InitProducerId handed out fencing older ones everywhere. */
+function judge(broker: BrokerContext, log: PartitionLog, header: BatchHeader): Verdict {
+  const newest = broker.producerEpochs.current(header.producerId);
+  if (newest !== undefined && header.producerEpoch < newest) return { kind: 'fenced' };
+  return check(log.producerState(header.producerId)?.state, { epoch: header.producerEpoch, firstSeq: header.baseSequence, count: header.recordCount });
 }
 
 async function durable(broker: BrokerContext, log: PartitionLog, topic: string, index: number, lastOffset: number, response: PartitionResponse): Promise<void> {
