@@ -48,6 +48,6 @@ export function tally(acked: readonly Placed[], read: readonly Placed[]): Tally 
   };
 }
 
-export function describe(t: Tally): string {
+export function describeTally(t: Tally): string {
   return `acked ${t.acked}, read ${t.read}: duplicates ${t.duplicates}, losses ${t.losses}, misplaced ${t.misplaced}, written unacked ${t.unacked}`;
 }

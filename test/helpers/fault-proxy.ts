@@ -10,10 +10,9 @@ import { readRequestHeader } from '../../src/protocol/messages/header.js';
 import { ProduceRequest } from '../../src/protocol/messages/produce.js';
 import { Reader } from '../../src/protocol/primitives/reader.js';
 import { FrameDecoder } from '../../src/server/frame-decoder.js';
+import { API } from './produce-frames.js';
 
 export interface KafkaRequest {
-  /** Numbers the client connections the proxy accepted, from 1. */
-  readonly connection: number;
   readonly apiKey: number;
   readonly apiVersion: number;
   readonly correlationId: number;
@@ -33,12 +32,11 @@ export interface FaultRules {
   onResponse?(request: KafkaRequest): ResponseAction;
 }
 
-const PRODUCE = 0;
 const MAX_FRAME = 100 * 1024 * 1024;
 
 /** Whether the broker answers this request: all but Produce with acks=0. */
 function expectsResponse(request: KafkaRequest): boolean {
-  if (request.apiKey !== PRODUCE) return true;
+  if (request.apiKey !== API.PRODUCE) return true;
   return ProduceRequest.read(new Reader(request.frame, request.bodyOffset), request.apiVersion).acks !== 0;
 }
 
@@ -52,7 +50,6 @@ export class FaultProxy {
   /** The broker's port; change it when the broker comes back on another one. */
   target = 0;
   rules: FaultRules = {};
-  private connections = 0;
   private readonly sockets = new Set<Socket>();
   private readonly deadline: NodeJS.Timeout;
 
@@ -95,7 +92,6 @@ export class FaultProxy {
   }
 
   private accept(client: Socket): void {
-    const connection = ++this.connections;
     const broker = this.track(connect({ host: '127.0.0.1', port: this.target }));
     this.track(client);
     const cut = (): void => {
@@ -115,12 +111,15 @@ export class FaultProxy {
     };
 
     const requests = new FrameDecoder(MAX_FRAME);
+    let cutting = false;
     client.on('data', (chunk: Buffer) => {
+      if (cutting) return;
       for (const frame of requests.push(chunk)) {
         const header = readRequestHeader(frame);
-        const request: KafkaRequest = { connection, ...header, frame };
+        const request: KafkaRequest = { ...header, frame };
         const action = this.rules.onRequest?.(request) ?? 'forward';
         if (action === 'cut') {
+          cutting = true;
           broker.write(sized(frame).subarray(0, 4 + (frame.length >> 1)), cut);
           return;
         }

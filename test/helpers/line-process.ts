@@ -1,4 +1,4 @@
-/** A child process that talks in JSON lines on stdout while it runs; killed at its deadline. */
+/** A child process that prints JSON lines on stdout as it runs (the last one its result); killed at its deadline. */
 import { spawn, type ChildProcess } from 'node:child_process';
 import { createInterface } from 'node:readline';
 import { DEBIAN_PYTHON, PYTHON_CLIENTS } from './external.js';

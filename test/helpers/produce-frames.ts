@@ -1,6 +1,5 @@
 /** What the fault proxy reads out of, and answers to, the producer's requests. */
 import { responseHeaderVersion } from '../../src/protocol/messages/header.js';
-import { InitProducerIdRequest } from '../../src/protocol/messages/init-producer-id.js';
 import { ProduceRequest, ProduceResponse } from '../../src/protocol/messages/produce.js';
 import { ResponseHeader } from '../../src/protocol/messages/response-header.js';
 import { Reader } from '../../src/protocol/primitives/reader.js';
@@ -8,7 +7,7 @@ import { Writer } from '../../src/protocol/primitives/writer.js';
 import { BATCH_HEADER_SIZE, readBatchHeader } from '../../src/protocol/record-batch.js';
 import type { KafkaRequest } from './fault-proxy.js';
 
-export const API = { PRODUCE: 0, INIT_PRODUCER_ID: 22 } as const;
+export const API = { PRODUCE: 0 } as const;
 
 export interface ProducedBatch {
   readonly topic: string;
@@ -16,7 +15,6 @@ export interface ProducedBatch {
   readonly producerId: bigint;
   readonly epoch: number;
   readonly baseSequence: number;
-  readonly count: number;
   /** The records after the batch header: equal for a resend of the same messages. */
   readonly records: Buffer;
 }
@@ -32,15 +30,9 @@ export function producedBatches(request: KafkaRequest): ProducedBatch[] {
     t.partitionData.map((p) => {
       const h = readBatchHeader(p.records!);
       const records = p.records!.subarray(BATCH_HEADER_SIZE, h.size);
-      return { topic: t.name, partition: p.index, producerId: h.producerId, epoch: h.producerEpoch, baseSequence: h.baseSequence, count: h.recordCount, records };
+      return { topic: t.name, partition: p.index, producerId: h.producerId, epoch: h.producerEpoch, baseSequence: h.baseSequence, records };
     }),
   );
-}
-
-/** The producer id and epoch an InitProducerId request names (-1/-1 or 0/0 for "none"). */
-export function initProducerIdOf(request: KafkaRequest): { producerId: bigint; epoch: number } {
-  const init = InitProducerIdRequest.read(body(request), request.apiVersion);
-  return { producerId: init.producerId, epoch: init.producerEpoch };
 }
 
 /** A Produce response frame failing every partition of `request` with `errorCode`. */

@@ -1,5 +1,6 @@
 import { test, before, after } from 'node:test';
 import assert from 'node:assert/strict';
+import { rm } from 'node:fs/promises';
 import { kafkajs } from '../helpers/kafkajs.js';
 import { Admin } from '../helpers/platformatic.js';
 import { startServe, type ServeProcess } from '../helpers/serve-process.js';
@@ -10,6 +11,7 @@ before(async () => {
 });
 after(async () => {
   await serve.stop();
+  await rm(serve.dataDir, { recursive: true, force: true });
 });
 
 test('kafkajs admin: creates a topic with its partition count, and says so when it already exists', async () => {

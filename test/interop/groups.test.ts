@@ -1,5 +1,6 @@
 import { test, before, after } from 'node:test';
 import assert from 'node:assert/strict';
+import { rm } from 'node:fs/promises';
 import { kafkajs } from '../helpers/kafkajs.js';
 import { LineProcess } from '../helpers/line-process.js';
 import { startServe, type ServeProcess } from '../helpers/serve-process.js';
@@ -20,6 +21,7 @@ before(async () => {
 after(async () => {
   for (const m of started) m.kill();
   await serve.stop();
+  await rm(serve.dataDir, { recursive: true, force: true });
 });
 
 const assignment = (m: Member) => m.lines.filter((l) => l.assigned).at(-1)?.assigned ?? [];

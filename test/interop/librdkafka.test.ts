@@ -1,6 +1,8 @@
 import { test, before, after } from 'node:test';
 import assert from 'node:assert/strict';
+import { rm } from 'node:fs/promises';
 import { run, runPython } from '../helpers/external.js';
+import { LineProcess } from '../helpers/line-process.js';
 import { startServe, type ServeProcess } from '../helpers/serve-process.js';
 
 let serve: ServeProcess;
@@ -9,6 +11,7 @@ before(async () => {
 });
 after(async () => {
   await serve.stop();
+  await rm(serve.dataDir, { recursive: true, force: true });
 });
 
 /** Every value once, and per partition in offset order with no gaps. */
@@ -32,10 +35,10 @@ test('kcat: idempotent produce and read back', async () => {
 
 test('confluent-kafka: topic created by the admin client; idempotent produce over 4 partitions, read back exactly once', async () => {
   const count = 5000;
-  const r = await runPython<{ unflushed: number; errors: string[]; acked: [number, number, string][]; read: [number, number, string][] }>(
+  const r = await LineProcess.python<{ unflushed: number; errors: string[]; acked: [number, number, string][]; read: [number, number, string][] }>(
     'confluent_produce_consume.py',
     [serve.bootstrap, 'confluent-topic', 4, count],
-  );
+  ).finish();
   assert.deepEqual(r.errors, []);
   assert.equal(r.unflushed, 0);
   assert.equal(r.acked.length, count);

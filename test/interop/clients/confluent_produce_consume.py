@@ -6,6 +6,8 @@ import sys
 from confluent_kafka import Consumer, Producer, TopicPartition
 from confluent_kafka.admin import AdminClient, NewTopic
 
+from deliveries import Deliveries
+
 bootstrap, topic, partitions, count = sys.argv[1], sys.argv[2], int(sys.argv[3]), int(sys.argv[4])
 
 admin = AdminClient({"bootstrap.servers": bootstrap})
@@ -13,18 +15,10 @@ futures = admin.create_topics([NewTopic(topic, num_partitions=partitions, replic
 futures[topic].result(15)
 
 producer = Producer({"bootstrap.servers": bootstrap, "enable.idempotence": True, "linger.ms": 5})
-acked, errors = [], []
-
-
-def report(err, msg):
-    if err is not None:
-        errors.append(str(err))
-    else:
-        acked.append([msg.partition(), msg.offset(), msg.value().decode()])
-
+deliveries = Deliveries()
 
 for i in range(count):
-    producer.produce(topic, value=f"m{i}".encode(), partition=i % partitions, on_delivery=report)
+    producer.produce(topic, value=f"m{i}".encode(), partition=i % partitions, on_delivery=deliveries.report)
     if i % 1000 == 0:
         producer.poll(0)
 left = producer.flush(30)
@@ -39,8 +33,8 @@ while len(read) < count and idle < 20:
         idle += 1
         continue
     if msg.error():
-        errors.append(str(msg.error()))
+        deliveries.errors.append(str(msg.error()))
         continue
     read.append([msg.partition(), msg.offset(), msg.value().decode()])
 consumer.close()
-print(json.dumps({"unflushed": left, "errors": errors, "acked": acked, "read": read}))
+print(json.dumps({"unflushed": left, "errors": deliveries.errors, "acked": deliveries.acked, "read": read}))

@@ -6,6 +6,7 @@ import time
 
 from confluent_kafka import Producer
 
+from deliveries import Deliveries
 from lines import say
 
 bootstrap, topic, partitions, count = sys.argv[1], sys.argv[2], int(sys.argv[3]), int(sys.argv[4])
@@ -17,25 +18,18 @@ producer = Producer({
     "reconnect.backoff.max.ms": 50,
     "retry.backoff.ms": 20,
 })
-acked, errors = [], []
-
-
-def report(err, msg):
-    if err is not None:
-        errors.append(str(err))
-    else:
-        acked.append([msg.partition(), msg.offset(), msg.value().decode()])
+deliveries = Deliveries()
 
 
 def poll(seconds):
-    before = len(acked)
+    before = len(deliveries.acked)
     producer.poll(seconds)
-    if len(acked) != before:
-        say({"acked": len(acked)})
+    if len(deliveries.acked) != before:
+        say({"acked": len(deliveries.acked)})
 
 
 for i in range(count):
-    producer.produce(topic, value=f"m{i}".encode(), partition=i % partitions, on_delivery=report)
+    producer.produce(topic, value=f"m{i}".encode(), partition=i % partitions, on_delivery=deliveries.report)
     if i % partitions == partitions - 1:
         poll(0)
         time.sleep(0.001)
@@ -43,4 +37,4 @@ for i in range(count):
 deadline = time.monotonic() + 120
 while len(producer) > 0 and time.monotonic() < deadline:
     poll(0.05)
-say({"unflushed": len(producer), "errors": errors, "acked": acked})
+say({"unflushed": len(producer), "errors": deliveries.errors, "acked": deliveries.acked})
