@@ -69,8 +69,12 @@ export function check(state: ProducerState | undefined, batch: SequencedBatch): 
 
 /** The state after `batch`, judged `append`, was written at `baseOffset`. */
 export function commit(state: ProducerState | undefined, batch: SequencedBatch, baseOffset: number): ProducerState {
-  const entry: WindowEntry = { firstSeq: batch.firstSeq, lastSeq: lastSequence(batch.firstSeq, batch.count), baseOffset };
-  // A new epoch drops the old numbering's window.
-  const kept = state === undefined || state.epoch !== batch.epoch ? [] : state.window.slice(1 - WINDOW_SIZE);
-  return { epoch: batch.epoch, window: [...kept, entry] };
+  // A new epoch drops the old numbering's window; otherwise the newest WINDOW_SIZE − 1 stay.
+  const old = state === undefined || state.epoch !== batch.epoch ? [] : state.window;
+  const kept = Math.min(old.length, WINDOW_SIZE - 1);
+  // An array of exactly the right length: spread or push would over-allocate, per producer state.
+  const window = new Array<WindowEntry>(kept + 1);
+  for (let i = 0; i < kept; i++) window[i] = old[old.length - kept + i]!;
+  window[kept] = { firstSeq: batch.firstSeq, lastSeq: lastSequence(batch.firstSeq, batch.count), baseOffset };
+  return { epoch: batch.epoch, window };
 }

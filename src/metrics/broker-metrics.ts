@@ -21,6 +21,7 @@ export class BrokerMetrics {
     fenced: this.counter('brook_idempotent_batches_fenced_total', 'Idempotent batches refused with INVALID_PRODUCER_EPOCH (an older epoch).'),
   };
   private readonly fetchBytes = this.counter('brook_fetch_bytes_total', 'Record bytes sent in Fetch responses.');
+  private readonly latencyByApi = new Map<number, Histogram.Internal<'api'>>();
   private readonly latency = new Histogram({
     name: 'brook_request_duration_seconds',
     help: 'Time from a decoded request to its response, by Kafka API.',
@@ -60,11 +61,18 @@ export class BrokerMetrics {
 
   /** Runs a request's handler, observing its latency once its result (or promised result) is there. */
   timeRequest<R>(apiKey: number, handle: () => R): R {
-    const end = this.latency.startTimer({ api: API_SCHEMAS[apiKey]?.name ?? String(apiKey) });
+    const end = this.latencyOf(apiKey).startTimer();
     const result = handle();
     if (result instanceof Promise) return result.finally(() => end()) as R;
     end();
     return result;
+  }
+
+  /** The histogram child per API, made once: labelling on every request costs a hash of the labels. */
+  private latencyOf(apiKey: number): Histogram.Internal<'api'> {
+    let child = this.latencyByApi.get(apiKey);
+    if (child === undefined) this.latencyByApi.set(apiKey, (child = this.latency.labels({ api: API_SCHEMAS[apiKey]?.name ?? String(apiKey) })));
+    return child;
   }
 
   private counter(name: string, help: string): Counter {

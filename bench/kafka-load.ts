@@ -1,0 +1,71 @@
+/** kafka-load.c, the librdkafka load generator: compiled once per run, then run as produce or consume. */
+import { execFileSync, spawn } from 'node:child_process';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { fileURLToPath } from 'node:url';
+
+const SOURCE = fileURLToPath(new URL('kafka-load.c', import.meta.url));
+const BINARY = join(tmpdir(), 'brook-kafka-load');
+
+/** Partitions of every benchmark topic: brook serve is started with --partitions 4 to match. */
+export const PARTITIONS = 4;
+/** Message value size unless a scenario says otherwise. */
+export const MSG_BYTES = 100;
+
+export interface ProduceResult {
+  messages: number;
+  seconds: number;
+  errors: number;
+  /** -1 unless paced. */
+  p50_us: number;
+  p99_us: number;
+}
+
+export interface ConsumeResult {
+  messages: number;
+  seconds: number;
+  /** Value bytes received. */
+  bytes: number;
+}
+
+export interface Load {
+  messages: number;
+  /** batch.num.messages of the producer (also of the mock's untimed fill before consuming). */
+  batch: number;
+  msgBytes?: number;
+  /** produce: messages per second, paced; 0 (the default) for as fast as possible. */
+  rate?: number;
+  /** consume: how many times the whole topic is read. */
+  passes?: number;
+}
+
+export function buildKafkaLoad(): void {
+  execFileSync('gcc', ['-O2', '-Wall', '-o', BINARY, SOURCE, '-lrdkafka'], { stdio: 'inherit' });
+}
+
+/** `target` is a bootstrap address or 'mock' (librdkafka's in-memory cluster, in the load process). */
+export function produceLoad(target: string, topic: string, load: Load): Promise<ProduceResult> {
+  return run<ProduceResult>('produce', target, topic, load, load.rate ?? 0);
+}
+
+/** Reads `topic`, filled beforehand with `load.messages` messages (the mock is filled in the load process). */
+export function consumeLoad(target: string, topic: string, load: Load): Promise<ConsumeResult> {
+  return run<ConsumeResult>('consume', target, topic, load, load.passes ?? 1);
+}
+
+function run<Result>(mode: string, target: string, topic: string, load: Load, rateOrPasses: number): Promise<Result> {
+  const args = [mode, target, topic, PARTITIONS, load.messages, load.msgBytes ?? MSG_BYTES, load.batch, rateOrPasses].map(String);
+  return new Promise((resolve, reject) => {
+    const child = spawn(BINARY, args, { stdio: ['ignore', 'pipe', 'pipe'] });
+    let out = '';
+    let err = '';
+    child.stdout.on('data', (b: Buffer) => (out += b.toString()));
+    child.stderr.on('data', (b: Buffer) => (err += b.toString()));
+    child.on('error', reject);
+    child.on('close', (code) => {
+      const line = out.trim().split('\n').at(-1) ?? '';
+      if (code !== 0 || !line.startsWith('{')) reject(new Error(`kafka-load ${args.join(' ')} failed (${code}): ${err}`));
+      else resolve(JSON.parse(line) as Result);
+    });
+  });
+}

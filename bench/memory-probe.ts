@@ -1,0 +1,48 @@
+/**
+ * Run by memory.ts as `node --expose-gc … memory-probe.ts PRODUCERS BATCHES`: heap growth for
+ * PRODUCERS producer states held the way a partition holds them (ProducerStates, fed through
+ * apply() as appends and recovery feed it), each after BATCHES batches. Prints {"bytesPerState":..}.
+ */
+import { ProducerStates } from '../src/log/producer-states.js';
+import type { BatchHeader } from '../src/protocol/record-batch.js';
+
+const gc = globalThis.gc;
+if (gc === undefined) throw new Error('memory-probe needs node --expose-gc');
+const producers = Number(process.argv[2]);
+const batches = Number(process.argv[3]);
+
+function fill(count: number): ProducerStates {
+  const states = new ProducerStates();
+  const now = Date.now();
+  let offset = 0;
+  // Batch by batch across producers, as interleaved traffic arrives.
+  for (let b = 0; b < batches; b++) {
+    for (let p = 0; p < count; p++) {
+      const header: BatchHeader = {
+        baseOffset: 0,
+        size: 0,
+        magic: 2,
+        attributes: 0,
+        lastOffsetDelta: 99,
+        baseTimestamp: now,
+        maxTimestamp: now,
+        producerId: BigInt(1000 + p),
+        producerEpoch: 0,
+        baseSequence: b * 100,
+        recordCount: 100,
+      };
+      states.apply(header, offset);
+      offset += 100;
+    }
+  }
+  return states;
+}
+
+fill(1000); // compiles and warms the code, so that the measurement holds only data
+gc();
+const before = process.memoryUsage().heapUsed;
+const states = fill(producers);
+gc();
+const after = process.memoryUsage().heapUsed;
+if (states.get(1000n) === undefined) throw new Error('no state kept');
+console.log(JSON.stringify({ bytesPerState: (after - before) / producers }));
