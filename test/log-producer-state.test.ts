@@ -5,6 +5,7 @@ import { join } from 'node:path';
 import { check } from '../src/idempotence/rules.js';
 import type { PartitionLog } from '../src/log/partition-log.js';
 import { appendAll, batch, crashImage, openLog, producerBatches, producerView, tempDir, type TestBatch } from './helpers/log.js';
+import { until } from './helpers/until.js';
 
 const SMALL = { segmentBytes: 1200, indexIntervalBytes: 200 };
 
@@ -95,6 +96,8 @@ test('after an unclean stop with a damaged snapshot the replay still gives ident
   const log = await openLog(t, dir, SMALL);
   appendAll(log, traffic());
   await log.whenWritten(log.logEndOffset - 1);
+  // Snapshots are written in the background after a roll: the crash comes once one is there.
+  await until(async () => (await snapshots(dir)).length > 0, 'a snapshot is written');
   const image = await crashImage(dir, t);
   await flipByte(join(image, (await snapshots(image)).at(-1)!), 5);
   const recovered = await openLog(t, image, SMALL);
