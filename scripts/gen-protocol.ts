@@ -576,19 +576,10 @@ function main(): void {
   write(
     'apis.ts',
     `${HEADER}
-import type { MessageCodec } from './codec.js';
+import type { ApiSchema } from './codec.js';
 ${imports.join('\n')}
 
-export interface ApiSchema {
-  readonly name: string;
-  readonly apiKey: number;
-  readonly request: MessageCodec<unknown>;
-  readonly response: MessageCodec<unknown>;
-  readonly minVersion: number;
-  readonly maxVersion: number;
-  /** -1 when no version is flexible. */
-  readonly flexibleMinVersion: number;
-}
+export type { ApiSchema };
 
 /** The generated APIs by api key. */
 export const API_SCHEMAS: Readonly<Partial<Record<number, ApiSchema>>> = {

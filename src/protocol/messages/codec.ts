@@ -42,6 +42,18 @@ export interface MessageCodec<T> {
   write(w: Writer, version: number, value: T): void;
 }
 
+/** One API of the generated table: its codecs and the versions Kafka's schemas define. */
+export interface ApiSchema {
+  readonly name: string;
+  readonly apiKey: number;
+  readonly request: MessageCodec<unknown>;
+  readonly response: MessageCodec<unknown>;
+  readonly minVersion: number;
+  readonly maxVersion: number;
+  /** -1 when no version is flexible. */
+  readonly flexibleMinVersion: number;
+}
+
 // ---- runtime helpers shared by the generated codecs ----
 
 export type ElementReader<T> = (r: Reader, version: number, flexible: boolean) => T;
