@@ -1,4 +1,6 @@
 import { test, before, after } from 'node:test';
+import { mkdir } from 'node:fs/promises';
+import { join } from 'node:path';
 import assert from 'node:assert/strict';
 import { startBroker, type Broker } from '../src/broker/start-broker.js';
 import { ApiVersionsRequest, ApiVersionsResponse } from '../src/protocol/messages/api-versions.js';
@@ -6,6 +8,8 @@ import { CreateTopicsRequest, CreateTopicsResponse } from '../src/protocol/messa
 import { FetchRequest, FetchResponse } from '../src/protocol/messages/fetch.js';
 import { InitProducerIdRequest, InitProducerIdResponse } from '../src/protocol/messages/init-producer-id.js';
 import { ListOffsetsRequest, ListOffsetsResponse } from '../src/protocol/messages/list-offsets.js';
+import { MetadataRequest, MetadataResponse } from '../src/protocol/messages/metadata.js';
+import { ZERO_UUID } from '../src/protocol/primitives/reader.js';
 import { ProduceRequest, ProduceResponse } from '../src/protocol/messages/produce.js';
 import { readBatchHeader } from '../src/protocol/record-batch.js';
 import { buildBatch, valuesBatch, type BatchOptions } from './helpers/batch.js';
@@ -207,10 +211,14 @@ test('ListOffsets: earliest, latest, by timestamp to the record, and the largest
   assert.equal((await listOffset('times', 0, BigInt(t0 + 15), 0)).offset, 2, 'v0 answers in old-style offsets');
 });
 
-test('an epoch bump by InitProducerId fences the old epoch on every partition, and survives a restart', async () => {
+test('an epoch bump by InitProducerId fences the old epoch on every partition, and survives a restart', async (t) => {
   const dataDir = await tempDataDir();
   let b = await startBroker({ port: 0, dataDir });
   let c = await WireClient.connect(b.port);
+  t.after(async () => {
+    c.close();
+    await b.close();
+  });
   const init = (producerId: bigint, producerEpoch: number) => c.request(InitProducerIdRequest, InitProducerIdResponse, 4, { transactionalId: null, transactionTimeoutMs: 60000, producerId, producerEpoch });
   const send = async (partition: number, epoch: number, seq: number) => {
     const res = await c.request(ProduceRequest, ProduceResponse, 9, produceRequest('bumped', partition, valuesBatch(1, { producerId, producerEpoch: epoch, baseSequence: seq })));
@@ -232,6 +240,40 @@ test('an epoch bump by InitProducerId fences the old epoch on every partition, a
   assert.equal(await send(1, 0, 1), 47, 'still fenced after a restart');
   assert.equal(await send(1, 1, 0), 0, 'the new epoch starts at 0 there');
   assert.equal((await init(producerId, 1)).producerEpoch, 2);
-  c.close();
-  await b.close();
+});
+
+test('topics created at once from two connections: both Metadata requests see the same topic, CreateTopics says it exists', async (t) => {
+  const [a, b] = await Promise.all([WireClient.connect(broker.port), WireClient.connect(broker.port)]);
+  t.after(() => {
+    a.close();
+    b.close();
+  });
+  const metadataOf = (c: WireClient) => c.request(MetadataRequest, MetadataResponse, 9, { topics: [{ topicId: ZERO_UUID, name: 'raced' }], allowAutoTopicCreation: true, includeClusterAuthorizedOperations: false, includeTopicAuthorizedOperations: false });
+  const [ma, mb] = await Promise.all([metadataOf(a), metadataOf(b)]);
+  assert.equal(ma.topics[0]!.errorCode, 0);
+  assert.equal(mb.topics[0]!.errorCode, 0);
+  const create = (c: WireClient) => c.request(CreateTopicsRequest, CreateTopicsResponse, 7, { topics: [{ name: 'raced-create', numPartitions: 1, replicationFactor: 1, assignments: [], configs: [] }], timeoutMs: 1000, validateOnly: false });
+  const codes = (await Promise.all([create(a), create(b)])).map((r) => r.topics[0]!.errorCode).sort();
+  assert.deepEqual(codes, [0, 36]);
+});
+
+test('a partition whose log failed answers KAFKA_STORAGE_ERROR; the broker and other partitions carry on', async (t) => {
+  const dataDir = await tempDataDir();
+  const b = await startBroker({ port: 0, dataDir, segmentBytes: 1024 });
+  const c = await WireClient.connect(b.port);
+  t.after(async () => {
+    c.close();
+    await b.close();
+  });
+  await c.request(CreateTopicsRequest, CreateTopicsResponse, 7, { topics: [{ name: 'doomed', numPartitions: 2, replicationFactor: 1, assignments: [], configs: [] }], timeoutMs: 1000, validateOnly: false });
+  const send = async (partition: number, count: number) => {
+    const res = await c.request(ProduceRequest, ProduceResponse, 9, produceRequest('doomed', partition, valuesBatch(count)));
+    return res.responses[0]!.partitionResponses[0]!.errorCode;
+  };
+  assert.equal(await send(0, 2), 0);
+  // The next segment's file name is taken by a directory, so rolling to it fails.
+  await mkdir(join(dataDir, 'doomed-0', '00000000000000000002.log'));
+  assert.equal(await send(0, 200), 56, 'the batch whose write failed');
+  assert.equal(await send(0, 1), 56, 'the failed partition takes nothing more');
+  assert.equal(await send(1, 1), 0, 'another partition is unaffected');
 });

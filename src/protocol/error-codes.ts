@@ -1,5 +1,6 @@
 /** Kafka's error codes, by the names Kafka gives them. */
 export const ErrorCode = {
+  UNKNOWN_SERVER_ERROR: -1,
   NONE: 0,
   OFFSET_OUT_OF_RANGE: 1,
   CORRUPT_MESSAGE: 2,

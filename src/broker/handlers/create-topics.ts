@@ -2,6 +2,7 @@
 import { ErrorCode } from '../../protocol/error-codes.js';
 import { CreateTopicsRequest, CreateTopicsResponse } from '../../protocol/messages/create-topics.js';
 import { ZERO_UUID } from '../../protocol/primitives/reader.js';
+import { TopicExistsError } from '../../log/storage.js';
 import { defineApi } from '../api-handler.js';
 import { topicNameProblem } from '../topic-names.js';
 
@@ -33,7 +34,13 @@ export const createTopics = defineApi({
       else if (t.replicationFactor !== -1 && t.replicationFactor !== 1) {
         topics.push(fail(ErrorCode.INVALID_REPLICATION_FACTOR, `replication factor ${t.replicationFactor} is larger than the 1 available broker`));
       } else {
-        const topicId = request.validateOnly ? ZERO_UUID : (await broker.storage.createTopic(t.name, partitions)).topicId;
+        let topicId = ZERO_UUID;
+        try {
+          if (!request.validateOnly) topicId = (await broker.storage.createTopic(t.name, partitions)).topicId;
+        } catch (err) {
+          topics.push(err instanceof TopicExistsError ? fail(ErrorCode.TOPIC_ALREADY_EXISTS, err.message) : fail(ErrorCode.UNKNOWN_SERVER_ERROR, (err as Error).message));
+          continue;
+        }
         if (!request.validateOnly) broker.logger.info({ topic: t.name, partitions }, 'topic created');
         topics.push({ name: t.name, topicId, errorCode: ErrorCode.NONE, errorMessage: null, numPartitions: partitions, replicationFactor: 1, configs: [] });
       }

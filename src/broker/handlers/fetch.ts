@@ -54,7 +54,15 @@ async function collect(request: FetchRequest, broker: BrokerContext): Promise<{ 
       if (offset < hw && (budget > 0 || bytes === 0)) {
         // The first batch goes out whole even past the limits, so a large batch never stalls a consumer.
         const limit = bytes === 0 ? Math.max(1, Math.min(p.partitionMaxBytes, budget)) : Math.min(p.partitionMaxBytes, budget);
-        const batches = await log.read(offset, limit);
+        let batches: Buffer[];
+        try {
+          batches = await log.read(offset, limit);
+        } catch (err) {
+          broker.logger.error({ topic: t.topic, partition: p.partition, err }, 'reading the log failed');
+          answerNow = true;
+          partitions.push(partitionData(p.partition, ErrorCode.KAFKA_STORAGE_ERROR, hw, log.logStartOffset, EMPTY));
+          continue;
+        }
         records = batches.length === 1 ? batches[0]! : Buffer.concat(batches);
         bytes += records.length;
         budget -= records.length;

@@ -5,7 +5,8 @@ import { ZERO_UUID } from '../../protocol/primitives/reader.js';
 import { defineApi } from '../api-handler.js';
 import { LEADER_EPOCH, NODE_ID } from '../config.js';
 import { topicNameProblem } from '../topic-names.js';
-import type { TopicInfo } from '../../log/storage.js';
+import { TopicExistsError, type TopicInfo } from '../../log/storage.js';
+import type { BrokerContext } from '../broker-context.js';
 
 type ResponseTopic = MetadataResponse['topics'][number];
 const NO_OPERATIONS = -2147483648;
@@ -40,8 +41,7 @@ export const metadata = defineApi({
             topics.push(errorTopic(name, ZERO_UUID, ErrorCode.UNKNOWN_TOPIC_OR_PARTITION));
             continue;
           }
-          topic = await storage.createTopic(name, config.partitions);
-          broker.logger.info({ topic: name, partitions: config.partitions }, 'topic created on metadata request');
+          topic = await createOrFind(broker, name);
         }
         topics.push(describeTopic(topic));
       }
@@ -56,6 +56,19 @@ export const metadata = defineApi({
     };
   },
 });
+
+/** Creates the topic, or finds it when a request on another connection created it meanwhile. */
+async function createOrFind(broker: BrokerContext, name: string): Promise<TopicInfo> {
+  try {
+    const topic = await broker.storage.createTopic(name, broker.config.partitions);
+    broker.logger.info({ topic: name, partitions: broker.config.partitions }, 'topic created on metadata request');
+    return topic;
+  } catch (err) {
+    const existing = broker.storage.topic(name);
+    if (err instanceof TopicExistsError && existing !== undefined) return existing;
+    throw err;
+  }
+}
 
 function describeTopic(topic: TopicInfo): ResponseTopic {
   return {

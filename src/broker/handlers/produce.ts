@@ -80,17 +80,20 @@ function appendPartition(broker: BrokerContext, topic: string, index: number, re
   }
   // The leader stamps its epoch on what it stores, as Kafka does; consumers commit it back.
   assignPartitionLeaderEpoch(records!, 0, LEADER_EPOCH);
+  const verdict: Verdict = header.producerId >= 0n ? judge(broker, log, header) : { kind: 'append' };
+  if (header.producerId >= 0n) broker.metrics.idempotence(verdict.kind);
+  if (verdict.kind === 'out_of_order' || verdict.kind === 'fenced') {
+    response.errorCode = VERDICT_ERRORS[verdict.kind];
+    return [];
+  }
   let baseOffset: number;
-  if (header.producerId >= 0n) {
-    const verdict = judge(broker, log, header);
-    broker.metrics.idempotence(verdict.kind);
-    if (verdict.kind === 'out_of_order' || verdict.kind === 'fenced') {
-      response.errorCode = VERDICT_ERRORS[verdict.kind];
-      return [];
-    }
+  try {
     baseOffset = verdict.kind === 'duplicate' ? verdict.baseOffset : log.append(records!, header, Date.now());
-  } else {
-    baseOffset = log.append(records!, header, Date.now());
+  } catch (err) {
+    // The partition's log has failed (a write error); it takes nothing until a restart.
+    response.errorCode = ErrorCode.KAFKA_STORAGE_ERROR;
+    response.errorMessage = (err as Error).message;
+    return [];
   }
   response.baseOffset = BigInt(baseOffset);
   return [durable(broker, log, topic, index, baseOffset + header.recordCount - 1, response)];
