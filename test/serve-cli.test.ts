@@ -51,3 +51,16 @@ test('a port in use is one sentence', async () => {
     await first.stop();
   }
 });
+
+test('a data directory is served by one broker at a time; a lock left by a killed broker is taken over', async () => {
+  const dataDir = await tempDataDir();
+  const first = await startServe([], dataDir);
+  try {
+    const r = await runBrook(['serve', '--port', '0', '--data-dir', dataDir]);
+    assertOneSentence(r, new RegExp(`^brook: data directory ${dataDir} is in use by process ${first.child.pid}$`, 'm'));
+  } finally {
+    await first.stop('SIGKILL');
+  }
+  const second = await startServe([], dataDir);
+  assert.equal(await second.stop(), 0, 'started over the dead process lock and stopped cleanly');
+});

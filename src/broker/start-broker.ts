@@ -1,9 +1,10 @@
 /** Assembles a running broker: storage, handlers, TCP listener; and takes it down again. */
-import { mkdtemp, rm } from 'node:fs/promises';
+import { mkdir, mkdtemp, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { pino, type Logger } from 'pino';
 import { GroupCoordinator } from '../groups/group-coordinator.js';
+import { lockDirectory } from '../log/dir-lock.js';
 import { ProducerEpochs } from '../log/producer-epochs.js';
 import { Storage } from '../log/storage.js';
 import { BrokerMetrics } from '../metrics/broker-metrics.js';
@@ -50,6 +51,8 @@ export async function startBroker(options: BrokerOptions = {}): Promise<Broker> 
   };
   if (temporary) closers.push(() => rm(dataDir, { recursive: true, force: true }));
   try {
+    await mkdir(dataDir, { recursive: true });
+    closers.push(await lockDirectory(dataDir));
     const storage = await Storage.open(dataDir, {
       segmentBytes: config.segmentBytes,
       segmentMs: config.segmentMs,

@@ -117,8 +117,6 @@ export function addServeCommand(program: Command): void {
       }).catch((err: unknown) => {
         throw new Error(describeStartupError(err, { host: o.host, port: o.port, dataDir: o.dataDir }));
       });
-      // The promise to scripts and users, whatever the log level: this line means connections are accepted.
-      process.stdout.write(`brook listening on ${broker.bootstrap}\n`);
       const stop = (signal: string): void => {
         logger.info({ signal }, 'stopping');
         broker.close().then(
@@ -131,5 +129,7 @@ export function addServeCommand(program: Command): void {
       };
       process.once('SIGINT', stop);
       process.once('SIGTERM', stop);
+      // Announced only once the signals are handled, so that a stop right after it is a clean one.
+      process.stdout.write(`brook listening on ${broker.bootstrap}\n`);
     });
 }
