@@ -55,5 +55,3 @@ export const ErrorCode = {
   RESOURCE_NOT_FOUND: 91,
   INVALID_RECORD_STATE: 121,
 } as const;
-
-export type ErrorCodeValue = (typeof ErrorCode)[keyof typeof ErrorCode];
