@@ -12,6 +12,7 @@ import { ListOffsetsRequest, ListOffsetsResponse } from '../src/protocol/message
 import { ProduceRequest, ProduceResponse } from '../src/protocol/messages/produce.js';
 import { valuesBatch } from './helpers/batch.js';
 import { WireClient } from './helpers/wire-client.js';
+import { produceRequest } from './helpers/wire-produce.js';
 
 const RUNS = Number(process.env.FUZZ_RUNS ?? 60);
 const TOPIC = 'fuzzed';
@@ -28,7 +29,7 @@ before(async () => {
   });
   assert.equal(created.topics[0]?.errorCode, 0);
   for (const partition of [0, 1]) {
-    const res = await c.request(ProduceRequest, ProduceResponse, 9, produceOf(partition, valuesBatch(3)));
+    const res = await c.request(ProduceRequest, ProduceResponse, 9, produceRequest(TOPIC, partition, valuesBatch(3)));
     assert.equal(res.responses[0]?.partitionResponses[0]?.errorCode, 0);
   }
   logEnds = await currentLogEnds(c);
@@ -38,10 +39,6 @@ before(async () => {
 after(async () => {
   await broker.close();
 });
-
-function produceOf(partition: number, records: Buffer): ProduceRequest {
-  return { transactionalId: null, acks: -1, timeoutMs: 1000, topicData: [{ name: TOPIC, partitionData: [{ index: partition, records }] }] };
-}
 
 async function currentLogEnds(c: WireClient): Promise<number[]> {
   const res = await c.request(ListOffsetsRequest, ListOffsetsResponse, 1, {
@@ -100,7 +97,7 @@ test('produce requests whose batch is damaged inside the checksummed part are re
     fc.asyncProperty(fc.integer({ min: 1, max: 20 }), fc.nat(), fc.integer({ min: 1, max: 255 }), fc.boolean(), async (count, where, xor, idempotent) => {
       const batch = valuesBatch(count, idempotent ? { producerId: 99n, producerEpoch: 0, baseSequence: 0 } : {});
       batch[21 + (where % (batch.length - 21))]! ^= xor;
-      const res = await c.request(ProduceRequest, ProduceResponse, 9, produceOf(where % 2, batch));
+      const res = await c.request(ProduceRequest, ProduceResponse, 9, produceRequest(TOPIC, where % 2, batch));
       assert.notEqual(res.responses[0]?.partitionResponses[0]?.errorCode, 0);
     }),
     { numRuns: RUNS },

@@ -10,6 +10,7 @@ import { runBrook } from './helpers/cli.js';
 import { tempDataDir } from './helpers/serve-process.js';
 import { makeTestCerts, type TestCerts } from './helpers/tls-certs.js';
 import { WireClient } from './helpers/wire-client.js';
+import { produceRequest } from './helpers/wire-produce.js';
 
 const DELAY_MS = 300;
 let certs: TestCerts;
@@ -88,7 +89,7 @@ test('SASL: a request before authentication closes the connection and never reac
   assert.equal(await produceAndCount(kafka, 'guarded'), 1);
   const intruder = await WireClient.connect(b.port);
   const records = valuesBatch(5);
-  intruder.sendRaw(intruder.frame(ProduceRequest, 9, { transactionalId: null, acks: -1, timeoutMs: 1000, topicData: [{ name: 'guarded', partitionData: [{ index: 0, records }] }] }));
+  intruder.sendRaw(intruder.frame(ProduceRequest, 9, produceRequest('guarded', 0, records)));
   assert.equal(await intruder.nextFrame(), undefined, 'closed without an answer');
   assert.equal(await produceAndCount(kafka, 'guarded'), 2, 'only the authenticated message was added');
 });

@@ -15,6 +15,7 @@ import { readBatchHeader } from '../src/protocol/record-batch.js';
 import { buildBatch, valuesBatch, type BatchOptions } from './helpers/batch.js';
 import { tempDataDir } from './helpers/serve-process.js';
 import { WireClient } from './helpers/wire-client.js';
+import { produceRequest } from './helpers/wire-produce.js';
 
 let broker: Broker;
 let client: WireClient;
@@ -34,10 +35,6 @@ after(async () => {
   client.close();
   await broker.close();
 });
-
-function produceRequest(topic: string, partition: number, records: Buffer, acks = -1): ProduceRequest {
-  return { transactionalId: null, acks, timeoutMs: 5000, topicData: [{ name: topic, partitionData: [{ index: partition, records }] }] };
-}
 
 async function produce(topic: string, partition: number, count: number, options: BatchOptions, version = 9) {
   const res = await client.request(ProduceRequest, ProduceResponse, version, produceRequest(topic, partition, valuesBatch(count, options)));

@@ -13,14 +13,14 @@ export async function createTopic(client: WireClient, name: string, numPartition
   assert.equal(created.topics[0]?.errorCode, 0, `creating ${name}`);
 }
 
+/** A Produce request carrying one record batch for one partition. */
+export function produceRequest(topic: string, partition: number, records: Buffer, acks = -1): ProduceRequest {
+  return { transactionalId: null, acks, timeoutMs: 5000, topicData: [{ name: topic, partitionData: [{ index: partition, records }] }] };
+}
+
 /** Sends one record batch to one partition; the partition's error code and base offset. */
 export async function produceBatch(client: WireClient, topic: string, partition: number, records: Buffer): Promise<{ errorCode: number; baseOffset: number }> {
-  const response = await client.request(ProduceRequest, ProduceResponse, 9, {
-    transactionalId: null,
-    acks: -1,
-    timeoutMs: 5000,
-    topicData: [{ name: topic, partitionData: [{ index: partition, records }] }],
-  });
+  const response = await client.request(ProduceRequest, ProduceResponse, 9, produceRequest(topic, partition, records));
   const p = response.responses[0]!.partitionResponses[0]!;
   return { errorCode: p.errorCode, baseOffset: Number(p.baseOffset) };
 }

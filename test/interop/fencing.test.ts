@@ -7,7 +7,7 @@ import { valuesBatch } from '../helpers/batch.js';
 import { readTopic } from '../helpers/exactly-once.js';
 import { startServe, type ServeProcess } from '../helpers/serve-process.js';
 import { WireClient } from '../helpers/wire-client.js';
-import { createTopic } from '../helpers/wire-produce.js';
+import { createTopic, produceRequest } from '../helpers/wire-produce.js';
 
 const INVALID_PRODUCER_EPOCH = 47;
 const TOPIC = 'fenced';
@@ -38,9 +38,8 @@ interface Batch {
   readonly count: number;
 }
 
-function produceRequest(producerId: bigint, b: Batch): ProduceRequest {
-  const records = valuesBatch(b.count, { producerId, producerEpoch: b.epoch, baseSequence: b.seq }, b.prefix);
-  return { transactionalId: null, acks: -1, timeoutMs: 5000, topicData: [{ name: TOPIC, partitionData: [{ index: b.partition, records }] }] };
+function requestFor(producerId: bigint, b: Batch): ProduceRequest {
+  return produceRequest(TOPIC, b.partition, valuesBatch(b.count, { producerId, producerEpoch: b.epoch, baseSequence: b.seq }, b.prefix));
 }
 
 const sorted = (read: readonly (readonly [number, number, string])[]) => [...read].sort((a, b) => a[0] - b[0] || a[1] - b[1]);
@@ -48,7 +47,7 @@ const named = (prefix: string, count: number) => Array.from({ length: count }, (
 
 /** Sends the batches back to back, then reads every answer as [errorCode, baseOffset]. */
 async function pipelined(client: WireClient, producerId: bigint, batches: readonly Batch[]): Promise<number[][]> {
-  client.sendRaw(Buffer.concat(batches.map((b) => client.frame(ProduceRequest, 9, produceRequest(producerId, b)))));
+  client.sendRaw(Buffer.concat(batches.map((b) => client.frame(ProduceRequest, 9, requestFor(producerId, b)))));
   const answers = [];
   for (const _ of batches) {
     const p = client.decode((await client.nextFrame())!, ProduceResponse, 0, 9).body.responses[0]!.partitionResponses[0]!;
