@@ -1,7 +1,8 @@
 /** The APIs this broker serves: ApiVersions advertises exactly this table. */
 import type { ApiHandler } from './api-handler.js';
 import type { SaslGate } from './sasl-gate.js';
-import { API_VERSIONS_KEY, apiVersions } from './handlers/api-versions.js';
+import { ApiKey } from '../protocol/messages/apis.js';
+import { apiVersions } from './handlers/api-versions.js';
 import { createTopics } from './handlers/create-topics.js';
 import { deleteGroups } from './handlers/delete-groups.js';
 import { deleteTopics } from './handlers/delete-topics.js';
@@ -33,6 +34,6 @@ export function buildApiTable(sasl: SaslGate | undefined): ReadonlyMap<number, A
     describeProducers,
   ];
   const table = new Map<number, ApiHandler>(handlers.map((h) => [h.request.apiKey, h]));
-  table.set(API_VERSIONS_KEY, apiVersions(table));
+  table.set(ApiKey.ApiVersions, apiVersions(table));
   return new Map([...table].sort(([a], [b]) => a - b));
 }

@@ -1,7 +1,8 @@
 /** Broker settings, named after the Kafka settings they mirror. */
+import type { FlushPolicy } from '../log/options.js';
 import type { TlsListener } from '../server/tcp-server.js';
 
-export type FlushPolicy = 'none' | 'always' | { readonly intervalMs: number };
+export type { FlushPolicy };
 
 export interface BrokerConfig {
   readonly host: string;

@@ -10,7 +10,8 @@ import { readRequestHeader, responseHeaderVersion } from '../protocol/messages/h
 import type { ConnectionContext, FrameHandler, ResponseBytes } from '../server/connection.js';
 import type { ApiHandler, RequestInfo } from './api-handler.js';
 import type { BrokerContext } from './broker-context.js';
-import { API_VERSIONS_KEY, unsupportedApiVersionsResponse } from './handlers/api-versions.js';
+import { ApiKey } from '../protocol/messages/apis.js';
+import { unsupportedApiVersionsResponse } from './handlers/api-versions.js';
 import { RequestRejected } from './request-rejected.js';
 
 
@@ -31,7 +32,7 @@ export function createDispatcher(table: ReadonlyMap<number, ApiHandler>, broker:
       throw new RequestRejected(`${handler.request.name} before SASL authentication`);
     }
     if (apiVersion < handler.minVersion || apiVersion > handler.maxVersion) {
-      if (apiKey === API_VERSIONS_KEY) return encode(handler, 0, correlationId, 0, unsupportedApiVersionsResponse(handler));
+      if (apiKey === ApiKey.ApiVersions) return encode(handler, 0, correlationId, 0, unsupportedApiVersionsResponse(handler));
       throw new RequestRejected(`api key ${apiKey} version ${apiVersion} is not supported (${handler.minVersion}..${handler.maxVersion})`);
     }
     let request: unknown;

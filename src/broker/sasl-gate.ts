@@ -4,15 +4,13 @@
  */
 import { setTimeout as sleep } from 'node:timers/promises';
 import { SaslSession } from '../auth/sasl-session.js';
+import { ApiKey } from '../protocol/messages/apis.js';
 import { AuthenticationError } from '../auth/scram.js';
 import { RequestRejected } from './request-rejected.js';
 import type { SaslUsers } from '../auth/users-file.js';
 import type { ConnectionContext } from '../server/connection.js';
 
-export const SASL_HANDSHAKE_KEY = 17;
-export const SASL_AUTHENTICATE_KEY = 36;
-const API_VERSIONS_KEY = 18;
-const BEFORE_AUTHENTICATION = new Set([API_VERSIONS_KEY, SASL_HANDSHAKE_KEY, SASL_AUTHENTICATE_KEY]);
+const BEFORE_AUTHENTICATION = new Set<number>([ApiKey.ApiVersions, ApiKey.SaslHandshake, ApiKey.SaslAuthenticate]);
 
 export class SaslGate {
   private readonly sessions = new WeakMap<ConnectionContext, SaslSession>();

@@ -109,6 +109,10 @@ export class Storage {
     return this.byName.get(name)?.info;
   }
 
+  topicById(topicId: string): TopicInfo | undefined {
+    return this.topics().find((t) => t.topicId === topicId);
+  }
+
   partition(topic: string, index: number): PartitionLog | undefined {
     return this.byName.get(topic)?.logs[index];
   }

@@ -1,9 +1,8 @@
 /** ApiVersions: the versions this broker serves, which are exactly the ones its handlers implement. */
 import { ErrorCode } from '../../protocol/error-codes.js';
 import { ApiVersionsRequest, ApiVersionsResponse } from '../../protocol/messages/api-versions.js';
+import { ApiKey } from '../../protocol/messages/apis.js';
 import { defineApi, type ApiHandler } from '../api-handler.js';
-
-export const API_VERSIONS_KEY = 18;
 
 export function apiVersions(table: ReadonlyMap<number, ApiHandler>) {
   return defineApi({
@@ -22,7 +21,7 @@ export function apiVersions(table: ReadonlyMap<number, ApiHandler>) {
 export function unsupportedApiVersionsResponse(handler: ApiHandler): ApiVersionsResponse {
   return {
     errorCode: ErrorCode.UNSUPPORTED_VERSION,
-    apiKeys: [{ apiKey: API_VERSIONS_KEY, minVersion: handler.minVersion, maxVersion: handler.maxVersion }],
+    apiKeys: [{ apiKey: ApiKey.ApiVersions, minVersion: handler.minVersion, maxVersion: handler.maxVersion }],
     throttleTimeMs: 0,
     supportedFeatures: [],
     finalizedFeaturesEpoch: -1n,

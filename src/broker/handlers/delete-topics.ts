@@ -13,7 +13,7 @@ export const deleteTopics = defineApi({
     const wanted = info.apiVersion >= 6 ? request.topics : request.topicNames.map((name) => ({ name, topicId: ZERO_UUID }));
     const responses: DeleteTopicsResponse['responses'] = [];
     for (const w of wanted) {
-      const topic = w.name !== null ? broker.storage.topic(w.name) : broker.storage.topics().find((t) => t.topicId === w.topicId);
+      const topic = w.name !== null ? broker.storage.topic(w.name) : broker.storage.topicById(w.topicId);
       if (topic === undefined) {
         const errorCode = w.name === null ? ErrorCode.UNKNOWN_TOPIC_ID : ErrorCode.UNKNOWN_TOPIC_OR_PARTITION;
         responses.push({ name: w.name, topicId: w.topicId, errorCode, errorMessage: 'no such topic' });

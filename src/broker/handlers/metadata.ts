@@ -25,7 +25,7 @@ export const metadata = defineApi({
       for (const topic of storage.topics()) topics.push(describeTopic(topic));
     } else {
       for (const wanted of request.topics ?? []) {
-        const byId = wanted.name === null ? storage.topics().find((t) => t.topicId === wanted.topicId) : undefined;
+        const byId = wanted.name === null ? storage.topicById(wanted.topicId) : undefined;
         const name = wanted.name ?? byId?.name;
         if (name === undefined) {
           topics.push(errorTopic(null, wanted.topicId, ErrorCode.UNKNOWN_TOPIC_ID));

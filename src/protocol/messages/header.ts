@@ -1,9 +1,8 @@
 import { ProtocolError } from '../primitives/errors.js';
 import { Reader } from '../primitives/reader.js';
-import { API_SCHEMAS } from './apis.js';
+import { API_SCHEMAS, ApiKey } from './apis.js';
 import { RequestHeader } from './request-header.js';
 
-const API_VERSIONS_KEY = 18;
 
 export interface RequestHeaderInfo {
   apiKey: number;
@@ -25,7 +24,7 @@ export function requestHeaderVersion(apiKey: number, apiVersion: number): number
 
 export function responseHeaderVersion(apiKey: number, apiVersion: number): number {
   // ApiVersions responses keep header v0 so a client can parse the error of a version it guessed wrong.
-  if (apiKey === API_VERSIONS_KEY) return 0;
+  if (apiKey === ApiKey.ApiVersions) return 0;
   return requestHeaderVersion(apiKey, apiVersion) === 2 ? 1 : 0;
 }
 
