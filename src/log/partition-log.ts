@@ -143,7 +143,7 @@ export class PartitionLog {
   /**
    * Appends a batch the caller has validated and, for producerId >= 0, checked with the
    * idempotence rules: writes its base offset into `batch` and keeps `batch` itself (no copy)
-   * until written and while cached, so its memory must not be reused. Returns the base offset.
+   * until written, so its memory must not be reused before. Returns the base offset.
    */
   append(batch: Buffer, header: BatchHeader, now: number): number {
     if (this.failure !== undefined) throw this.failedError();
@@ -312,7 +312,6 @@ export class PartitionLog {
         if (writes.length > 0) this.hw = turn.end;
         this.inFlight = undefined;
         turn.settle();
-        this.tail.trim(this.hw);
       }
     } catch (err) {
       this.fail(err as Error);

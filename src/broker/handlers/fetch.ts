@@ -63,7 +63,7 @@ async function collect(request: FetchRequest, broker: BrokerContext): Promise<{ 
           partitions.push(partitionData(p.partition, ErrorCode.KAFKA_STORAGE_ERROR, hw, log.logStartOffset, EMPTY));
           continue;
         }
-        records = batches.length === 1 ? batches[0]! : Buffer.concat(batches);
+        records = joined(batches);
         bytes += records.length;
         budget -= records.length;
       }
@@ -86,4 +86,17 @@ function partitionData(partitionIndex: number, errorCode: number, highWatermark:
     preferredReadReplica: -1,
     records,
   };
+}
+
+/** The batches as one buffer: the log hands out neighbouring views of one read, joined without a copy. */
+function joined(batches: readonly Buffer[]): Buffer {
+  const first = batches[0];
+  if (first === undefined) return EMPTY;
+  let end = first.byteOffset + first.length;
+  for (let i = 1; i < batches.length; i++) {
+    const batch = batches[i]!;
+    if (batch.buffer !== first.buffer || batch.byteOffset !== end) return Buffer.concat(batches);
+    end += batch.length;
+  }
+  return Buffer.from(first.buffer, first.byteOffset, end - first.byteOffset);
 }

@@ -1,0 +1,86 @@
+import { test } from 'node:test';
+import assert from 'node:assert/strict';
+import { setFlagsFromString } from 'node:v8';
+import { runInNewContext } from 'node:vm';
+import fc from 'fast-check';
+import { TailCache } from '../src/log/tail-cache.js';
+
+/** Batches as the log appends them: consecutive offset ranges, bytes that name their batch. */
+function batches(sizes: readonly number[]): { base: number; end: number; bytes: Buffer }[] {
+  let base = 0;
+  return sizes.map((size, i) => {
+    const bytes = Buffer.alloc(size, i % 251);
+    const batch = { base, end: base + 1 + (i % 3), bytes };
+    base = batch.end;
+    return batch;
+  });
+}
+
+test('the tail cache answers from its ring exactly what was pushed, across wraps and evictions', () => {
+  fc.assert(
+    fc.property(
+      fc.integer({ min: 64, max: 4096 }),
+      fc.array(fc.integer({ min: 1, max: 5000 }), { minLength: 1, maxLength: 60 }),
+      fc.nat(),
+      fc.integer({ min: 1, max: 6000 }),
+      (capacity, sizes, pick, maxBytes) => {
+        const cache = new TailCache(capacity);
+        const all = batches(sizes);
+        for (const b of all) cache.push(b.base, b.end, b.bytes);
+        const hw = all.at(-1)!.end;
+        const target = all[pick % all.length]!;
+        const got = cache.read(target.base, maxBytes, hw);
+        // What a ring of `capacity` bytes can still hold: the newest batches whose bytes fit together.
+        const last = all.at(-1)!;
+        if (got === undefined) {
+          assert.ok(target !== last || last.bytes.length > capacity, 'the newest batch is cached when it fits');
+          return;
+        }
+        const from = all.indexOf(target);
+        assert.ok(got.length >= 1);
+        let total = 0;
+        got.forEach((bytes, i) => {
+          assert.deepEqual(bytes, all[from + i]!.bytes, `batch ${from + i} comes back byte for byte`);
+          total += bytes.length;
+        });
+        assert.ok(got.length === 1 || total <= maxBytes, 'more than one batch only within maxBytes');
+        const next = all[from + got.length];
+        if (next !== undefined && total + next.bytes.length <= maxBytes) {
+          assert.fail('a read stops early only at maxBytes or at what the ring no longer holds');
+        }
+      },
+    ),
+  );
+});
+
+test('the tail cache stops at the high watermark and misses offsets it no longer holds', () => {
+  const cache = new TailCache(100);
+  const [a, b, c] = batches([40, 40, 40]);
+  for (const x of [a!, b!, c!]) cache.push(x.base, x.end, x.bytes);
+  assert.equal(cache.read(a!.base, 1000, c!.end), undefined, 'the first batch was overwritten by the third');
+  assert.deepEqual(cache.read(b!.base, 1000, c!.base), [b!.bytes], 'nothing at or past the high watermark');
+  assert.deepEqual(cache.read(b!.base, 1000, c!.end), [b!.bytes, c!.bytes]);
+});
+
+test('the tail cache keeps no reference to the buffers pushed into it', async () => {
+  setFlagsFromString('--expose-gc');
+  const gc = runInNewContext('gc') as () => void;
+  const cache = new TailCache(1 << 20);
+  const refs: WeakRef<ArrayBuffer>[] = [];
+  (() => {
+    for (let i = 0; i < 8; i++) {
+      const request = new ArrayBuffer(64 * 1024);
+      refs.push(new WeakRef(request));
+      const bytes = Buffer.from(request, 100, 10_000).fill(i);
+      cache.push(i, i + 1, bytes);
+    }
+  })();
+  await new Promise((resolve) => setImmediate(resolve));
+  gc();
+  assert.deepEqual(
+    refs.map((r) => r.deref()),
+    refs.map(() => undefined),
+    'every request buffer can be collected',
+  );
+  assert.deepEqual(cache.read(3, 1, 8), [Buffer.alloc(10_000, 3)], 'while its bytes are still served');
+});
