@@ -2,9 +2,11 @@
  * One broker's Prometheus metrics. Each broker has its own registry, so several brokers in one
  * process (tests embedding brook) never share or clash over a metric.
  */
-import { Counter, Gauge, Histogram, Registry } from 'prom-client';
+import { performance } from 'node:perf_hooks';
+import { Counter, Gauge, Registry } from 'prom-client';
 import type { Verdict } from '../idempotence/rules.js';
 import { API_SCHEMAS } from '../protocol/messages/apis.js';
+import { LatencyHistogram } from './latency-histogram.js';
 
 /** Fetch long-polls for up to max.wait.ms, so the buckets reach well past a second. */
 const LATENCY_BUCKETS = [0.0005, 0.001, 0.0025, 0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1, 2.5, 5, 10];
@@ -21,14 +23,13 @@ export class BrokerMetrics {
     fenced: this.counter('brook_idempotent_batches_fenced_total', 'Idempotent batches refused with INVALID_PRODUCER_EPOCH (an older epoch).'),
   };
   private readonly fetchBytes = this.counter('brook_fetch_bytes_total', 'Record bytes sent in Fetch responses.');
-  private readonly latencyByApi = new Map<number, Histogram.Internal<'api'>>();
-  private readonly latency = new Histogram({
-    name: 'brook_request_duration_seconds',
-    help: 'Time from a decoded request to its response, by Kafka API.',
-    labelNames: ['api'],
-    buckets: LATENCY_BUCKETS,
-    registers: [this.registry],
-  });
+  private readonly latency = new LatencyHistogram(
+    'brook_request_duration_seconds',
+    'Time from a decoded request to its response, by Kafka API.',
+    LATENCY_BUCKETS,
+    (apiKey) => API_SCHEMAS[apiKey]?.name ?? String(apiKey),
+    this.registry,
+  );
 
   produceRequest(): void {
     this.produceRequests.inc();
@@ -61,18 +62,12 @@ export class BrokerMetrics {
 
   /** Runs a request's handler, observing its latency once its result (or promised result) is there. */
   timeRequest<R>(apiKey: number, handle: () => R): R {
-    const end = this.latencyOf(apiKey).startTimer();
+    const start = performance.now();
+    const observe = (): void => this.latency.observe(apiKey, (performance.now() - start) / 1000);
     const result = handle();
-    if (result instanceof Promise) return result.finally(() => end()) as R;
-    end();
+    if (result instanceof Promise) return result.finally(observe) as R;
+    observe();
     return result;
-  }
-
-  /** The histogram child per API, made once: labelling on every request costs a hash of the labels. */
-  private latencyOf(apiKey: number): Histogram.Internal<'api'> {
-    let child = this.latencyByApi.get(apiKey);
-    if (child === undefined) this.latencyByApi.set(apiKey, (child = this.latency.labels({ api: API_SCHEMAS[apiKey]?.name ?? String(apiKey) })));
-    return child;
   }
 
   private counter(name: string, help: string): Counter {
