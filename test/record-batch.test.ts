@@ -2,7 +2,7 @@ import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import fc from 'fast-check';
 import { crc32c } from '../src/protocol/crc32c.js';
-import { CORRUPT_MESSAGE, INVALID_RECORD, RecordBatchError, readBatchHeader, validateProducedBatch } from '../src/protocol/record-batch.js';
+import { assignBaseOffset, CORRUPT_MESSAGE, INVALID_RECORD, RecordBatchError, readBatchHeader, validateProducedBatch } from '../src/protocol/record-batch.js';
 import { buildBatch, encodeRecord, valuesBatch } from './helpers/batch.js';
 
 function rejects(batch: Buffer, code: number, pattern: RegExp): void {
@@ -123,6 +123,19 @@ test('property: any byte damage after the header is caught, never thrown as anyt
       } catch (err) {
         assert.ok(err instanceof RecordBatchError && err.errorCode === INVALID_RECORD, String(err));
       }
+    }),
+  );
+});
+
+test('property: an assigned base offset reads back exactly, past 2^32 too, and touches only its 8 bytes', () => {
+  const batch = valuesBatch(3);
+  fc.assert(
+    fc.property(fc.maxSafeNat(), (offset) => {
+      const copy = Buffer.from(batch);
+      assignBaseOffset(copy, 0, offset);
+      assert.equal(readBatchHeader(copy).baseOffset, offset);
+      assert.equal(copy.readBigInt64BE(0), BigInt(offset));
+      assert.deepEqual(copy.subarray(8), batch.subarray(8));
     }),
   );
 });

@@ -36,7 +36,7 @@ export class TailCache {
     if ((at % this.capacity) + bytes.length > this.capacity) at += this.capacity - (at % this.capacity);
     const after = at + bytes.length;
     this.evictBefore(after - this.capacity);
-    bytes.copy(this.ring, at % this.capacity);
+    this.ring.set(bytes, at % this.capacity);
     this.batches.push({ base, end, at, length: bytes.length });
     this.next = after;
   }
@@ -66,7 +66,7 @@ export class TailCache {
     for (let i = lo; i < stop; i++) {
       const { at, length } = this.batches[i]!;
       const from = at % this.capacity;
-      this.ring!.copy(copy, pos, from, from + length);
+      copy.set(this.ring!.subarray(from, from + length), pos);
       out.push(copy.subarray(pos, pos + length));
       pos += length;
     }

@@ -86,7 +86,9 @@ export function isControl(attributes: number): boolean {
 
 /** baseOffset and partitionLeaderEpoch lie outside the CRC: the broker may set them. */
 export function assignBaseOffset(buf: Buffer, pos: number, baseOffset: number): void {
-  buf.writeBigInt64BE(BigInt(baseOffset), pos);
+  // Offsets are below 2^53: two 32-bit halves, without making a BigInt per batch.
+  buf.writeUInt32BE(Math.floor(baseOffset / 0x1_0000_0000), pos);
+  buf.writeUInt32BE(baseOffset >>> 0, pos + 4);
 }
 
 export function assignPartitionLeaderEpoch(buf: Buffer, pos: number, epoch: number): void {
