@@ -7,13 +7,16 @@
  *
  * produce: an idempotent producer (acks=all) sends MESSAGES fixed-size messages round-robin over
  *   the partitions. With RATE_PER_SEC > 0 they are paced and per-message latency (send to delivery
- *   report) is measured. Prints {"messages":..,"seconds":..,"errors":..,"p50_us":..,"p99_us":..}.
+ *   report) is measured. Prints {"messages":..,"seconds":..,"errors":..,"p50_us":..,"p99_us":..,
+ *   "client_cpu_s":..,"mock_cpu_s":..}: the CPU time of this process's threads while timed, the
+ *   mock cluster's own thread apart from the producer's (0 against a real broker).
  * consume: reads the whole topic from offset 0, PASSES times (default 1), and checks that it held
  *   MESSAGES messages besides produce's warm-up ones. A brook topic is filled beforehand by
  *   produce; the mock cluster is filled first in this process, untimed. The mock keeps only ~5 MB
  *   per partition (older batches are dropped), hence passes rather than one large topic.
  *   Prints {"messages":..,"seconds":..,"bytes":..}.
  */
+#include <dirent.h>
 #include <librdkafka/rdkafka.h>
 #include <librdkafka/rdkafka_mock.h>
 #include <stdint.h>
@@ -21,6 +24,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <time.h>
+#include <unistd.h>
 
 struct load {
   const char *bootstrap, *topic, *batch;
@@ -38,6 +42,36 @@ static int64_t now_us(void) {
   struct timespec ts;
   clock_gettime(CLOCK_MONOTONIC, &ts);
   return (int64_t)ts.tv_sec * 1000000 + ts.tv_nsec / 1000;
+}
+
+/* CPU seconds (user + system) this process's threads have used: the mock cluster's thread, and the rest. */
+static void thread_cpu(double *client_s, double *mock_s) {
+  *client_s = *mock_s = 0;
+  DIR *dir = opendir("/proc/self/task");
+  if (!dir) return;
+  double hz = (double)sysconf(_SC_CLK_TCK);
+  for (struct dirent *e; (e = readdir(dir));) {
+    if (e->d_name[0] == '.') continue;
+    char path[300], comm[64] = "", stat[1024];
+    snprintf(path, sizeof path, "/proc/self/task/%s/comm", e->d_name);
+    FILE *f = fopen(path, "r");
+    if (!f) continue;
+    if (!fgets(comm, sizeof comm, f)) comm[0] = 0;
+    fclose(f);
+    snprintf(path, sizeof path, "/proc/self/task/%s/stat", e->d_name);
+    if (!(f = fopen(path, "r"))) continue;
+    size_t n = fread(stat, 1, sizeof stat - 1, f);
+    fclose(f);
+    stat[n] = 0;
+    /* After the parenthesised name: state, then ten fields before utime and stime. */
+    char *after = strrchr(stat, ')');
+    unsigned long utime, stime;
+    if (!after || sscanf(after + 2, "%*c %*d %*d %*d %*d %*d %*u %*u %*u %*u %*u %lu %lu", &utime, &stime) != 2) continue;
+    double s = (double)(utime + stime) / hz;
+    if (strncmp(comm, "rdk:mock", 8) == 0) *mock_s += s;
+    else *client_s += s;
+  }
+  closedir(dir);
 }
 
 static int cmp64(const void *a, const void *b) {
@@ -95,6 +129,8 @@ static int produce(const struct load *l, int report) {
   rd_kafka_flush(rk, 30000);
   delivered = errors = 0;
 
+  double client_before, mock_before;
+  thread_cpu(&client_before, &mock_before);
   int64_t start = now_us();
   for (long i = 0; i < l->messages; i++) {
     if (l->rate > 0) {
@@ -116,6 +152,8 @@ static int produce(const struct load *l, int report) {
   }
   rd_kafka_flush(rk, 120000);
   double seconds = (double)(now_us() - start) / 1e6;
+  double client_s, mock_s;
+  thread_cpu(&client_s, &mock_s);
 
   long p50 = -1, p99 = -1;
   if (latencies && latency_count > 0) {
@@ -124,7 +162,8 @@ static int produce(const struct load *l, int report) {
     p99 = (long)latencies[latency_count * 99 / 100];
   }
   if (report)
-    printf("{\"messages\":%ld,\"seconds\":%.6f,\"errors\":%ld,\"p50_us\":%ld,\"p99_us\":%ld}\n", delivered, seconds, errors, p50, p99);
+    printf("{\"messages\":%ld,\"seconds\":%.6f,\"errors\":%ld,\"p50_us\":%ld,\"p99_us\":%ld,\"client_cpu_s\":%.3f,\"mock_cpu_s\":%.3f}\n", delivered,
+           seconds, errors, p50, p99, client_s - client_before, mock_s - mock_before);
   rd_kafka_destroy(rk);
   free(payload);
   return errors > 0 || delivered != l->messages;

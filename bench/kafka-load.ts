@@ -19,6 +19,10 @@ export interface ProduceResult {
   /** -1 unless paced. */
   p50_us: number;
   p99_us: number;
+  /** CPU time of the producer's own threads while timed. */
+  client_cpu_s: number;
+  /** CPU time of the mock cluster's thread while timed; 0 against brook. */
+  mock_cpu_s: number;
 }
 
 export interface ConsumeResult {
