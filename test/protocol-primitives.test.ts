@@ -264,3 +264,48 @@ test('writer rejects values it cannot encode with ProtocolError', () => {
   assert.throws(() => w.writeUnsignedVarint(-1), ProtocolError);
   assert.throws(() => w.writeUnsignedVarint(2 ** 32), ProtocolError);
 });
+
+/** A writer step: what it writes is the same whichever the writer. */
+type Step = { kind: 'int32'; v: number } | { kind: 'string'; v: string } | { kind: 'bytes'; v: Buffer } | { kind: 'sized'; v: Buffer };
+
+function play(w: Writer, steps: readonly Step[]): void {
+  w.writeInt32(0); // a size prefix, patched at the end
+  for (const step of steps) {
+    if (step.kind === 'int32') w.writeInt32(step.v);
+    else if (step.kind === 'string') w.writeCompactString(step.v);
+    else if (step.kind === 'bytes') w.writeCompactNullableBytes(step.v);
+    else {
+      const start = w.beginSized();
+      w.writeCompactBytes(step.v);
+      w.endSized(start);
+    }
+  }
+  w.writeInt32At(0, w.length - 4);
+}
+
+test('property: a gathering writer hands over the same bytes, referencing large byte fields instead of copying them', () => {
+  const bytes = fc.integer({ min: 0, max: 3000 }).map((n) => Buffer.alloc(n, n % 256));
+  const step: fc.Arbitrary<Step> = fc.oneof(
+    fc.integer().map((v) => ({ kind: 'int32' as const, v })),
+    fc.string({ maxLength: 40 }).map((v) => ({ kind: 'string' as const, v })),
+    bytes.map((v) => ({ kind: 'bytes' as const, v })),
+    bytes.map((v) => ({ kind: 'sized' as const, v })),
+  );
+  fc.assert(
+    fc.property(fc.array(step, { maxLength: 12 }), fc.integer({ min: 1, max: 2000 }), (steps, gatherFrom) => {
+      const plain = new Writer(16);
+      play(plain, steps);
+      const expected = plain.finish();
+      const gathering = new Writer(16, gatherFrom);
+      play(gathering, steps);
+      const out = gathering.finishPieces();
+      const pieces = Buffer.isBuffer(out) ? [out] : out;
+      assert.deepEqual(Buffer.concat(pieces), expected);
+      for (const s of steps) {
+        if (s.kind !== 'bytes' || s.v.length < gatherFrom) continue;
+        assert.ok(pieces.includes(s.v), `a ${s.v.length}-byte field is sent as it is`);
+      }
+      assert.equal(Buffer.isBuffer(out), !steps.some((s) => s.kind === 'bytes' && s.v.length >= gatherFrom), 'one buffer unless something was gathered');
+    }),
+  );
+});

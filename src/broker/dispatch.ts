@@ -53,13 +53,19 @@ export function createDispatcher(table: ReadonlyMap<number, ApiHandler>, broker:
   };
 }
 
-/** The whole response frame, size prefix included, so that it goes out in one write. */
-function encode(handler: ApiHandler, version: number, correlationId: number, headerVersion: number, response: unknown): Buffer {
-  const w = new Writer(256);
+/**
+ * Byte fields at least this long (a Fetch response's records) go out by reference beside the
+ * encoded bytes, not copied into them.
+ */
+const GATHER_BYTES = 4096;
+
+/** The whole response frame, size prefix included, as one buffer or pieces for one vectored write. */
+function encode(handler: ApiHandler, version: number, correlationId: number, headerVersion: number, response: unknown): Buffer | Buffer[] {
+  const w = new Writer(256, GATHER_BYTES);
   w.writeInt32(0);
   w.writeInt32(correlationId);
   if (headerVersion >= 1) w.writeEmptyTaggedFields();
   handler.response.write(w, version, response);
   w.writeInt32At(0, w.length - 4);
-  return w.finish();
+  return w.finishPieces();
 }

@@ -137,8 +137,8 @@ export class Connection {
     slot.done = true;
     slot.response = response;
     if (this.slots[0] !== slot) return;
-    // Several answers ready at once leave in one system call.
-    const several = this.slots.length > 1 && this.slots[1]!.done;
+    // Several answers ready at once, or an answer in pieces, leave in one system call.
+    const several = (this.slots.length > 1 && this.slots[1]!.done) || Array.isArray(response);
     if (several) this.socket.cork();
     while (this.slots.length > 0 && this.slots[0]!.done) {
       const { response: bytes } = this.slots.shift()!;

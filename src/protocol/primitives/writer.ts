@@ -3,20 +3,36 @@ import { ProtocolError } from './errors.js';
 const MAX_STRING_BYTES = 0x7fff;
 const EMPTY = Buffer.alloc(0);
 
-/** Growable big-endian writer. finish() hands over the bytes and leaves the writer empty. */
+/**
+ * Growable big-endian writer. finish() hands over the bytes and leaves the writer empty.
+ * A gathering writer (`gatherFrom` set) does not copy byte fields of at least that many bytes:
+ * it keeps a reference to them between pieces of its own bytes, and finishPieces() hands over
+ * the pieces in order, for one vectored write (a Fetch response's records, as the log read them).
+ */
 export class Writer {
   private buf: Buffer;
   private pos = 0;
   private readonly initialCapacity: number;
+  /** Where the bytes not yet in `pieces` start in `buf`. */
+  private segmentStart = 0;
+  private pieces: Buffer[] = [];
+  /** Which pieces are referenced byte fields (never written into). */
+  private referenced: boolean[] = [];
+  private piecesBytes = 0;
+  /** Sized sections measure positions in `buf`, so nothing is gathered while one is open. */
+  private openSized = 0;
 
-  constructor(initialCapacity = 1024) {
+  constructor(
+    initialCapacity = 1024,
+    private readonly gatherFrom = Infinity,
+  ) {
     this.initialCapacity = Math.max(16, initialCapacity);
     this.buf = Buffer.allocUnsafe(this.initialCapacity);
   }
 
   /** Bytes written so far. */
   get length(): number {
-    return this.pos;
+    return this.piecesBytes + this.pos - this.segmentStart;
   }
 
   private ensure(n: number): void {
@@ -33,10 +49,24 @@ export class Writer {
 
   /** Returns the written bytes (no copy) and detaches them, so later writes cannot clobber them. */
   finish(): Buffer {
+    if (this.pieces.length > 0) throw new ProtocolError('a writer that gathered byte fields must be finished with finishPieces()');
     const out = this.buf.subarray(0, this.pos);
     this.buf = EMPTY;
     this.pos = 0;
     return out;
+  }
+
+  /** The written bytes as one buffer, or, if byte fields were gathered, as the pieces in order. */
+  finishPieces(): Buffer | Buffer[] {
+    if (this.pieces.length === 0) return this.finish();
+    const pieces = this.pieces;
+    if (this.pos > this.segmentStart) pieces.push(this.buf.subarray(this.segmentStart, this.pos));
+    this.pieces = [];
+    this.referenced = [];
+    this.piecesBytes = 0;
+    this.buf = EMPTY;
+    this.pos = this.segmentStart = 0;
+    return pieces;
   }
 
   writeInt8(v: number): void {
@@ -72,10 +102,25 @@ export class Writer {
     this.buf[this.pos++] = v ? 1 : 0;
   }
 
-  /** Overwrites an int32 already written, e.g. a size prefix. */
+  /** Overwrites an int32 already written among the writer's own bytes, e.g. a size prefix. */
   writeInt32At(offset: number, v: number): void {
-    if (offset < 0 || offset + 4 > this.pos) throw new ProtocolError(`writeInt32At(${offset}) outside written bytes`);
-    this.buf.writeInt32BE(v, offset);
+    if (offset >= this.piecesBytes) {
+      const at = this.segmentStart + offset - this.piecesBytes;
+      if (at + 4 > this.pos) throw new ProtocolError(`writeInt32At(${offset}) outside written bytes`);
+      this.buf.writeInt32BE(v, at);
+      return;
+    }
+    let start = 0;
+    for (const [i, piece] of this.pieces.entries()) {
+      if (offset < start + piece.length) {
+        if (offset < 0 || this.referenced[i] || offset + 4 > start + piece.length) {
+          throw new ProtocolError(`writeInt32At(${offset}) is not within the writer's own bytes`);
+        }
+        piece.writeInt32BE(v, offset - start);
+        return;
+      }
+      start += piece.length;
+    }
   }
 
   writeUuid(v: string): void {
@@ -173,10 +218,26 @@ export class Writer {
 
   /** Raw bytes, no length prefix. */
   writeBuffer(b: Uint8Array): void {
+    if (b.length >= this.gatherFrom && this.openSized === 0) {
+      this.gather(Buffer.isBuffer(b) ? b : Buffer.from(b.buffer, b.byteOffset, b.length));
+      return;
+    }
     this.ensure(b.length);
     this.buf.set(b, this.pos);
     this.pos += b.length;
   }
+  private gather(b: Buffer): void {
+    if (this.pos > this.segmentStart) {
+      this.pieces.push(this.buf.subarray(this.segmentStart, this.pos));
+      this.referenced.push(false);
+      this.piecesBytes += this.pos - this.segmentStart;
+      this.segmentStart = this.pos;
+    }
+    this.pieces.push(b);
+    this.referenced.push(true);
+    this.piecesBytes += b.length;
+  }
+
   writeBytes(b: Uint8Array): void {
     this.writeInt32(b.length);
     this.writeBuffer(b);
@@ -213,10 +274,12 @@ export class Writer {
    */
   beginSized(): number {
     this.ensure(1);
+    this.openSized++;
     return this.pos++;
   }
 
   endSized(start: number): void {
+    this.openSized--;
     const size = this.pos - start - 1;
     if (size < 0x80) {
       this.buf[start] = size;
