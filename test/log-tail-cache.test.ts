@@ -19,8 +19,9 @@ function batches(sizes: readonly number[]): { base: number; end: number; bytes: 
 test('the tail cache answers from its ring exactly what was pushed, across wraps and evictions', () => {
   fc.assert(
     fc.property(
-      fc.integer({ min: 64, max: 4096 }),
-      fc.array(fc.integer({ min: 1, max: 5000 }), { minLength: 1, maxLength: 60 }),
+      // Small caches wrap and evict at once; large ones also grow their ring (it starts at 64 KiB) first.
+      fc.oneof(fc.integer({ min: 0, max: 4096 }), fc.integer({ min: 65_536, max: 300_000 })),
+      fc.array(fc.integer({ min: 1, max: 40_000 }), { minLength: 1, maxLength: 60 }),
       fc.nat(),
       fc.integer({ min: 1, max: 6000 }),
       (capacity, sizes, pick, maxBytes) => {
@@ -83,4 +84,18 @@ test('the tail cache keeps no reference to the buffers pushed into it', async ()
     'every request buffer can be collected',
   );
   assert.deepEqual(cache.read(3, 1, 8), [Buffer.alloc(10_000, 3)], 'while its bytes are still served');
+});
+
+test('a partition that caches little holds a small ring, not the whole capacity', () => {
+  const before = process.memoryUsage().arrayBuffers;
+  const caches = Array.from({ length: 200 }, () => new TailCache(16 * 1024 * 1024));
+  for (const cache of caches) cache.push(0, 1, Buffer.alloc(1000));
+  const grown = process.memoryUsage().arrayBuffers - before;
+  assert.ok(grown < 200 * 128 * 1024, `200 caches of one small batch hold ${grown} bytes`);
+  assert.deepEqual(caches[7]!.read(0, 1, 1), [Buffer.alloc(1000)]);
+});
+
+test('a tail cache size no buffer can have is refused when the cache is made', () => {
+  assert.throws(() => new TailCache(-1), RangeError);
+  assert.throws(() => new TailCache(2 ** 60), RangeError);
 });

@@ -21,6 +21,11 @@ test('the latency histogram renders exactly what prom-client\'s own Histogram re
           expected.observe({ api: API_NAMES[key]! }, seconds);
         }
         assert.equal(await ours.metrics(), await reference.metrics());
+        ours.resetMetrics();
+        reference.resetMetrics();
+        histogram.observe(0, 0.002);
+        expected.observe({ api: API_NAMES[0]! }, 0.002);
+        assert.equal(await ours.metrics(), await reference.metrics(), 'after a reset');
       },
     ),
   );

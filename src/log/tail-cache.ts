@@ -5,40 +5,51 @@
  * collections move to V8's old generation, and their churn there set off a full collection
  * every few megabytes under produce load.
  */
+import { constants } from 'node:buffer';
+
 interface CachedBatch {
   readonly base: number;
   /** Offset after the batch. */
   readonly end: number;
-  /** Where the batch starts in the stream of bytes ever written to the ring; the ring holds its last `capacity` bytes. */
+  /** Where the batch starts in the stream of bytes written to the ring: the ring holds the last `ring.length` of them. */
   readonly at: number;
   readonly length: number;
 }
 
+/** A partition's ring starts this small and doubles up to the cache's capacity as its batches need. */
+const FIRST_RING_BYTES = 64 * 1024;
+
 export class TailCache {
-  private ring: Buffer | undefined;
+  private ring = Buffer.alloc(0);
   /** Entries before `head` are evicted. */
   private batches: CachedBatch[] = [];
   private head = 0;
   /** Stream position of the next copy. */
   private next = 0;
 
-  constructor(private readonly capacity: number) {}
+  constructor(private readonly capacity: number) {
+    if (!Number.isSafeInteger(capacity) || capacity < 0 || capacity > constants.MAX_LENGTH) {
+      throw new RangeError(`tail cache size ${capacity} is not a byte count a buffer can have`);
+    }
+  }
 
   /** Copies `bytes` in (the caller may reuse them), evicting the oldest batches it overwrites. */
   push(base: number, end: number, bytes: Buffer): void {
-    if (bytes.length > this.capacity) {
+    const n = bytes.length;
+    if (n > this.capacity) {
       this.evictBefore(Infinity);
       return;
     }
-    this.ring ??= Buffer.allocUnsafeSlow(this.capacity);
-    let at = this.next;
-    // A batch never wraps: it starts over at the ring's beginning instead.
-    if ((at % this.capacity) + bytes.length > this.capacity) at += this.capacity - (at % this.capacity);
-    const after = at + bytes.length;
-    this.evictBefore(after - this.capacity);
-    this.ring.set(bytes, at % this.capacity);
-    this.batches.push({ base, end, at, length: bytes.length });
-    this.next = after;
+    let at = this.placeFor(n);
+    const oldest = this.batches[this.head]?.at ?? Infinity;
+    if (this.ring.length < this.capacity && (n > this.ring.length || oldest < at + n - this.ring.length)) {
+      this.grow(n);
+      at = this.placeFor(n);
+    }
+    this.evictBefore(at + n - this.ring.length);
+    this.ring.set(bytes, at % this.ring.length);
+    this.batches.push({ base, end, at, length: n });
+    this.next = at + n;
   }
 
   /** Copies of the whole batches from the one holding `fetchOffset`, below `hw`, within `maxBytes` but at least one; undefined if not cached. */
@@ -65,12 +76,38 @@ export class TailCache {
     let pos = 0;
     for (let i = lo; i < stop; i++) {
       const { at, length } = this.batches[i]!;
-      const from = at % this.capacity;
-      copy.set(this.ring!.subarray(from, from + length), pos);
+      const from = at % this.ring.length;
+      copy.set(this.ring.subarray(from, from + length), pos);
       out.push(copy.subarray(pos, pos + length));
       pos += length;
     }
     return out;
+  }
+
+  /** Where a batch of `n` bytes goes: next, unless it would run past the ring's end; batches never wrap. */
+  private placeFor(n: number): number {
+    const size = this.ring.length;
+    const offset = this.next % size;
+    return size > 0 && offset + n > size ? this.next + size - offset : this.next;
+  }
+
+  /** A larger ring, with the cached batches moved to its start in order. */
+  private grow(n: number): void {
+    const kept = this.batches.slice(this.head);
+    const keptBytes = kept.reduce((sum, b) => sum + b.length, 0);
+    let size = Math.max(this.ring.length * 2, FIRST_RING_BYTES);
+    while (size < keptBytes + n) size *= 2;
+    const ring = Buffer.allocUnsafeSlow(Math.min(size, this.capacity));
+    let pos = 0;
+    this.batches = kept.map((batch) => {
+      const from = batch.at % this.ring.length;
+      ring.set(this.ring.subarray(from, from + batch.length), pos);
+      pos += batch.length;
+      return { ...batch, at: pos - batch.length };
+    });
+    this.ring = ring;
+    this.head = 0;
+    this.next = pos;
   }
 
   /** Drops the batches that start before stream position `at`. */

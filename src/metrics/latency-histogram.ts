@@ -53,6 +53,11 @@ export class LatencyHistogram {
     series.count++;
   }
 
+  /** registry.resetMetrics() starts every metric over. */
+  reset(): void {
+    this.series.clear();
+  }
+
   /** What prom-client's registry renders: cumulative buckets, then sum and count, per API. */
   async get(): Promise<Rendered> {
     const values: MetricValueWithName<string>[] = [];
