@@ -6,6 +6,7 @@ import { Kafka, logLevel, type KafkaConfig, type SASLOptions } from 'kafkajs';
 import { startBroker, type Broker } from '../src/broker/start-broker.js';
 import { ProduceRequest } from '../src/protocol/messages/produce.js';
 import { valuesBatch } from './helpers/batch.js';
+import { consumeAll } from './helpers/kafkajs.js';
 import { runBrook } from './helpers/cli.js';
 import { tempDataDir } from './helpers/serve-process.js';
 import { makeTestCerts, type TestCerts } from './helpers/tls-certs.js';
@@ -101,6 +102,18 @@ test('TLS: clients that trust the CA connect; a plain TCP client does not get an
   const plain = await WireClient.connect(b.port);
   plain.sendRaw(plain.frame(ProduceRequest, 9, { transactionalId: null, acks: -1, timeoutMs: 1000, topicData: [] }));
   assert.equal(await plain.nextFrame(), undefined);
+});
+
+test('TLS: a consumer reads back records larger than a response\'s own bytes, sent beside them in one write', async () => {
+  const b = await broker({ saslUsersFile: undefined, tls: { cert: certs.cert, key: certs.key, clientAuth: 'none' } });
+  const kafka = client(b, { ssl: { ca: [certs.ca] } });
+  const values = Array.from({ length: 40 }, (_, i) => `${i}:${'x'.repeat(2000)}`);
+  const producer = kafka.producer({ idempotent: true });
+  await producer.connect();
+  await producer.send({ topic: 'big-over-tls', messages: values.map((value) => ({ value })) });
+  await producer.disconnect();
+  const consumed = await consumeAll(kafka, 'big-over-tls', 'tls-readers', values.length);
+  assert.deepEqual(consumed.map((m) => m.value), values);
 });
 
 test('TLS with client certificates required: with one it works, without one it is refused', async () => {
