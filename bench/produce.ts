@@ -1,7 +1,8 @@
 /** Produce throughput, broker CPU per batch and latency: brook against librdkafka's mock cluster. */
 import { readFileSync } from 'node:fs';
-import type { ServeProcess } from '../test/helpers/serve-process.js';
-import { MSG_BYTES, produceLoad, type ProduceResult } from './kafka-load.js';
+import { rm } from 'node:fs/promises';
+import { startServe, type ServeProcess } from '../test/helpers/serve-process.js';
+import { MSG_BYTES, PARTITIONS, produceLoad, type ProduceResult } from './kafka-load.js';
 import { alternating, highest, lowest } from './measure.js';
 import { compared, fmt, type Row } from './table.js';
 
@@ -18,33 +19,50 @@ interface Round {
   clientCpuS: number;
 }
 
-export async function produceThroughput(serve: ServeProcess, smoke: boolean): Promise<Row[]> {
+/**
+ * Each scenario gets a broker of its own, so that none inherits the topics and memory of the one
+ * before, warmed with three rounds' worth of load first: its JIT compiles the produce path, and
+ * V8 sizes its heap for the load, which at 1000-message batches takes a few thousand batches.
+ */
+export async function produceThroughput(smoke: boolean): Promise<Row[]> {
   const rows: Row[] = [];
-  for (const batch of [10, 100, 1000]) {
-    const messages = smoke ? 5_000 : batch === 10 ? 100_000 : 400_000;
-    const round = (r: ProduceResult, brokerCpuS: number): Round => ({ rate: r.messages / r.seconds, brokerCpuS, clientCpuS: r.client_cpu_s });
-    // One untimed round first: brook's JIT compiles its produce path for this batch size.
-    if (!smoke) await produceLoad(serve.bootstrap, `tp-${batch}-warm`, { messages, batch });
-    const [brook, mock] = await alternating(smoke ? 1 : 5, [
+  for (const batch of [10, 100, 1000]) rows.push(...(await throughputRows(smoke, batch)));
+  return rows;
+}
+
+async function throughputRows(smoke: boolean, batch: number): Promise<Row[]> {
+  const messages = smoke ? 5_000 : batch === 10 ? 100_000 : 400_000;
+  const load = { messages, batch };
+  const round = (r: ProduceResult, brokerCpuS: number): Round => ({ rate: r.messages / r.seconds, brokerCpuS, clientCpuS: r.client_cpu_s });
+  const serve = await startServe(['--log-level', 'warn', '--partitions', String(PARTITIONS)]);
+  let brook: Round[];
+  let mock: Round[];
+  try {
+    if (!smoke) await produceLoad(serve.bootstrap, 'warm-up', { ...load, messages: 3 * messages });
+    [brook, mock] = (await alternating(smoke ? 1 : 5, [
       async (n) => {
         const cpuBefore = cpuSeconds(serve.child.pid!);
-        const result = await produceLoad(serve.bootstrap, `tp-${batch}-${n}`, { messages, batch });
+        const result = await produceLoad(serve.bootstrap, `round-${n}`, load);
         return round(result, cpuSeconds(serve.child.pid!) - cpuBefore);
       },
       async (n) => {
-        const result = await produceLoad('mock', `tp-${batch}-${n}`, { messages, batch });
+        const result = await produceLoad('mock', `round-${n}`, load);
         return round(result, result.mock_cpu_s);
       },
-    ]);
-    const rate = (rounds: readonly Round[]): number => highest(rounds.map((r) => r.rate));
-    // CPU per batch in µs, from the least disturbed round.
-    const cpu = (rounds: readonly Round[], key: 'brokerCpuS' | 'clientCpuS'): number => (lowest(rounds.map((r) => r[key])) * 1e6 * batch) / messages;
-    rows.push(compared(`produce idempotent acks=all, ${batch}-msg batches (msgs/s)`, rate(brook!), rate(mock!), 'librdkafka mock'));
-    rows.push(compared(`  same: MB/s of ${MSG_BYTES}-byte values`, (rate(brook!) * MSG_BYTES) / 1e6, (rate(mock!) * MSG_BYTES) / 1e6, '', 1));
-    rows.push(compared(`  broker CPU per ${batch}-msg batch (µs)`, cpu(brook!, 'brokerCpuS'), cpu(mock!, 'brokerCpuS'), 'the mock cluster\'s thread', 1));
-    rows.push(compared(`  producer's own CPU per ${batch}-msg batch (µs)`, cpu(brook!, 'clientCpuS'), cpu(mock!, 'clientCpuS'), 'the same, producing to the mock', 1));
+    ])) as [Round[], Round[]];
+  } finally {
+    await serve.stop();
+    await rm(serve.dataDir, { recursive: true, force: true });
   }
-  return rows;
+  const rate = (rounds: readonly Round[]): number => highest(rounds.map((r) => r.rate));
+  // CPU per batch in µs, from the least disturbed round.
+  const cpu = (rounds: readonly Round[], key: 'brokerCpuS' | 'clientCpuS'): number => (lowest(rounds.map((r) => r[key])) * 1e6 * batch) / messages;
+  return [
+    compared(`produce idempotent acks=all, ${batch}-msg batches (msgs/s)`, rate(brook), rate(mock), 'librdkafka mock'),
+    compared(`  same: MB/s of ${MSG_BYTES}-byte values`, (rate(brook) * MSG_BYTES) / 1e6, (rate(mock) * MSG_BYTES) / 1e6, '', 1),
+    compared(`  broker CPU per ${batch}-msg batch (µs)`, cpu(brook, 'brokerCpuS'), cpu(mock, 'brokerCpuS'), 'the mock cluster\'s thread', 1),
+    compared(`  producer's own CPU per ${batch}-msg batch (µs)`, cpu(brook, 'clientCpuS'), cpu(mock, 'clientCpuS'), 'the same, producing to the mock', 1),
+  ];
 }
 
 export async function produceLatency(serve: ServeProcess, smoke: boolean): Promise<Row[]> {

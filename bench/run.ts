@@ -26,7 +26,7 @@ async function main(): Promise<void> {
   const dataDir = await mkdtemp(join(tmpdir(), 'brook-bench-'));
   const serve = await startServe(['--log-level', 'warn', '--partitions', String(PARTITIONS)], dataDir);
   try {
-    rows.push(...(await produceThroughput(serve, smoke)));
+    rows.push(...(await produceThroughput(smoke)));
     rows.push(...(await produceLatency(serve, smoke)));
     rows.push(...(await fetchThroughput(serve, smoke)));
     rows.push(...(await flushAlways(serve, smoke)));
