@@ -13,7 +13,9 @@ import { OffsetCommitRequest, OffsetCommitResponse } from '../src/protocol/messa
 import { OffsetFetchRequest, OffsetFetchResponse } from '../src/protocol/messages/offset-fetch.js';
 import { SyncGroupRequest, SyncGroupResponse } from '../src/protocol/messages/sync-group.js';
 import { startBroker, type Broker } from '../src/broker/start-broker.js';
+import { valuesBatch } from './helpers/batch.js';
 import { WireClient } from './helpers/wire-client.js';
+import { produceBatch } from './helpers/wire-produce.js';
 
 let broker: Broker;
 let client: WireClient;
@@ -173,4 +175,36 @@ test('OffsetCommit: generation -1 commits to a group without members; unknown pa
 
   const deleted = await client.request(DeleteGroupsRequest, DeleteGroupsResponse, 0, { groupsNames: ['simple', 'simple'] });
   assert.deepEqual(deleted.results.map((r) => r.errorCode), [ErrorCode.NONE, ErrorCode.GROUP_ID_NOT_FOUND]);
+});
+
+test('a large JoinGroup\'s metadata is kept intact after the memory its request arrived in is reused for the next large request', async () => {
+  const metadata = Buffer.alloc(300_000);
+  for (let i = 0; i < metadata.length; i++) metadata[i] = (i * 7) % 251;
+  const joined = await client.request(JoinGroupRequest, JoinGroupResponse, 0, {
+    groupId: 'large',
+    sessionTimeoutMs: 10_000,
+    rebalanceTimeoutMs: 10_000,
+    memberId: '',
+    groupInstanceId: null,
+    protocolType: 'consumer',
+    protocols: [{ name: 'range', metadata }],
+    reason: null,
+  });
+  assert.equal(joined.errorCode, ErrorCode.NONE);
+  const { memberId, generationId } = joined;
+  const synced = await client.request(SyncGroupRequest, SyncGroupResponse, 0, {
+    groupId: 'large',
+    generationId,
+    memberId,
+    groupInstanceId: null,
+    protocolType: null,
+    protocolName: null,
+    assignments: [{ memberId, assignment: Buffer.from('all') }],
+  });
+  assert.equal(synced.errorCode, ErrorCode.NONE);
+  // Large frames arrive in several socket reads and are gathered into reused memory: this one, smaller, overwrites it.
+  const produced = await produceBatch(client, 't', 0, valuesBatch(2000, {}, 'o'.repeat(80)));
+  assert.equal(produced.errorCode, ErrorCode.NONE);
+  const described = await client.request(DescribeGroupsRequest, DescribeGroupsResponse, 0, { groups: ['large'], includeAuthorizedOperations: false });
+  assert.ok(described.groups[0]!.members[0]!.memberMetadata.equals(metadata), 'the metadata as it was sent');
 });

@@ -166,3 +166,23 @@ test('a write error fails the partition: pending and later appends are refused; 
   assert.equal(reopened.logEndOffset, 2);
   assert.deepEqual(await readAll(reopened), [before.bytes]);
 });
+
+test('append copies the batch: the caller may reuse its memory at once, before the write, and the log still holds the batch', async (t) => {
+  const dir = await tempDir(t);
+  const log = await openLog(t, dir, { tailCacheBytes: 0 });
+  const batches = Array.from({ length: 20 }, (_, i) => batch(1 + (i % 5), {}, `reused-${i}-`));
+  // One request buffer, filled and handed over again and again in one turn, as a connection reuses its memory.
+  const request = Buffer.alloc(Math.max(...batches.map((b) => b.bytes.length)));
+  const expected: Buffer[] = [];
+  for (const b of batches) {
+    b.bytes.copy(request);
+    const bytes = request.subarray(0, b.bytes.length);
+    log.append(bytes, b.header, Date.now());
+    expected.push(Buffer.from(bytes));
+  }
+  request.fill(0xee);
+  await log.whenWritten(log.logEndOffset - 1);
+  await log.close();
+  const reopened = await openLog(t, dir, { tailCacheBytes: 0 });
+  assert.deepEqual(await readAll(reopened), expected);
+});

@@ -15,9 +15,15 @@ import { unsupportedApiVersionsResponse } from './handlers/api-versions.js';
 import { RequestRejected } from './request-rejected.js';
 
 
+/**
+ * A frame is lent for the call only (its memory is reused for the next large request), and
+ * decoded requests hold slices of it: every request but Produce, whose handler copies what it
+ * keeps into the log before returning, is decoded from a copy. They are small.
+ */
 export function createDispatcher(table: ReadonlyMap<number, ApiHandler>, broker: BrokerContext): FrameHandler {
-  return (frame: Buffer, connection: ConnectionContext): ResponseBytes | Promise<ResponseBytes> => {
-    if (broker.sasl?.expectsBareToken(connection)) return broker.sasl.bareToken(connection, frame);
+  return (lent: Buffer, connection: ConnectionContext): ResponseBytes | Promise<ResponseBytes> => {
+    if (broker.sasl?.expectsBareToken(connection)) return broker.sasl.bareToken(connection, Buffer.from(lent));
+    let frame = lent;
     let header;
     try {
       header = readRequestHeader(frame);
@@ -25,6 +31,7 @@ export function createDispatcher(table: ReadonlyMap<number, ApiHandler>, broker:
       if (err instanceof ProtocolError) throw new RequestRejected(`malformed request header: ${err.message}`);
       throw err;
     }
+    if (header.apiKey !== ApiKey.Produce) frame = Buffer.from(lent);
     const handler = table.get(header.apiKey);
     if (handler === undefined) throw new RequestRejected(`unknown api key ${header.apiKey}`);
     const { apiKey, apiVersion, correlationId } = header;

@@ -1,7 +1,7 @@
 /**
  * One partition's log: a directory of segments plus producer state that follows it.
  *
- * append() is synchronous: it assigns the offset, commits producer state and queues the batch.
+ * append() is synchronous: it assigns the offset, commits producer state and queues a copy of the batch.
  * One writer per partition then stores everything queued, one vectored write per segment per
  * turn, and, under flush 'always', one fsync for all of it (group commit); the high watermark
  * moves once that is done. A write error fails the partition: nothing more is accepted, and
@@ -17,6 +17,7 @@ import { pruneSnapshots, writeRecoveryPoint, writeSnapshot } from './partition-f
 import type { ProducerEntry, ProducerStates } from './producer-states.js';
 import { recoverPartition, type RecoveryReport } from './recovery.js';
 import { Segment, SegmentCache } from './segment.js';
+import { StagingBuffer } from './staging-buffer.js';
 import { TailCache } from './tail-cache.js';
 
 export type { ProducerEntry } from './producer-states.js';
@@ -67,6 +68,9 @@ export class PartitionLog {
   private logEnd: number;
   private hw: number;
   private queue: PendingWrite[] = [];
+  /** Holds the queued batches; its spare holds those of the write in progress. */
+  private staging = new StagingBuffer();
+  private spareStaging = new StagingBuffer();
   private queued = new Turn();
   private inFlight: Turn | undefined;
   private scheduled = false;
@@ -142,8 +146,8 @@ export class PartitionLog {
 
   /**
    * Appends a batch the caller has validated and, for producerId >= 0, checked with the
-   * idempotence rules: writes its base offset into `batch` and keeps `batch` itself (no copy)
-   * until written, so its memory must not be reused before. Returns the base offset.
+   * idempotence rules: writes its base offset into `batch` and copies it, so the caller may
+   * reuse `batch`'s memory once this returns. Returns the base offset.
    */
   append(batch: Buffer, header: BatchHeader, now: number): number {
     if (this.failure !== undefined) throw this.failedError();
@@ -158,16 +162,17 @@ export class PartitionLog {
     this.states.apply(header, baseOffset);
     this.logEnd = end;
 
+    const staged = this.staging.add(batch);
     const last = this.queue[this.queue.length - 1];
     if (last?.segment === segment) {
-      last.buffers.push(batch);
+      last.buffers.push(staged);
       last.indexEntries = segment.appendIndex.entries;
       last.end = end;
     } else {
-      this.queue.push({ segment, buffers: [batch], indexEntries: segment.appendIndex.entries, end });
+      this.queue.push({ segment, buffers: [staged], indexEntries: segment.appendIndex.entries, end });
     }
     this.queued.end = end;
-    this.tail.push(baseOffset, end, batch);
+    this.tail.push(baseOffset, end, staged);
     this.schedule();
     return baseOffset;
   }
@@ -298,10 +303,14 @@ export class PartitionLog {
       while (this.failure === undefined && (this.queue.length > 0 || this.syncWanted || this.checkpointWanted)) {
         const writes = this.queue;
         const turn = this.queued;
+        const staged = this.staging;
         this.queue = [];
         this.queued = new Turn();
+        this.staging = this.spareStaging;
         this.inFlight = turn;
         for (const write of writes) await this.write(write);
+        staged.reset();
+        this.spareStaging = staged;
         const checkpoint = this.checkpointWanted;
         if (checkpoint || this.syncWanted || (this.options.flush === 'always' && writes.length > 0)) {
           this.syncWanted = false;
