@@ -36,7 +36,7 @@ after(async () => {
 
 const protocol = { name: 'range', metadata: Buffer.from('sub') };
 
-function join(version: number, groupId: string, memberId: string) {
+function join(version: number, groupId: string, memberId: string, metadata = protocol.metadata) {
   return client.request(JoinGroupRequest, JoinGroupResponse, version, {
     groupId,
     sessionTimeoutMs: 10_000,
@@ -44,8 +44,21 @@ function join(version: number, groupId: string, memberId: string) {
     memberId,
     groupInstanceId: null,
     protocolType: 'consumer',
-    protocols: [protocol],
+    protocols: [{ ...protocol, metadata }],
     reason: null,
+  });
+}
+
+/** SyncGroup v0 from a group's only member, its leader, assigning itself `assignment`. */
+function syncAlone(groupId: string, { memberId, generationId }: { memberId: string; generationId: number }, assignment: string) {
+  return client.request(SyncGroupRequest, SyncGroupResponse, 0, {
+    groupId,
+    generationId,
+    memberId,
+    groupInstanceId: null,
+    protocolType: null,
+    protocolName: null,
+    assignments: [{ memberId, assignment: Buffer.from(assignment) }],
   });
 }
 
@@ -72,15 +85,7 @@ test('the oldest versions: JoinGroup v0 joins at once, then SyncGroup, Heartbeat
   assert.equal(joined.leader, joined.memberId);
   assert.deepEqual(joined.members.map((m) => m.metadata.toString()), ['sub']);
   const { memberId, generationId } = joined;
-  const synced = await client.request(SyncGroupRequest, SyncGroupResponse, 0, {
-    groupId: 'old',
-    generationId,
-    memberId,
-    groupInstanceId: null,
-    protocolType: null,
-    protocolName: null,
-    assignments: [{ memberId, assignment: Buffer.from('both') }],
-  });
+  const synced = await syncAlone('old', joined, 'both');
   assert.deepEqual([synced.errorCode, synced.assignment.toString()], [ErrorCode.NONE, 'both']);
   const beat = await client.request(HeartbeatRequest, HeartbeatResponse, 0, { groupId: 'old', generationId, memberId, groupInstanceId: null });
   assert.equal(beat.errorCode, ErrorCode.NONE);
@@ -180,28 +185,9 @@ test('OffsetCommit: generation -1 commits to a group without members; unknown pa
 test('a large JoinGroup\'s metadata is kept intact after the memory its request arrived in is reused for the next large request', async () => {
   const metadata = Buffer.alloc(300_000);
   for (let i = 0; i < metadata.length; i++) metadata[i] = (i * 7) % 251;
-  const joined = await client.request(JoinGroupRequest, JoinGroupResponse, 0, {
-    groupId: 'large',
-    sessionTimeoutMs: 10_000,
-    rebalanceTimeoutMs: 10_000,
-    memberId: '',
-    groupInstanceId: null,
-    protocolType: 'consumer',
-    protocols: [{ name: 'range', metadata }],
-    reason: null,
-  });
+  const joined = await join(0, 'large', '', metadata);
   assert.equal(joined.errorCode, ErrorCode.NONE);
-  const { memberId, generationId } = joined;
-  const synced = await client.request(SyncGroupRequest, SyncGroupResponse, 0, {
-    groupId: 'large',
-    generationId,
-    memberId,
-    groupInstanceId: null,
-    protocolType: null,
-    protocolName: null,
-    assignments: [{ memberId, assignment: Buffer.from('all') }],
-  });
-  assert.equal(synced.errorCode, ErrorCode.NONE);
+  assert.equal((await syncAlone('large', joined, 'all')).errorCode, ErrorCode.NONE);
   // Large frames arrive in several socket reads and are gathered into reused memory: this one, smaller, overwrites it.
   const produced = await produceBatch(client, 't', 0, valuesBatch(2000, {}, 'o'.repeat(80)));
   assert.equal(produced.errorCode, ErrorCode.NONE);
