@@ -7,7 +7,7 @@
 
 /** Room made at the first batch; the buffer doubles as a turn needs, up to the largest it keeps. */
 const FIRST_BYTES = 64 * 1024;
-const LARGEST_KEPT_BYTES = 4 * 1024 * 1024;
+const LARGEST_KEPT_BYTES = 1024 * 1024;
 
 export class StagingBuffer {
   private buf = Buffer.alloc(0);
