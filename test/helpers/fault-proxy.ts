@@ -114,7 +114,8 @@ export class FaultProxy {
     let cutting = false;
     client.on('data', (chunk: Buffer) => {
       if (cutting) return;
-      for (const frame of requests.push(chunk)) {
+      // Frames are copied: the proxy keeps them past the next push, which may reuse their memory.
+      for (const frame of requests.push(chunk).map((lent) => Buffer.from(lent))) {
         const header = readRequestHeader(frame);
         const request: KafkaRequest = { ...header, frame };
         const action = this.rules.onRequest?.(request) ?? 'forward';
@@ -138,7 +139,7 @@ export class FaultProxy {
 
     const responses = new FrameDecoder(MAX_FRAME);
     broker.on('data', (chunk: Buffer) => {
-      for (const frame of responses.push(chunk)) {
+      for (const frame of responses.push(chunk).map((lent) => Buffer.from(lent))) {
         const pending = awaiting.get(frame.readInt32BE(0));
         if (pending === undefined) return cut();
         awaiting.delete(pending.request.correlationId);
