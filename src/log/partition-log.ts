@@ -158,11 +158,12 @@ export class PartitionLog {
     let segment = this.active;
     if (this.shouldRoll(segment, header, baseOffset, now)) segment = this.roll(now);
     assignBaseOffset(batch, 0, baseOffset);
+    // Copied before any state changes, so that a failed allocation leaves the log as it was.
+    const staged = this.staging.add(batch);
     segment.place(baseOffset, header, this.options.indexIntervalBytes);
     this.states.apply(header, baseOffset);
     this.logEnd = end;
 
-    const staged = this.staging.add(batch);
     const last = this.queue[this.queue.length - 1];
     if (last?.segment === segment) {
       last.buffers.push(staged);
