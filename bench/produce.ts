@@ -4,7 +4,7 @@ import { rm } from 'node:fs/promises';
 import { startServe, type ServeProcess } from '../test/helpers/serve-process.js';
 import { MSG_BYTES, PARTITIONS, produceLoad, type ProduceResult } from './kafka-load.js';
 import { alternating, highest, lowest } from './measure.js';
-import { compared, fmt, type Row } from './table.js';
+import { compared, type Row } from './table.js';
 
 /** CPU seconds (user + system) the process has used, from /proc. */
 function cpuSeconds(pid: number): number {
