@@ -4,6 +4,7 @@
  * it for the next large request), and no per-request allocation lives until the write. A log
  * keeps two and swaps them each turn: one fills while the other's batches are being written.
  */
+import { grownSize } from './grown-size.js';
 
 /** Room made at the first batch; the buffer doubles as a turn needs, up to the largest it keeps. */
 const FIRST_BYTES = 64 * 1024;
@@ -21,9 +22,7 @@ export class StagingBuffer {
     const n = bytes.length;
     if (this.used + n > this.buf.length) {
       if (n > LARGEST_KEPT_BYTES) return Buffer.from(bytes);
-      let size = Math.max(this.buf.length * 2, FIRST_BYTES);
-      while (size < n) size *= 2;
-      this.buf = Buffer.allocUnsafeSlow(Math.min(size, LARGEST_KEPT_BYTES));
+      this.buf = Buffer.allocUnsafeSlow(grownSize(this.buf.length, n, FIRST_BYTES, LARGEST_KEPT_BYTES));
       this.used = 0;
     }
     this.buf.set(bytes, this.used);

@@ -6,6 +6,7 @@
  * every few megabytes under produce load.
  */
 import { constants } from 'node:buffer';
+import { grownSize } from './grown-size.js';
 
 interface CachedBatch {
   readonly base: number;
@@ -95,9 +96,7 @@ export class TailCache {
   private grow(n: number): void {
     const kept = this.batches.slice(this.head);
     const keptBytes = kept.reduce((sum, b) => sum + b.length, 0);
-    let size = Math.max(this.ring.length * 2, FIRST_RING_BYTES);
-    while (size < keptBytes + n) size *= 2;
-    const ring = Buffer.allocUnsafeSlow(Math.min(size, this.capacity));
+    const ring = Buffer.allocUnsafeSlow(grownSize(this.ring.length, keptBytes + n, FIRST_RING_BYTES, this.capacity));
     let pos = 0;
     this.batches = kept.map((batch) => {
       const from = batch.at % this.ring.length;
