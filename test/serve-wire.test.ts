@@ -15,7 +15,8 @@ import { readBatchHeader } from '../src/protocol/record-batch.js';
 import { buildBatch, valuesBatch, type BatchOptions } from './helpers/batch.js';
 import { tempDataDir } from './helpers/serve-process.js';
 import { WireClient } from './helpers/wire-client.js';
-import { produceRequest } from './helpers/wire-produce.js';
+import { createTopic, produceRequest } from './helpers/wire-produce.js';
+import { seeded } from './helpers/seeded.js';
 
 let broker: Broker;
 let client: WireClient;
@@ -152,6 +153,53 @@ test('pipelined requests are answered in request order', async () => {
   const seen: number[] = [];
   for (const _ of ids) seen.push((await client.nextFrame())!.readInt32BE(0));
   assert.deepEqual(seen, ids);
+});
+
+test('large requests from several connections at once, written in random pieces, are stored byte for byte', async () => {
+  const random = seeded(11);
+  await createTopic(client, 'pieces', 3);
+  const writers = await Promise.all([0, 1, 2].map(() => WireClient.connect(broker.port)));
+  const sent = writers.map((_, partition) => {
+    let baseSequence = 0;
+    return Array.from({ length: 5 }, () => {
+      const count = 1 + Math.floor(random() * 1500);
+      const records = Array.from({ length: count }, (_, i) => ({ value: Buffer.alloc(100, partition * 7 + i) }));
+      const batch = buildBatch(records, { producerId: 7000n + BigInt(partition), producerEpoch: 0, baseSequence });
+      baseSequence += count;
+      return batch;
+    });
+  });
+  await Promise.all(
+    writers.map(async (writer, partition) => {
+      const bytes = Buffer.concat(sent[partition]!.map((batch) => writer.frame(ProduceRequest, 9, produceRequest('pieces', partition, batch))));
+      for (let at = 0; at < bytes.length; ) {
+        const n = 1 + Math.floor(random() * 70_000);
+        writer.sendRaw(bytes.subarray(at, at + n));
+        at += n;
+        await new Promise((resolve) => setImmediate(resolve));
+      }
+      let expectedOffset = 0;
+      for (const batch of sent[partition]!) {
+        const { body } = writer.decode((await writer.nextFrame())!, ProduceResponse, ProduceRequest.apiKey, 9);
+        const p = body.responses[0]!.partitionResponses[0]!;
+        assert.deepEqual([p.errorCode, Number(p.baseOffset)], [0, expectedOffset]);
+        expectedOffset += readBatchHeader(batch, 0).recordCount;
+      }
+      writer.close();
+    }),
+  );
+  for (const [partition, batches] of sent.entries()) {
+    const res = await client.request(FetchRequest, FetchResponse, 12, fetchRequest('pieces', partition, 0));
+    const stored = res.responses[0]!.partitions[0]!.records!;
+    let pos = 0;
+    for (const [k, batch] of batches.entries()) {
+      const size = readBatchHeader(stored, pos).size;
+      // From the magic byte on, as sent; the base offset and leader epoch before it are the broker's.
+      assert.ok(stored.subarray(pos + 16, pos + size).equals(batch.subarray(16)), `partition ${partition} batch ${k}`);
+      pos += size;
+    }
+    assert.equal(pos, stored.length);
+  }
 });
 
 test('a long-poll fetch is answered as soon as a produce arrives', async () => {

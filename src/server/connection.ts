@@ -1,10 +1,12 @@
 /**
- * One client connection: frames in, responses out in request order. Requests are handed to the
- * handler synchronously in arrival order (so a producer's pipelined batches are judged in the
- * order sent); their answers may complete in any order and are written in request order.
+ * One client connection: bytes in (through received()), responses out in request order.
+ * Requests are handed to the handler synchronously in arrival order (so a producer's pipelined
+ * batches are judged in the order sent); their answers may complete in any order and are
+ * written in request order.
  */
 import type { Socket } from 'node:net';
 import { FrameDecoder, FrameError } from './frame-decoder.js';
+import type { FrameMemory } from './frame-memory.js';
 import type { MemoryBudget } from './memory-budget.js';
 
 /** A whole response frame, size prefix included, possibly in pieces; undefined = no response. */
@@ -45,6 +47,9 @@ export class Connection {
   private waitingForMemory = false;
   private ending = false;
   private readonly retryReserve = (): void => this.reserveForPendingFrame();
+  private readonly onFrame = (frame: Buffer): void => {
+    if (!this.socket.destroyed && !this.ending) this.dispatch(frame);
+  };
   readonly context: ConnectionContext;
 
   constructor(
@@ -53,9 +58,10 @@ export class Connection {
     private readonly handler: FrameHandler,
     private readonly limits: ConnectionLimits,
     private readonly budget: MemoryBudget,
+    frameMemory: FrameMemory,
     private readonly events: ConnectionEvents,
   ) {
-    this.decoder = new FrameDecoder(limits.maxRequestBytes);
+    this.decoder = new FrameDecoder(limits.maxRequestBytes, frameMemory);
     this.context = {
       id,
       remoteAddress: `${socket.remoteAddress ?? '?'}:${socket.remotePort ?? '?'}`,
@@ -65,7 +71,6 @@ export class Connection {
         this.endIfDone();
       },
     };
-    socket.on('data', (chunk: Buffer) => this.onData(chunk));
     socket.on('drain', () => this.updateFlow());
     socket.on('error', () => socket.destroy());
     socket.on('close', () => {
@@ -80,20 +85,21 @@ export class Connection {
     this.socket.destroy();
   }
 
-  private onData(chunk: Buffer): void {
-    let frames: Buffer[];
+  /** Bytes read from the socket, lent for the call only. */
+  received(chunk: Buffer): void {
     try {
-      frames = this.decoder.push(chunk);
+      this.decoder.push(chunk, this.onFrame);
     } catch (err) {
       if (!(err instanceof FrameError)) throw err;
       this.fail(err.message);
       return;
     }
-    for (const frame of frames) {
-      if (this.socket.destroyed || this.ending) return;
-      this.dispatch(frame);
-    }
     this.reserveForPendingFrame();
+  }
+
+  /** Memory the next read may fill in place: the rest of a large request being received. */
+  readTarget(): Buffer | undefined {
+    return this.decoder.readTarget();
   }
 
   /** Holds budget for the request now arriving, or stops reading until there is some. */

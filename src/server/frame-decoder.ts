@@ -1,69 +1,93 @@
 /**
  * Splits a byte stream into Kafka frames: a 4-byte big-endian size, then that many bytes.
- * A frame that fits one chunk is returned as a slice of it. One that spans chunks is gathered
- * into memory shared by every decoder and reused for the next such frame, so a frame must be
- * handled, or copied, before the next push() on any connection: connections hand each frame
- * to their handler synchronously. Reusing it spares an allocation per large request, whose
- * churn set off V8's full collections under produce load.
+ *
+ * Chunks are lent for the call of push() only: the server reads every connection into the same
+ * memory. A frame within one chunk is handed on as a slice of it; the part of a frame that is
+ * still arriving is copied into memory of its own, which large reads may also fill in place
+ * (readTarget). A frame is lent to onFrame likewise: it must be handled, or copied, before
+ * onFrame returns.
  */
+import type { FrameMemory } from './frame-memory.js';
 
 export class FrameError extends Error {}
 
-/** Frames up to this size are gathered into the shared memory; larger ones get their own. */
-const LARGEST_SHARED_FRAME = 1024 * 1024;
-let shared = Buffer.alloc(0);
-
-function gatheringBuffer(n: number): Buffer {
-  if (n > LARGEST_SHARED_FRAME) return Buffer.allocUnsafeSlow(n);
-  if (shared.length < n) shared = Buffer.allocUnsafeSlow(Math.min(Math.max(n, shared.length * 2), LARGEST_SHARED_FRAME));
-  return shared.subarray(0, n);
-}
+/** A frame still missing at least this much is read straight into its own memory. */
+const IN_PLACE_READ_BYTES = 16 * 1024;
 
 export class FrameDecoder {
-  private chunks: Buffer[] = [];
-  private buffered = 0;
+  /** The frame arriving over several reads: its memory, size, and the bytes in so far. */
+  private memory: Buffer | undefined;
+  private size = 0;
+  private have = 0;
+  /** A size prefix split between reads. */
+  private readonly prefix = Buffer.alloc(4);
+  private prefixHave = 0;
 
-  constructor(private readonly maxFrameBytes: number) {}
+  constructor(
+    private readonly maxFrameBytes: number,
+    private readonly frameMemory: FrameMemory,
+  ) {}
 
   /** The declared size of the frame being received, once its size prefix is in; else 0. */
   get pendingFrameSize(): number {
-    return this.buffered >= 4 ? 4 + this.peekSize() : 0;
+    return this.memory === undefined ? 0 : 4 + this.size;
   }
 
-  /** Returns the frames completed by `chunk`; throws FrameError on a size it will not accept. */
-  push(chunk: Buffer): Buffer[] {
-    this.chunks.push(chunk);
-    this.buffered += chunk.length;
-    const frames: Buffer[] = [];
-    while (this.buffered >= 4) {
-      const size = this.peekSize();
+  /** Where the next read may go, when the frame being received still misses a lot of bytes. */
+  readTarget(): Buffer | undefined {
+    if (this.memory === undefined || this.size - this.have < IN_PLACE_READ_BYTES) return undefined;
+    return this.memory.subarray(this.have, this.size);
+  }
+
+  /** Hands each frame `chunk` completes to onFrame; throws FrameError on a size it will not accept. */
+  push(chunk: Buffer, onFrame: (frame: Buffer) => void): void {
+    let at = 0;
+    if (this.memory !== undefined) {
+      at = this.fill(chunk);
+      if (this.have < this.size) return;
+      const memory = this.memory;
+      this.memory = undefined;
+      try {
+        onFrame(memory.subarray(0, this.size));
+      } finally {
+        this.frameMemory.give(memory);
+      }
+    }
+    while (at < chunk.length) {
+      let size: number;
+      if (this.prefixHave > 0 || chunk.length - at < 4) {
+        const n = chunk.copy(this.prefix, this.prefixHave, at, at + 4 - this.prefixHave);
+        this.prefixHave += n;
+        at += n;
+        if (this.prefixHave < 4) return;
+        this.prefixHave = 0;
+        size = this.prefix.readInt32BE(0);
+      } else {
+        size = chunk.readInt32BE(at);
+        at += 4;
+      }
       if (size <= 0 || size > this.maxFrameBytes) {
         throw new FrameError(`request size ${size} is outside 1..${this.maxFrameBytes}`);
       }
-      if (this.buffered < 4 + size) break;
-      frames.push(this.take(4 + size).subarray(4));
+      if (chunk.length - at >= size) {
+        onFrame(chunk.subarray(at, at + size));
+        at += size;
+      } else {
+        this.memory = this.frameMemory.take(size);
+        this.size = size;
+        this.have = chunk.copy(this.memory, 0, at);
+        return;
+      }
     }
-    return frames;
   }
 
-  private peekSize(): number {
-    const first = this.chunks[0]!;
-    if (first.length >= 4) return first.readInt32BE(0);
-    return Buffer.concat(this.chunks, 4).readInt32BE(0);
-  }
-
-  private take(n: number): Buffer {
-    const inOneChunk = this.chunks[0]!.length >= n;
-    const out = inOneChunk ? this.chunks[0]!.subarray(0, n) : gatheringBuffer(n);
-    for (let filled = 0; filled < n; ) {
-      const chunk = this.chunks[0]!;
-      const part = Math.min(chunk.length, n - filled);
-      if (!inOneChunk) out.set(chunk.subarray(0, part), filled);
-      filled += part;
-      if (part === chunk.length) this.chunks.shift();
-      else this.chunks[0] = chunk.subarray(part);
-    }
-    this.buffered -= n;
-    return out;
+  /** Adds the start of `chunk` to the frame being received; returns how many bytes it took. */
+  private fill(chunk: Buffer): number {
+    const memory = this.memory!;
+    const n = Math.min(chunk.length, this.size - this.have);
+    const inPlace = chunk.buffer === memory.buffer && chunk.byteOffset === memory.byteOffset + this.have;
+    if (!inPlace) chunk.copy(memory, this.have, 0, n);
+    this.have += n;
+    return n;
   }
 }

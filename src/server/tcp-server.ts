@@ -3,7 +3,14 @@ import { createServer, type Server, type Socket } from 'node:net';
 import { createServer as createTlsServer } from 'node:tls';
 import { once } from 'node:events';
 import { Connection, type ConnectionLimits, type FrameHandler } from './connection.js';
+import { FrameMemory } from './frame-memory.js';
+import { withLentReads } from './lent-reads.js';
 import { MemoryBudget } from './memory-budget.js';
+
+/** Memory every plain-TCP read goes into, whichever the connection: reads are handled at once. */
+const READ_BYTES = 64 * 1024;
+/** Free memory kept for requests that arrive over several reads. */
+const KEPT_FRAME_BYTES = 8 * 1024 * 1024;
 
 export interface ServerLimits extends ConnectionLimits {
   readonly maxConnections: number;
@@ -32,6 +39,8 @@ export class TcpServer {
   private readonly server: Server;
   private readonly connections = new Set<Connection>();
   private readonly budget: MemoryBudget;
+  private readonly frameMemory = new FrameMemory(KEPT_FRAME_BYTES);
+  private readonly readMemory = Buffer.allocUnsafeSlow(READ_BYTES);
   private nextId = 1;
 
   constructor(
@@ -42,12 +51,20 @@ export class TcpServer {
   ) {
     this.budget = new MemoryBudget(limits.maxPendingRequestBytes);
     if (tls === undefined) {
-      this.server = createServer({ noDelay: true }, (socket) => this.accept(socket));
+      this.server = createServer({ pauseOnConnect: true }, (accepted) => {
+        let connection: Connection | undefined;
+        const socket = withLentReads(accepted, {
+          target: () => connection?.readTarget() ?? this.readMemory,
+          received: (chunk) => connection!.received(chunk),
+        });
+        if (socket !== undefined) connection = this.accept(socket);
+      });
     } else {
       const requestCert = tls.clientAuth !== 'none';
       const server = createTlsServer({ cert: tls.cert, key: tls.key, ca: tls.ca, requestCert, rejectUnauthorized: tls.clientAuth === 'required' }, (socket) => {
         socket.setNoDelay(true);
-        this.accept(socket);
+        const connection = this.accept(socket);
+        socket.on('data', (chunk: Buffer) => connection?.received(chunk));
       });
       server.on('tlsClientError', (err, socket) => log.warn({ remote: socket.remoteAddress, err: err.message }, 'TLS handshake failed'));
       this.server = server;
@@ -72,17 +89,18 @@ export class TcpServer {
     await closed;
   }
 
-  private accept(socket: Socket): void {
+  private accept(socket: Socket): Connection | undefined {
     if (this.connections.size >= this.limits.maxConnections) {
       this.log.warn({ remote: socket.remoteAddress, limit: this.limits.maxConnections }, 'connection refused: too many connections');
       socket.destroy();
-      return;
+      return undefined;
     }
     socket.setTimeout(this.limits.idleTimeoutMs, () => socket.destroy());
-    const connection = new Connection(socket, this.nextId++, this.handler, this.limits, this.budget, {
+    const connection = new Connection(socket, this.nextId++, this.handler, this.limits, this.budget, this.frameMemory, {
       onProtocolError: (context, message) => this.log.warn({ connection: context.id, remote: context.remoteAddress }, `closing connection: ${message}`),
       onClose: (c) => this.connections.delete(c),
     });
     this.connections.add(connection);
+    return connection;
   }
 }

@@ -1,16 +1,7 @@
 /** Seeded fault rules for the fault proxy, counting what they inject. */
 import type { FaultRules } from './fault-proxy.js';
 import { API } from './produce-frames.js';
-
-/** mulberry32: the same draws, so the same faults, on every run. */
-function seeded(seed: number): () => number {
-  return () => {
-    seed = (seed + 0x6d2b79f5) | 0;
-    let x = Math.imul(seed ^ (seed >>> 15), 1 | seed);
-    x = (x + Math.imul(x ^ (x >>> 7), 61 | x)) ^ x;
-    return ((x ^ (x >>> 14)) >>> 0) / 4294967296;
-  };
-}
+import { seeded } from './seeded.js';
 
 export interface Injected {
   lostAcks: number;

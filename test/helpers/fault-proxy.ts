@@ -10,6 +10,7 @@ import { readRequestHeader } from '../../src/protocol/messages/header.js';
 import { ProduceRequest } from '../../src/protocol/messages/produce.js';
 import { Reader } from '../../src/protocol/primitives/reader.js';
 import { FrameDecoder } from '../../src/server/frame-decoder.js';
+import { FrameMemory } from '../../src/server/frame-memory.js';
 import { API } from './produce-frames.js';
 
 export interface KafkaRequest {
@@ -110,12 +111,11 @@ export class FaultProxy {
       });
     };
 
-    const requests = new FrameDecoder(MAX_FRAME);
+    const requests = new FrameDecoder(MAX_FRAME, new FrameMemory(0));
     let cutting = false;
     client.on('data', (chunk: Buffer) => {
       if (cutting) return;
-      // Frames are copied: the proxy keeps them past the next push, which may reuse their memory.
-      for (const frame of requests.push(chunk).map((lent) => Buffer.from(lent))) {
+      for (const frame of copiedFrames(requests, chunk)) {
         const header = readRequestHeader(frame);
         const request: KafkaRequest = { ...header, frame };
         const action = this.rules.onRequest?.(request) ?? 'forward';
@@ -137,9 +137,9 @@ export class FaultProxy {
       }
     });
 
-    const responses = new FrameDecoder(MAX_FRAME);
+    const responses = new FrameDecoder(MAX_FRAME, new FrameMemory(0));
     broker.on('data', (chunk: Buffer) => {
-      for (const frame of responses.push(chunk).map((lent) => Buffer.from(lent))) {
+      for (const frame of copiedFrames(responses, chunk)) {
         const pending = awaiting.get(frame.readInt32BE(0));
         if (pending === undefined) return cut();
         awaiting.delete(pending.request.correlationId);
@@ -150,4 +150,11 @@ export class FaultProxy {
       }
     });
   }
+}
+
+/** The frames `chunk` completes, copied: the proxy keeps them past the push that lends them. */
+function copiedFrames(decoder: FrameDecoder, chunk: Buffer): Buffer[] {
+  const frames: Buffer[] = [];
+  decoder.push(chunk, (lent) => frames.push(Buffer.from(lent)));
+  return frames;
 }

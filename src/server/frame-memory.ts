@@ -1,0 +1,43 @@
+/**
+ * Memory for requests that arrive over several reads, handed back once each is handled and
+ * reused for the next. Fresh memory per large request made V8 run full collections under
+ * produce load: it counts external memory's growth toward them.
+ */
+
+/** Smallest and largest pieces kept for reuse; larger requests get memory of their own. */
+const SMALLEST = 4096;
+const LARGEST = 1024 * 1024;
+
+export class FrameMemory {
+  /** Free pieces by size; every size is a power of two from SMALLEST to LARGEST. */
+  private readonly free = new Map<number, Buffer[]>();
+  private kept = 0;
+
+  /** `maxKeptBytes` bounds the free memory held between requests. */
+  constructor(private readonly maxKeptBytes: number) {}
+
+  /** Memory of at least `size` bytes, its contents unspecified. */
+  take(size: number): Buffer {
+    if (size > LARGEST) return Buffer.allocUnsafeSlow(size);
+    let piece = SMALLEST;
+    while (piece < size) piece *= 2;
+    const reused = this.free.get(piece)?.pop();
+    if (reused === undefined) return Buffer.allocUnsafeSlow(piece);
+    this.kept -= piece;
+    return reused;
+  }
+
+  /** Takes back memory from take() once nothing refers to it. */
+  give(memory: Buffer): void {
+    if (memory.length > LARGEST || this.kept + memory.length > this.maxKeptBytes) return;
+    const pieces = this.free.get(memory.length);
+    if (pieces === undefined) this.free.set(memory.length, [memory]);
+    else pieces.push(memory);
+    this.kept += memory.length;
+  }
+
+  /** Free bytes held for reuse. */
+  get keptBytes(): number {
+    return this.kept;
+  }
+}
