@@ -13,9 +13,12 @@ export interface LentReads {
   received(chunk: Buffer): void;
 }
 
-/** The socket now reading `accepted`'s connection, or undefined when it has none left to give. */
+/**
+ * The socket now reading `accepted`'s connection; undefined, with `accepted` left as it was, when
+ * it has no handle to give (it closed already, or a Node release keeps it elsewhere).
+ */
 export function withLentReads(accepted: Socket, reads: LentReads): Socket | undefined {
-  const shell = accepted as unknown as { _handle: unknown };
+  const shell = accepted as unknown as { _handle?: unknown };
   const handle = shell._handle;
   if (handle === null || handle === undefined) return undefined;
   shell._handle = null;

@@ -51,20 +51,12 @@ export class TcpServer {
   ) {
     this.budget = new MemoryBudget(limits.maxPendingRequestBytes);
     if (tls === undefined) {
-      this.server = createServer({ pauseOnConnect: true }, (accepted) => {
-        let connection: Connection | undefined;
-        const socket = withLentReads(accepted, {
-          target: () => connection?.readTarget() ?? this.readMemory,
-          received: (chunk) => connection!.received(chunk),
-        });
-        if (socket !== undefined) connection = this.accept(socket);
-      });
+      this.server = createServer({ pauseOnConnect: true }, (accepted) => this.acceptPlain(accepted));
     } else {
       const requestCert = tls.clientAuth !== 'none';
       const server = createTlsServer({ cert: tls.cert, key: tls.key, ca: tls.ca, requestCert, rejectUnauthorized: tls.clientAuth === 'required' }, (socket) => {
         socket.setNoDelay(true);
-        const connection = this.accept(socket);
-        socket.on('data', (chunk: Buffer) => connection?.received(chunk));
+        this.acceptWithDataEvents(socket);
       });
       server.on('tlsClientError', (err, socket) => log.warn({ remote: socket.remoteAddress, err: err.message }, 'TLS handshake failed'));
       this.server = server;
@@ -87,6 +79,26 @@ export class TcpServer {
     const closed = new Promise<void>((resolve) => this.server.close(() => resolve()));
     for (const connection of this.connections) connection.close();
     await closed;
+  }
+
+  /** A plain TCP connection, arriving paused, is read into lent memory where Node allows it. */
+  private acceptPlain(accepted: Socket): void {
+    let connection: Connection | undefined;
+    const socket = withLentReads(accepted, {
+      target: () => connection?.readTarget() ?? this.readMemory,
+      received: (chunk) => connection!.received(chunk),
+    });
+    if (socket !== undefined) connection = this.accept(socket);
+    else {
+      accepted.setNoDelay(true);
+      this.acceptWithDataEvents(accepted);
+      accepted.resume();
+    }
+  }
+
+  private acceptWithDataEvents(socket: Socket): void {
+    const connection = this.accept(socket);
+    socket.on('data', (chunk: Buffer) => connection?.received(chunk));
   }
 
   private accept(socket: Socket): Connection | undefined {
