@@ -2,7 +2,7 @@ import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import fc from 'fast-check';
 import { crc32c } from '../src/protocol/crc32c.js';
-import { assignBaseOffset, CORRUPT_MESSAGE, INVALID_RECORD, RecordBatchError, readBatchHeader, validateProducedBatch } from '../src/protocol/record-batch.js';
+import { assignBaseOffset, CORRUPT_MESSAGE, firstRecordAtOrAfter, INVALID_RECORD, RecordBatchError, readBatchHeader, validateProducedBatch } from '../src/protocol/record-batch.js';
 import { buildBatch, encodeRecord, valuesBatch } from './helpers/batch.js';
 
 function rejects(batch: Buffer, code: number, pattern: RegExp): void {
@@ -93,6 +93,29 @@ test('records inside the batch are walked: offset deltas, lengths and varints', 
   const shortRecord = record(0);
   shortRecord[0] = shortRecord[0]! + 2; // claims two more bytes than its fields hold
   rejects(withRecords(Buffer.concat([shortRecord, Buffer.alloc(2)]), 1), INVALID_RECORD, /do not fill/);
+});
+
+test('property: well-formed records of every shape pass the walk, and each is found by its timestamp', () => {
+  const bytes = fc.option(fc.uint8Array({ maxLength: 300 }).map((b) => Buffer.from(b)), { nil: null });
+  const record = fc.record({
+    key: bytes,
+    value: bytes,
+    headers: fc.array(fc.tuple(fc.string({ maxLength: 10 }), fc.uint8Array({ maxLength: 20 }).map((b) => Buffer.from(b))), { maxLength: 3 }),
+    // Deltas from one byte to the seven a varlong needs past 2^45.
+    timestampDelta: fc.oneof(fc.integer({ min: 0, max: 63 }), fc.integer({ min: 0, max: 2 ** 20 }), fc.integer({ min: 0, max: 2 ** 45 })),
+  });
+  fc.assert(
+    fc.property(fc.array(record, { minLength: 1, maxLength: 40 }), fc.nat({ max: 39 }), (records, pick) => {
+      const baseTimestamp = 1_000_000;
+      const batch = buildBatch(records, { baseTimestamp });
+      assert.equal(validateProducedBatch(batch).recordCount, records.length);
+      const i = pick % records.length;
+      const wanted = baseTimestamp + records[i]!.timestampDelta;
+      const first = records.findIndex((r) => baseTimestamp + r.timestampDelta >= wanted);
+      assert.deepEqual(firstRecordAtOrAfter(batch, wanted), { offset: first, timestamp: baseTimestamp + records[first]!.timestampDelta });
+    }),
+    { numRuns: 300 },
+  );
 });
 
 test('property: any byte damage after the header is caught, never thrown as anything but RecordBatchError', () => {
