@@ -21,8 +21,9 @@ interface Round {
 
 /**
  * Each scenario gets a broker of its own, so that none inherits the topics and memory of the one
- * before, warmed with three rounds' worth of load first: its JIT compiles the produce path, and
- * V8 sizes its heap for the load, which at 1000-message batches takes a few thousand batches.
+ * before, warmed with three untimed rounds first: its JIT compiles the produce path, and V8
+ * sizes its heap for the load. Separate rounds, each a new connection and topic as the timed ones
+ * are, so that code the first new connection deoptimizes is compiled again before timing starts.
  */
 export async function produceThroughput(smoke: boolean): Promise<Row[]> {
   const rows: Row[] = [];
@@ -38,7 +39,7 @@ async function throughputRows(smoke: boolean, batch: number): Promise<Row[]> {
   let brook: Round[];
   let mock: Round[];
   try {
-    if (!smoke) await produceLoad(serve.bootstrap, 'warm-up', { ...load, messages: 3 * messages });
+    if (!smoke) for (const n of [1, 2, 3]) await produceLoad(serve.bootstrap, `warm-up-${n}`, load);
     [brook, mock] = (await alternating(smoke ? 1 : 5, [
       async (n) => {
         const cpuBefore = cpuSeconds(serve.child.pid!);
