@@ -24,7 +24,7 @@ test('retention.bytes deletes whole old segments, never the active one, and move
   assert.deepEqual(after, before.slice(before.length - after.length));
   assert.deepEqual(await names(dir, '.index'), after.map((n) => n.replace('.log', '.index')));
   assert.equal(offsetFileName(log.logStartOffset, '.log'), after[0]);
-  assert.deepEqual(await log.read(0, 1000), [], 'deleted offsets are not served');
+  assert.equal((await log.read(0, 1000)).length, 0, 'deleted offsets are not served');
   const kept = await readAll(log);
   assert.deepEqual(kept, batches.slice(batches.length - kept.length).map((b) => b.bytes));
 
@@ -44,7 +44,7 @@ test('retention.ms deletes segments whose newest batch is older than that', asyn
   await log.whenWritten(log.logEndOffset - 1);
   await log.enforceRetention(t0 + 10 * 3_600_000 + DAY);
   // Batches 0..10 are a day old or older; the first kept segment holds the first younger one, or follows it.
-  const firstKept = (await log.read(log.logStartOffset, 1))[0]!;
+  const firstKept = await log.read(log.logStartOffset, 1);
   const keptIndex = batches.findIndex((b) => b.bytes.equals(firstKept));
   assert.ok(keptIndex > 0 && keptIndex <= 11, `first kept batch ${keptIndex}`);
   assert.equal(log.logStartOffset, keptIndex * 2);

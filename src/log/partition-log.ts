@@ -58,6 +58,8 @@ class Turn {
 const OPEN_OLD_SEGMENTS = 4;
 /** Relative offsets in the index are 32-bit. */
 const MAX_RELATIVE_OFFSET = 0xffffffff;
+/** What a read outside the stored batches returns. */
+const NOTHING: Buffer = Buffer.alloc(0);
 
 export class PartitionLog {
   private readonly options: ResolvedLogOptions;
@@ -188,17 +190,18 @@ export class PartitionLog {
   }
 
   /**
-   * Stored batches, verbatim, from the one holding `fetchOffset` up to the high watermark:
-   * as many whole batches as fit in `maxBytes`, but at least one (from disk, from one segment). Empty if
-   * `fetchOffset` is outside [logStartOffset, highWatermark), retention having raced included.
+   * Stored batches, verbatim and back to back, from the one holding `fetchOffset` up to the high
+   * watermark: as many whole batches as fit in `maxBytes`, but at least one (from disk, from one
+   * segment). Empty if `fetchOffset` is outside [logStartOffset, highWatermark), retention having
+   * raced included.
    */
-  async read(fetchOffset: number, maxBytes: number): Promise<Buffer[]> {
+  async read(fetchOffset: number, maxBytes: number): Promise<Buffer> {
     const hw = this.hw;
-    if (fetchOffset < this.logStartOffset || fetchOffset >= hw) return [];
+    if (fetchOffset < this.logStartOffset || fetchOffset >= hw) return NOTHING;
     const cached = this.tail.read(fetchOffset, maxBytes, hw);
     if (cached !== undefined) return cached;
     const segment = this.segmentFor(fetchOffset);
-    return this.fromSegment(segment, [], async (log) => {
+    return this.fromSegment(segment, NOTHING, async (log) => {
       const start = (await segment.index()).floorOffset(fetchOffset - segment.baseOffset);
       const end = segment.written;
       let found: { position: number; size: number } | undefined;
@@ -208,9 +211,9 @@ export class PartitionLog {
         found = { position, size: header.size };
         return false;
       });
-      if (found === undefined) return [];
+      if (found === undefined) return NOTHING;
       const bytes = await readAt(log, found.position, Math.min(end - found.position, Math.max(maxBytes, found.size)));
-      return wholeBatches(bytes, maxBytes, hw);
+      return bytes.subarray(0, wholeBatchesLength(bytes, maxBytes, hw));
     });
   }
 
@@ -487,16 +490,14 @@ export class PartitionLog {
   }
 }
 
-/** The whole batches at the start of `bytes` below `hw`: at least one, then while within `maxBytes`. */
-function wholeBatches(bytes: Buffer, maxBytes: number, hw: number): Buffer[] {
-  const out: Buffer[] = [];
+/** How many bytes the whole batches at the start of `bytes` below `hw` take: at least one batch, then while within `maxBytes`. */
+function wholeBatchesLength(bytes: Buffer, maxBytes: number, hw: number): number {
   let pos = 0;
   while (pos + 12 <= bytes.length) {
     const size = bytes.readInt32BE(pos + 8) + 12;
-    if (pos + size > bytes.length || (out.length > 0 && pos + size > maxBytes)) break;
+    if (pos + size > bytes.length || (pos > 0 && pos + size > maxBytes)) break;
     if (Number(bytes.readBigInt64BE(pos)) >= hw) break;
-    out.push(bytes.subarray(pos, pos + size));
     pos += size;
   }
-  return out;
+  return pos;
 }

@@ -53,8 +53,8 @@ export class TailCache {
     this.next = at + n;
   }
 
-  /** Copies of the whole batches from the one holding `fetchOffset`, below `hw`, within `maxBytes` but at least one; undefined if not cached. */
-  read(fetchOffset: number, maxBytes: number, hw: number): Buffer[] | undefined {
+  /** A copy of the whole batches from the one holding `fetchOffset`, below `hw`, within `maxBytes` but at least one; undefined if not cached. */
+  read(fetchOffset: number, maxBytes: number, hw: number): Buffer | undefined {
     const first = this.batches[this.head];
     if (first === undefined || first.base > fetchOffset) return undefined;
     let lo = this.head;
@@ -71,18 +71,15 @@ export class TailCache {
       if (batch.base >= hw || (stop > lo && total + batch.length > maxBytes)) break;
       total += batch.length;
     }
-    // One allocation for the answer, viewed batch by batch, so that a fetch can send them as one.
     const copy = Buffer.allocUnsafe(total);
-    const out: Buffer[] = [];
     let pos = 0;
     for (let i = lo; i < stop; i++) {
       const { at, length } = this.batches[i]!;
       const from = at % this.ring.length;
       copy.set(this.ring.subarray(from, from + length), pos);
-      out.push(copy.subarray(pos, pos + length));
       pos += length;
     }
-    return out;
+    return copy;
   }
 
   /** Where a batch of `n` bytes goes: next, unless it would run past the ring's end; batches never wrap. */

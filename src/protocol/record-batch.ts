@@ -134,8 +134,9 @@ export function validateProducedBatch(records: Buffer): BatchHeader {
 }
 
 /**
- * The first record of a stored batch whose timestamp is at least `timestamp` (ListOffsets by
- * time). A compressed batch is not opened: its base offset and max timestamp stand for it.
+ * The first record, in the stored batch at the start of `batch`, whose timestamp is at least
+ * `timestamp` (ListOffsets by time). A compressed batch is not opened: its base offset and max
+ * timestamp stand for it.
  */
 export function firstRecordAtOrAfter(batch: Buffer, timestamp: number): { offset: number; timestamp: number } | undefined {
   const header = readBatchHeader(batch, 0);

@@ -58,12 +58,23 @@ export function appendAll(log: PartitionLog, batches: readonly TestBatch[], now 
   return batches.map((b) => log.append(b.bytes, b.header, now));
 }
 
+/** The batches in bytes read from a log, one buffer each. */
+export function batchesIn(bytes: Buffer): Buffer[] {
+  const out: Buffer[] = [];
+  for (let pos = 0; pos < bytes.length; ) {
+    const size = readBatchHeader(bytes, pos).size;
+    out.push(bytes.subarray(pos, pos + size));
+    pos += size;
+  }
+  return out;
+}
+
 /** Every stored batch from the log start to the high watermark, by repeated reads. */
 export async function readAll(log: PartitionLog, maxBytes = 1 << 20): Promise<Buffer[]> {
   const out: Buffer[] = [];
   let offset = log.logStartOffset;
   while (offset < log.highWatermark) {
-    const batches = await log.read(offset, maxBytes);
+    const batches = batchesIn(await log.read(offset, maxBytes));
     if (batches.length === 0) throw new Error(`read at ${offset} returned nothing below ${log.highWatermark}`);
     for (const b of batches) {
       out.push(Buffer.from(b));

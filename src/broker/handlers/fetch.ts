@@ -54,16 +54,14 @@ async function collect(request: FetchRequest, broker: BrokerContext): Promise<{ 
       if (offset < hw && (budget > 0 || bytes === 0)) {
         // The first batch goes out whole even past the limits, so a large batch never stalls a consumer.
         const limit = bytes === 0 ? Math.max(1, Math.min(p.partitionMaxBytes, budget)) : Math.min(p.partitionMaxBytes, budget);
-        let batches: Buffer[];
         try {
-          batches = await log.read(offset, limit);
+          records = await log.read(offset, limit);
         } catch (err) {
           broker.logger.error({ topic: t.topic, partition: p.partition, err }, 'reading the log failed');
           answerNow = true;
           partitions.push(partitionData(p.partition, ErrorCode.KAFKA_STORAGE_ERROR, hw, log.logStartOffset, EMPTY));
           continue;
         }
-        records = joined(batches);
         bytes += records.length;
         budget -= records.length;
       }
@@ -86,17 +84,4 @@ function partitionData(partitionIndex: number, errorCode: number, highWatermark:
     preferredReadReplica: -1,
     records,
   };
-}
-
-/** The batches as one buffer: the log hands out neighbouring views of one read, joined without a copy. */
-function joined(batches: readonly Buffer[]): Buffer {
-  const first = batches[0];
-  if (first === undefined) return EMPTY;
-  let end = first.byteOffset + first.length;
-  for (let i = 1; i < batches.length; i++) {
-    const batch = batches[i]!;
-    if (batch.buffer !== first.buffer || batch.byteOffset !== end) return Buffer.concat(batches);
-    end += batch.length;
-  }
-  return Buffer.from(first.buffer, first.byteOffset, end - first.byteOffset);
 }

@@ -48,6 +48,6 @@ async function lookup(log: PartitionLog, timestamp: bigint): Promise<{ offset: n
   if (target < 0) return undefined;
   const batch = await log.offsetForTimestamp(target);
   if (batch === undefined) return undefined;
-  const [bytes] = await log.read(batch.offset, 1);
-  return bytes === undefined ? undefined : firstRecordAtOrAfter(bytes, target);
+  const bytes = await log.read(batch.offset, 1);
+  return bytes.length === 0 ? undefined : firstRecordAtOrAfter(bytes, target);
 }
