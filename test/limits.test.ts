@@ -110,3 +110,19 @@ test('half-received requests share one memory budget: a connection without room 
   holder.close();
   waiter.close();
 });
+
+test('a size prefix alone claims no memory: a large request waiting for the budget holds only what has arrived', async () => {
+  const b = await broker({ maxPendingRequestBytes: 1_000_000, maxRequestBytes: 100_000_000 });
+  const holder = await WireClient.connect(b.port);
+  const waiter = await WireClient.connect(b.port);
+  holder.sendRaw(Buffer.concat([sizePrefix(900_000), Buffer.alloc(100)]));
+  await new Promise((r) => setTimeout(r, 100));
+  const before = process.memoryUsage().arrayBuffers;
+  waiter.sendRaw(Buffer.concat([sizePrefix(60_000_000), Buffer.alloc(100)]));
+  await new Promise((r) => setTimeout(r, 200));
+  const grown = process.memoryUsage().arrayBuffers - before;
+  assert.ok(grown < 10_000_000, `a 60 MB request that has sent 100 bytes holds ${grown} bytes`);
+  holder.close();
+  waiter.close();
+  await stillServes(b.port);
+});

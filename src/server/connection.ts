@@ -97,9 +97,9 @@ export class Connection {
     this.reserveForPendingFrame();
   }
 
-  /** Memory the next read may fill in place: the rest of a large request being received. */
+  /** Memory the next read may fill in place: the rest of a large request being received, once the budget holds it. */
   readTarget(): Buffer | undefined {
-    return this.decoder.readTarget();
+    return this.reserved > 0 ? this.decoder.readTarget() : undefined;
   }
 
   /** Holds budget for the request now arriving, or stops reading until there is some. */

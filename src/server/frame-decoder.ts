@@ -6,6 +6,10 @@
  * still arriving is copied into memory of its own, which large reads may also fill in place
  * (readTarget). A frame is lent to onFrame likewise: it must be handled, or copied, before
  * onFrame returns.
+ *
+ * The memory for a frame's declared size is taken only when more than its first chunk arrives
+ * (or a read is to fill it in place): the connection stops reading until the server's budget for
+ * requests received in part has room, so a size prefix alone never claims memory.
  */
 import type { FrameMemory } from './frame-memory.js';
 
@@ -15,7 +19,7 @@ export class FrameError extends Error {}
 const IN_PLACE_READ_BYTES = 16 * 1024;
 
 export class FrameDecoder {
-  /** The frame arriving over several reads: its memory, size, and the bytes in so far. */
+  /** The frame arriving over several reads: its memory (what has arrived, or room for the whole frame), size, and the bytes in so far. */
   private memory: Buffer | undefined;
   private size = 0;
   private have = 0;
@@ -33,10 +37,13 @@ export class FrameDecoder {
     return this.memory === undefined ? 0 : 4 + this.size;
   }
 
-  /** Where the next read may go, when the frame being received still misses a lot of bytes. */
+  /**
+   * Where the next read may go, when the frame being received still misses a lot of bytes; only
+   * for a connection whose budget holds the frame's size, as this takes memory for all of it.
+   */
   readTarget(): Buffer | undefined {
     if (this.memory === undefined || this.size - this.have < IN_PLACE_READ_BYTES) return undefined;
-    return this.memory.subarray(this.have, this.size);
+    return this.roomFor(this.size).subarray(this.have, this.size);
   }
 
   /** Hands each frame `chunk` completes to onFrame; throws FrameError on a size it will not accept. */
@@ -73,7 +80,7 @@ export class FrameDecoder {
         onFrame(chunk.subarray(at, at + size));
         at += size;
       } else {
-        this.memory = this.frameMemory.take(size);
+        this.memory = this.frameMemory.take(chunk.length - at);
         this.size = size;
         this.have = chunk.copy(this.memory, 0, at);
         return;
@@ -83,11 +90,22 @@ export class FrameDecoder {
 
   /** Adds the start of `chunk` to the frame being received; returns how many bytes it took. */
   private fill(chunk: Buffer): number {
-    const memory = this.memory!;
     const n = Math.min(chunk.length, this.size - this.have);
+    const memory = this.memory!;
     const inPlace = chunk.buffer === memory.buffer && chunk.byteOffset === memory.byteOffset + this.have;
-    if (!inPlace) chunk.copy(memory, this.have, 0, n);
+    if (!inPlace) chunk.copy(this.roomFor(this.have + n), this.have, 0, n);
     this.have += n;
     return n;
+  }
+
+  /** The frame's memory, moved into memory for the whole frame first if it holds fewer than `n` bytes. */
+  private roomFor(n: number): Buffer {
+    const memory = this.memory!;
+    if (memory.length >= n) return memory;
+    const whole = this.frameMemory.take(this.size);
+    memory.copy(whole, 0, 0, this.have);
+    this.frameMemory.give(memory);
+    this.memory = whole;
+    return whole;
   }
 }

@@ -86,7 +86,7 @@ export class TcpServer {
     let connection: Connection | undefined;
     const socket = withLentReads(accepted, {
       target: () => connection?.readTarget() ?? this.readMemory,
-      received: (chunk) => connection!.received(chunk),
+      received: (chunk) => connection?.received(chunk),
     });
     if (socket !== undefined) connection = this.accept(socket);
     else {
