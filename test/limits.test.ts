@@ -3,6 +3,8 @@ import assert from 'node:assert/strict';
 import { startBroker, type Broker } from '../src/broker/start-broker.js';
 import { ApiVersionsRequest, ApiVersionsResponse } from '../src/protocol/messages/api-versions.js';
 import { MetadataRequest } from '../src/protocol/messages/metadata.js';
+import { TcpServer } from '../src/server/tcp-server.js';
+import { until } from './helpers/until.js';
 import { WireClient } from './helpers/wire-client.js';
 
 const brokers: Broker[] = [];
@@ -125,4 +127,30 @@ test('a size prefix alone claims no memory: a large request waiting for the budg
   holder.close();
   waiter.close();
   await stillServes(b.port);
+});
+
+test('a connection closed by a bad request takes no memory for a large request that follows it in the same read', async () => {
+  const b = await broker({});
+  const c = await WireClient.connect(b.port);
+  // An unknown api key closes the connection as soon as its request is whole.
+  const bad = Buffer.alloc(4 + 70_000, 0xee);
+  bad.writeInt32BE(70_000, 0);
+  c.sendRaw(bad.subarray(0, 65_536));
+  await new Promise((r) => setTimeout(r, 100));
+  const before = process.memoryUsage().arrayBuffers;
+  c.sendRaw(Buffer.concat([bad.subarray(65_536), sizePrefix(60_000_000), Buffer.alloc(30_000)]));
+  assert.equal(await c.nextFrame(), undefined, 'closed without an answer');
+  const grown = process.memoryUsage().arrayBuffers - before;
+  assert.ok(grown < 10_000_000, `the 60 MB request after the bad one holds ${grown} bytes`);
+  await stillServes(b.port);
+});
+
+test('stopping the server waits until every connection is closed', async () => {
+  const server = new TcpServer(() => undefined, { maxRequestBytes: 1000, maxQueuedResponses: 10, maxConnections: 10, idleTimeoutMs: 60_000, maxPendingRequestBytes: 10_000 }, { info() {}, warn() {} });
+  const { port } = await server.listen('127.0.0.1', 0);
+  const clients = await Promise.all([1, 2, 3].map(() => WireClient.connect(port)));
+  await until(() => server.connectionCount === 3, 'all three are connected');
+  await server.close();
+  assert.equal(server.connectionCount, 0);
+  for (const c of clients) c.close();
 });

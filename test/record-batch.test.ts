@@ -118,6 +118,20 @@ test('property: well-formed records of every shape pass the walk, and each is fo
   );
 });
 
+test('a varlong past 2^53 keeps its sign: a record far in the past is not taken for one in the future', () => {
+  const baseTimestamp = 1_000_000;
+  const batch = buildBatch([{ value: Buffer.from('a') }, { value: Buffer.from('b') }], { baseTimestamp });
+  // Record 0 again with a timestamp delta of -2^60: zigzag 2^61 - 1, eight 0xff bytes then 0x1f.
+  const body = Buffer.concat([Buffer.from([0]), Buffer.alloc(8, 0xff), Buffer.from([0x1f]), Buffer.from([0, 1, 2, 0x61, 0])]);
+  const first = Buffer.concat([Buffer.from([body.length * 2]), body]);
+  const second = encodeRecord({ value: Buffer.from('b') }, 1);
+  const farPast = Buffer.concat([batch.subarray(0, 61), first, second]);
+  farPast.writeInt32BE(farPast.length - 12, 8);
+  reseal(farPast);
+  assert.equal(validateProducedBatch(farPast).recordCount, 2);
+  assert.deepEqual(firstRecordAtOrAfter(farPast, baseTimestamp), { offset: 1, timestamp: baseTimestamp });
+});
+
 test('property: any byte damage after the header is caught, never thrown as anything but RecordBatchError', () => {
   fc.assert(
     fc.property(fc.integer({ min: 1, max: 5 }), fc.nat(), fc.integer({ min: 1, max: 255 }), (count, where, xor) => {

@@ -208,7 +208,8 @@ function readVarintRest(buf: Buffer, end: number, low: number): number {
     if (walk.pos >= end) throw new RecordBatchError(INVALID_RECORD, 'a record varint runs past its record');
     const byte = buf[walk.pos++]!;
     value += (byte & 0x7f) * scale;
-    if ((byte & 0x80) === 0) return value % 2 === 0 ? value / 2 : -(value + 1) / 2;
+    // The sign is the lowest bit, which `value` loses past 2^53: it is read from `low`.
+    if ((byte & 0x80) === 0) return (low & 1) === 0 ? value / 2 : -(value + 1) / 2;
     scale *= 128;
   }
   throw new RecordBatchError(INVALID_RECORD, 'a record varint is longer than 10 bytes');

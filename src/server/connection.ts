@@ -81,8 +81,12 @@ export class Connection {
     });
   }
 
-  close(): void {
+  /** Closes the connection; resolves once it is closed and its memory given back. */
+  close(): Promise<void> {
+    if (this.socket.closed) return Promise.resolve();
+    const closed = new Promise<void>((resolve) => this.socket.once('close', () => resolve()));
     this.socket.destroy();
+    return closed;
   }
 
   /** Bytes read from the socket, lent for the call only. */
@@ -90,8 +94,8 @@ export class Connection {
     try {
       this.decoder.push(chunk, this.onFrame);
     } catch (err) {
-      if (!(err instanceof FrameError)) throw err;
-      this.fail(err.message);
+      // A bad size prefix, or memory that could not be had: this connection ends, the broker goes on.
+      this.fail(err instanceof FrameError ? err.message : `cannot take this request: ${describe(err)}`);
       return;
     }
     this.reserveForPendingFrame();
@@ -99,7 +103,8 @@ export class Connection {
 
   /** Memory the next read may fill in place: the rest of a large request being received, once the budget holds it. */
   readTarget(): Buffer | undefined {
-    return this.reserved > 0 ? this.decoder.readTarget() : undefined;
+    const held = this.reserved > 0 && this.reserved === this.decoder.pendingFrameSize;
+    return held && !this.socket.destroyed ? this.decoder.readTarget() : undefined;
   }
 
   /** Holds budget for the request now arriving, or stops reading until there is some. */
@@ -126,13 +131,13 @@ export class Connection {
     try {
       result = this.handler(frame, this.context);
     } catch (err) {
-      this.fail((err as Error).message);
+      this.fail(describe(err));
       return;
     }
     if (result instanceof Promise) {
       result.then(
         (response) => this.complete(slot, response),
-        (err: Error) => this.fail(err.message),
+        (err: unknown) => this.fail(describe(err)),
       );
     } else {
       this.complete(slot, result);
@@ -179,4 +184,8 @@ export class Connection {
     this.events.onProtocolError(this.context, message);
     this.socket.destroy();
   }
+}
+
+function describe(err: unknown): string {
+  return err instanceof Error ? err.message : String(err);
 }

@@ -9,7 +9,8 @@
  *
  * The memory for a frame's declared size is taken only when more than its first chunk arrives
  * (or a read is to fill it in place): the connection stops reading until the server's budget for
- * requests received in part has room, so a size prefix alone never claims memory.
+ * requests received in part has room, so a size prefix claims no more than the bytes that came
+ * with it (in a pooled piece of at least 4 KiB).
  */
 import type { FrameMemory } from './frame-memory.js';
 

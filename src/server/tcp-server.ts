@@ -76,9 +76,9 @@ export class TcpServer {
   }
 
   async close(): Promise<void> {
+    // The listener's own count of connections does not see those read into lent memory: each is waited for here.
     const closed = new Promise<void>((resolve) => this.server.close(() => resolve()));
-    for (const connection of this.connections) connection.close();
-    await closed;
+    await Promise.all([closed, ...[...this.connections].map((connection) => connection.close())]);
   }
 
   /** A plain TCP connection, arriving paused, is read into lent memory where Node allows it. */
