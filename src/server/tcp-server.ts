@@ -7,12 +7,8 @@ import { FrameMemory } from './frame-memory.js';
 import { withLentReads } from './lent-reads.js';
 import { MemoryBudget } from './memory-budget.js';
 
-/**
- * Memory every plain-TCP read goes into, whichever the connection: reads are handled at once.
- * Larger than Node's 64 KiB so that a request of a few hundred KB mostly arrives in one read and
- * is handled where it lies, not copied together from several.
- */
-const READ_BYTES = 256 * 1024;
+/** Memory every plain-TCP read goes into, whichever the connection: reads are handled at once. */
+const READ_BYTES = 64 * 1024;
 /** Free memory kept for requests that arrive over several reads. */
 const KEPT_FRAME_BYTES = 8 * 1024 * 1024;
 
