@@ -15,7 +15,7 @@ import { readBatchHeader } from '../src/protocol/record-batch.js';
 import { buildBatch, valuesBatch, type BatchOptions } from './helpers/batch.js';
 import { tempDataDir } from './helpers/serve-process.js';
 import { WireClient } from './helpers/wire-client.js';
-import { createTopic, produceRequest } from './helpers/wire-produce.js';
+import { createTopic, produceBatch, produceRequest } from './helpers/wire-produce.js';
 import { seeded } from './helpers/seeded.js';
 
 let broker: Broker;
@@ -58,14 +58,14 @@ async function latestOffset(topic: string, partition: number): Promise<number> {
   return (await listOffset(topic, partition, -1n)).offset;
 }
 
-function fetchRequest(topic: string, partition: number, offset: number, maxWaitMs = 0, minBytes = 0): FetchRequest {
+function fetchRequest(topic: string, partition: number, offset: number, maxWaitMs = 0, minBytes = 0, maxBytes = 1 << 20): FetchRequest {
   return {
     clusterId: null,
     replicaId: -1,
     replicaState: { replicaId: -1, replicaEpoch: -1n },
     maxWaitMs,
     minBytes,
-    maxBytes: 1 << 20,
+    maxBytes,
     isolationLevel: 0,
     sessionId: 0,
     sessionEpoch: -1,
@@ -73,7 +73,7 @@ function fetchRequest(topic: string, partition: number, offset: number, maxWaitM
       {
         topic,
         topicId: '00000000-0000-0000-0000-000000000000',
-        partitions: [{ partition, currentLeaderEpoch: -1, fetchOffset: BigInt(offset), lastFetchedEpoch: -1, logStartOffset: -1n, partitionMaxBytes: 1 << 20, replicaDirectoryId: '00000000-0000-0000-0000-000000000000' }],
+        partitions: [{ partition, currentLeaderEpoch: -1, fetchOffset: BigInt(offset), lastFetchedEpoch: -1, logStartOffset: -1n, partitionMaxBytes: maxBytes, replicaDirectoryId: '00000000-0000-0000-0000-000000000000' }],
       },
     ],
     forgottenTopicsData: [],
@@ -200,6 +200,32 @@ test('large requests from several connections at once, written in random pieces,
     }
     assert.equal(pos, stored.length);
   }
+});
+
+test('fetched bytes stay intact while a slow consumer has not taken them, though other fetches reuse memory', async () => {
+  await createTopic(client, 'slow', 1);
+  const batches = Array.from({ length: 60 }, (_, i) => buildBatch(Array.from({ length: 1000 }, (_, j) => ({ value: Buffer.alloc(100, (i * 7 + j) & 0xff) }))));
+  for (const batch of batches) assert.equal((await produceBatch(client, 'slow', 0, batch)).errorCode, 0);
+  // Each fetch answers with one batch (limit 1 byte): the same size of memory every time.
+  const oneBatch = (c: WireClient, i: number): Buffer => c.frame(FetchRequest, 12, fetchRequest('slow', 0, i * 1000, 0, 0, 1));
+  const storedAs = (frame: Buffer, i: number): void => {
+    const records = client.decode(frame, FetchResponse, FetchRequest.apiKey, 12).body.responses[0]!.partitions[0]!.records!;
+    assert.ok(records.subarray(16).equals(batches[i]!.subarray(16)), `batch ${i} as produced`);
+  };
+  const slow = await WireClient.connect(broker.port);
+  slow.socket.pause();
+  for (let i = 0; i < batches.length; i++) slow.sendRaw(oneBatch(slow, i));
+  await new Promise((r) => setTimeout(r, 300));
+  // Meanwhile another consumer reads the same batches in the reverse order, in memory freed and taken again.
+  const fast = await WireClient.connect(broker.port);
+  for (let i = batches.length - 1; i >= 0; i--) {
+    fast.sendRaw(oneBatch(fast, i));
+    storedAs((await fast.nextFrame())!, i);
+  }
+  slow.socket.resume();
+  for (let i = 0; i < batches.length; i++) storedAs((await slow.nextFrame())!, i);
+  slow.close();
+  fast.close();
 });
 
 test('a long-poll fetch is answered as soon as a produce arrives', async () => {

@@ -2,7 +2,7 @@ import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import fc from 'fast-check';
 import { FrameDecoder, FrameError } from '../src/server/frame-decoder.js';
-import { FrameMemory } from '../src/server/frame-memory.js';
+import { BufferPool } from '../src/memory/buffer-pool.js';
 
 const MAX = 1 << 20;
 
@@ -21,7 +21,7 @@ test('frames come out whole however reads split them, from read memory that is s
       (sizes, readMemorySize, readSizes, seed, inPlace) => {
         const frames = sizes.map((size, i) => Buffer.alloc(size, (seed + i) & 0xff).fill(i & 0xff, 0, Math.min(size, 8)));
         const bytes = stream(frames);
-        const memory = new FrameMemory(4 * MAX);
+        const memory = new BufferPool(4 * MAX);
         const decoder = new FrameDecoder(MAX, memory);
         // One read memory for everything, as the server has; a frame still arriving may be read in
         // place, as on plain TCP once the budget holds it, or never, as over TLS.
@@ -48,7 +48,7 @@ test('frames come out whole however reads split them, from read memory that is s
 });
 
 test('the declared size of a frame still arriving is known once its prefix is in, even split', () => {
-  const decoder = new FrameDecoder(MAX, new FrameMemory(MAX));
+  const decoder = new FrameDecoder(MAX, new BufferPool(MAX));
   const none = (): void => assert.fail('no frame is complete');
   decoder.push(Buffer.from([0, 0]), none);
   assert.equal(decoder.pendingFrameSize, 0);
@@ -61,15 +61,15 @@ test('a size of zero, below zero or over the limit is refused, whether its prefi
   for (const size of [0, -1, MAX + 1]) {
     const prefix = Buffer.alloc(4);
     prefix.writeInt32BE(size);
-    assert.throws(() => new FrameDecoder(MAX, new FrameMemory(0)).push(prefix, () => {}), FrameError);
-    const split = new FrameDecoder(MAX, new FrameMemory(0));
+    assert.throws(() => new FrameDecoder(MAX, new BufferPool(0)).push(prefix, () => {}), FrameError);
+    const split = new FrameDecoder(MAX, new BufferPool(0));
     split.push(prefix.subarray(0, 3), () => {});
     assert.throws(() => split.push(prefix.subarray(3), () => {}), FrameError);
   }
 });
 
-test('frame memory is reused, by size, and holds no more than it is allowed to keep', () => {
-  const memory = new FrameMemory(64 * 1024);
+test('the buffer pool reuses memory by size and keeps no more than it is allowed to', () => {
+  const memory = new BufferPool(64 * 1024);
   const a = memory.take(5000);
   assert.ok(a.length >= 5000);
   memory.give(a);

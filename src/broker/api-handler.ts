@@ -1,12 +1,14 @@
 /** What one Kafka API contributes to the broker: its codecs, the versions served, its handler. */
 import type { MessageCodec } from '../protocol/messages/codec.js';
-import type { ConnectionContext } from '../server/connection.js';
+import type { ConnectionContext, SentHooks } from '../server/connection.js';
 import type { BrokerContext } from './broker-context.js';
 
 export interface RequestInfo {
   readonly apiVersion: number;
   readonly clientId: string | null;
   readonly connection: ConnectionContext;
+  /** For memory the response refers to: given back once the response is sent. */
+  readonly sent: SentHooks;
 }
 
 /** undefined: the request gets no response (Produce with acks=0). */

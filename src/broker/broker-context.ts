@@ -7,6 +7,7 @@ import type { BrokerMetrics } from '../metrics/broker-metrics.js';
 import type { BrokerConfig } from './config.js';
 import type { PartitionWaiters } from './partition-waiters.js';
 import type { SaslGate } from './sasl-gate.js';
+import type { BufferPool } from '../memory/buffer-pool.js';
 
 export interface BrokerContext {
   readonly config: BrokerConfig;
@@ -21,4 +22,6 @@ export interface BrokerContext {
   readonly clusterId: string;
   /** Present when the listener requires SASL authentication. */
   readonly sasl: SaslGate | undefined;
+  /** Memory Fetch reads the log into, given back once each response is sent. */
+  readonly fetchMemory: BufferPool;
 }

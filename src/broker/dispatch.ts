@@ -7,7 +7,7 @@ import { ProtocolError } from '../protocol/primitives/errors.js';
 import { Reader } from '../protocol/primitives/reader.js';
 import { Writer } from '../protocol/primitives/writer.js';
 import { readRequestHeader, responseHeaderVersion } from '../protocol/messages/header.js';
-import type { ConnectionContext, FrameHandler, ResponseBytes } from '../server/connection.js';
+import type { ConnectionContext, FrameHandler, ResponseBytes, SentHooks } from '../server/connection.js';
 import type { ApiHandler, RequestInfo } from './api-handler.js';
 import type { BrokerContext } from './broker-context.js';
 import { ApiKey } from '../protocol/messages/apis.js';
@@ -21,7 +21,7 @@ import { RequestRejected } from './request-rejected.js';
  * keeps into the log before returning, is decoded from a copy. They are small.
  */
 export function createDispatcher(table: ReadonlyMap<number, ApiHandler>, broker: BrokerContext): FrameHandler {
-  return (lent: Buffer, connection: ConnectionContext): ResponseBytes | Promise<ResponseBytes> => {
+  return (lent: Buffer, connection: ConnectionContext, sent: SentHooks): ResponseBytes | Promise<ResponseBytes> => {
     if (broker.sasl?.expectsBareToken(connection)) return broker.sasl.bareToken(connection, Buffer.from(lent));
     let frame = lent;
     let header;
@@ -50,7 +50,7 @@ export function createDispatcher(table: ReadonlyMap<number, ApiHandler>, broker:
       if (err instanceof ProtocolError) throw new RequestRejected(`malformed ${handler.request.name} v${apiVersion}: ${err.message}`);
       throw err;
     }
-    const info: RequestInfo = { apiVersion, clientId: header.clientId, connection };
+    const info: RequestInfo = { apiVersion, clientId: header.clientId, connection, sent };
     const headerVersion = responseHeaderVersion(apiKey, apiVersion);
     const result = broker.metrics.timeRequest(apiKey, () => handler.handle(request, info, broker));
     if (result instanceof Promise) {

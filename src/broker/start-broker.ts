@@ -17,6 +17,10 @@ import { createDispatcher } from './dispatch.js';
 import { PartitionWaiters } from './partition-waiters.js';
 import { SaslGate } from './sasl-gate.js';
 import { loadSaslUsers } from '../auth/users-file.js';
+import { BufferPool } from '../memory/buffer-pool.js';
+
+/** Free memory kept for Fetch reads between responses. */
+const KEPT_FETCH_BYTES = 16 * 1024 * 1024;
 
 export interface BrokerOptions extends Partial<Omit<BrokerConfig, 'dataDir'>> {
   /** Where the log lives; absent: a fresh temporary directory, removed on close. */
@@ -80,6 +84,7 @@ export async function startBroker(options: BrokerOptions = {}): Promise<Broker> 
       advertised: config.advertisedListener ?? { host: config.host, port: config.port },
       clusterId: storage.clusterId,
       sasl,
+      fetchMemory: new BufferPool(KEPT_FETCH_BYTES),
     };
     const server = new TcpServer(
       createDispatcher(buildApiTable(sasl), context),

@@ -3,9 +3,12 @@ import { writevSync } from 'node:fs';
 import type { FileHandle } from 'node:fs/promises';
 import { BATCH_HEADER_SIZE, crcMatches, readBatchHeader, type BatchHeader } from '../protocol/record-batch.js';
 
-/** `length` bytes at `position`, or fewer where the file ends. */
-export async function readAt(handle: FileHandle, position: number, length: number): Promise<Buffer> {
-  const buf = Buffer.allocUnsafe(length);
+/** Where a read puts what it reads: memory of at least `size` bytes. */
+export type ReadMemory = (size: number) => Buffer;
+
+/** `length` bytes at `position`, or fewer where the file ends, in memory from `memory`. */
+export async function readAt(handle: FileHandle, position: number, length: number, memory: ReadMemory = Buffer.allocUnsafe): Promise<Buffer> {
+  const buf = memory(length).subarray(0, length);
   let filled = 0;
   while (filled < length) {
     const { bytesRead } = await handle.read(buf, filled, length - filled, position + filled);

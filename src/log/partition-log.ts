@@ -9,7 +9,7 @@
  */
 import type { FileHandle } from 'node:fs/promises';
 import { assignBaseOffset, type BatchHeader } from '../protocol/record-batch.js';
-import { readAt, scanBatches } from './batch-file.js';
+import { readAt, scanBatches, type ReadMemory } from './batch-file.js';
 import { syncDir } from './durable-file.js';
 import { OffsetIndex } from './offset-index.js';
 import { resolveLogOptions, type LogOptions, type ResolvedLogOptions } from './options.js';
@@ -193,12 +193,12 @@ export class PartitionLog {
    * Stored batches, verbatim and back to back, from the one holding `fetchOffset` up to the high
    * watermark: as many whole batches as fit in `maxBytes`, but at least one (from disk, from one
    * segment). Empty if `fetchOffset` is outside [logStartOffset, highWatermark), retention having
-   * raced included.
+   * raced included. The bytes are in memory from `memory`.
    */
-  async read(fetchOffset: number, maxBytes: number): Promise<Buffer> {
+  async read(fetchOffset: number, maxBytes: number, memory?: ReadMemory): Promise<Buffer> {
     const hw = this.hw;
     if (fetchOffset < this.logStartOffset || fetchOffset >= hw) return NOTHING;
-    const cached = this.tail.read(fetchOffset, maxBytes, hw);
+    const cached = this.tail.read(fetchOffset, maxBytes, hw, memory);
     if (cached !== undefined) return cached;
     const segment = this.segmentFor(fetchOffset);
     return this.fromSegment(segment, NOTHING, async (log) => {
@@ -212,7 +212,7 @@ export class PartitionLog {
         return false;
       });
       if (found === undefined) return NOTHING;
-      const bytes = await readAt(log, found.position, Math.min(end - found.position, Math.max(maxBytes, found.size)));
+      const bytes = await readAt(log, found.position, Math.min(end - found.position, Math.max(maxBytes, found.size)), memory);
       return bytes.subarray(0, wholeBatchesLength(bytes, maxBytes, hw));
     });
   }

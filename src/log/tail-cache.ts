@@ -6,6 +6,7 @@
  * every few megabytes under produce load.
  */
 import { constants } from 'node:buffer';
+import type { ReadMemory } from './batch-file.js';
 import { grownSize } from './grown-size.js';
 
 interface CachedBatch {
@@ -53,8 +54,11 @@ export class TailCache {
     this.next = at + n;
   }
 
-  /** A copy of the whole batches from the one holding `fetchOffset`, below `hw`, within `maxBytes` but at least one; undefined if not cached. */
-  read(fetchOffset: number, maxBytes: number, hw: number): Buffer | undefined {
+  /**
+   * A copy, in memory from `memory`, of the whole batches from the one holding `fetchOffset`,
+   * below `hw`, within `maxBytes` but at least one; undefined if not cached.
+   */
+  read(fetchOffset: number, maxBytes: number, hw: number, memory: ReadMemory = Buffer.allocUnsafe): Buffer | undefined {
     const first = this.batches[this.head];
     if (first === undefined || first.base > fetchOffset) return undefined;
     let lo = this.head;
@@ -71,7 +75,7 @@ export class TailCache {
       if (batch.base >= hw || (stop > lo && total + batch.length > maxBytes)) break;
       total += batch.length;
     }
-    const copy = Buffer.allocUnsafe(total);
+    const copy = memory(total).subarray(0, total);
     let pos = 0;
     for (let i = lo; i < stop; i++) {
       const { at, length } = this.batches[i]!;

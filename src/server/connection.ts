@@ -6,7 +6,7 @@
  */
 import type { Socket } from 'node:net';
 import { FrameDecoder, FrameError } from './frame-decoder.js';
-import type { FrameMemory } from './frame-memory.js';
+import type { BufferPool } from '../memory/buffer-pool.js';
 import type { MemoryBudget } from './memory-budget.js';
 
 /** A whole response frame, size prefix included, possibly in pieces; undefined = no response. */
@@ -19,7 +19,16 @@ export interface ConnectionContext {
   end(): void;
 }
 
-export type FrameHandler = (frame: Buffer, context: ConnectionContext) => ResponseBytes | Promise<ResponseBytes>;
+/** What a handler may ask of the connection about one request's response. */
+export interface SentHooks {
+  /**
+   * Runs `release` once the response has been written to the socket, or once it never will be:
+   * memory the response refers to can be reused from then on.
+   */
+  afterSent(release: () => void): void;
+}
+
+export type FrameHandler = (frame: Buffer, context: ConnectionContext, sent: SentHooks) => ResponseBytes | Promise<ResponseBytes>;
 
 export interface ConnectionLimits {
   readonly maxRequestBytes: number;
@@ -33,9 +42,27 @@ export interface ConnectionEvents {
   onClose(connection: Connection): void;
 }
 
-interface Slot {
-  done: boolean;
-  response: ResponseBytes;
+/** A request's place in the order of responses. */
+class Slot implements SentHooks {
+  done = false;
+  response: ResponseBytes = undefined;
+  private releases: (() => void)[] | undefined;
+
+  afterSent(release: () => void): void {
+    (this.releases ??= []).push(release);
+  }
+
+  /** What the socket should call once the response is written; undefined when nothing waits for that. */
+  get onWritten(): (() => void) | undefined {
+    return this.releases === undefined ? undefined : () => this.sent();
+  }
+
+  /** The response is written, or never will be. */
+  sent(): void {
+    const releases = this.releases;
+    this.releases = undefined;
+    if (releases !== undefined) for (const release of releases) release();
+  }
 }
 
 export class Connection {
@@ -58,7 +85,7 @@ export class Connection {
     private readonly handler: FrameHandler,
     private readonly limits: ConnectionLimits,
     private readonly budget: MemoryBudget,
-    frameMemory: FrameMemory,
+    frameMemory: BufferPool,
     private readonly events: ConnectionEvents,
   ) {
     this.decoder = new FrameDecoder(limits.maxRequestBytes, frameMemory);
@@ -125,11 +152,11 @@ export class Connection {
   }
 
   private dispatch(frame: Buffer): void {
-    const slot: Slot = { done: false, response: undefined };
+    const slot = new Slot();
     this.slots.push(slot);
     let result: ResponseBytes | Promise<ResponseBytes>;
     try {
-      result = this.handler(frame, this.context);
+      result = this.handler(frame, this.context, slot);
     } catch (err) {
       this.fail(describe(err));
       return;
@@ -152,10 +179,16 @@ export class Connection {
     const several = (this.slots.length > 1 && this.slots[1]!.done) || Array.isArray(response);
     if (several) this.socket.cork();
     while (this.slots.length > 0 && this.slots[0]!.done) {
-      const { response: bytes } = this.slots.shift()!;
-      if (bytes === undefined || this.socket.destroyed) continue;
-      if (Buffer.isBuffer(bytes)) this.socket.write(bytes);
-      else for (const part of bytes) this.socket.write(part);
+      const written = this.slots.shift()!;
+      const bytes = written.response;
+      if (bytes === undefined || this.socket.destroyed) {
+        written.sent();
+        continue;
+      }
+      // The last write's callback comes once every earlier one is through too.
+      const onWritten = written.onWritten;
+      if (Buffer.isBuffer(bytes)) this.socket.write(bytes, onWritten);
+      else bytes.forEach((part, i) => this.socket.write(part, i === bytes.length - 1 ? onWritten : undefined));
     }
     if (several) this.socket.uncork();
     this.endIfDone();

@@ -12,7 +12,7 @@
  * requests received in part has room, so a size prefix claims no more than the bytes that came
  * with it (in a pooled piece of at least 4 KiB).
  */
-import type { FrameMemory } from './frame-memory.js';
+import type { BufferPool } from '../memory/buffer-pool.js';
 
 export class FrameError extends Error {}
 
@@ -30,7 +30,7 @@ export class FrameDecoder {
 
   constructor(
     private readonly maxFrameBytes: number,
-    private readonly frameMemory: FrameMemory,
+    private readonly frameMemory: BufferPool,
   ) {}
 
   /** The declared size of the frame being received, once its size prefix is in; else 0. */

@@ -3,7 +3,7 @@ import { createServer, type Server, type Socket } from 'node:net';
 import { createServer as createTlsServer } from 'node:tls';
 import { once } from 'node:events';
 import { Connection, type ConnectionLimits, type FrameHandler } from './connection.js';
-import { FrameMemory } from './frame-memory.js';
+import { BufferPool } from '../memory/buffer-pool.js';
 import { withLentReads } from './lent-reads.js';
 import { MemoryBudget } from './memory-budget.js';
 
@@ -39,7 +39,7 @@ export class TcpServer {
   private readonly server: Server;
   private readonly connections = new Set<Connection>();
   private readonly budget: MemoryBudget;
-  private readonly frameMemory = new FrameMemory(KEPT_FRAME_BYTES);
+  private readonly frameMemory = new BufferPool(KEPT_FRAME_BYTES);
   private readonly readMemory = Buffer.allocUnsafeSlow(READ_BYTES);
   private nextId = 1;
 

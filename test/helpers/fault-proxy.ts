@@ -10,7 +10,7 @@ import { readRequestHeader } from '../../src/protocol/messages/header.js';
 import { ProduceRequest } from '../../src/protocol/messages/produce.js';
 import { Reader } from '../../src/protocol/primitives/reader.js';
 import { FrameDecoder } from '../../src/server/frame-decoder.js';
-import { FrameMemory } from '../../src/server/frame-memory.js';
+import { BufferPool } from '../../src/memory/buffer-pool.js';
 import { API } from './produce-frames.js';
 
 export interface KafkaRequest {
@@ -111,7 +111,7 @@ export class FaultProxy {
       });
     };
 
-    const requests = new FrameDecoder(MAX_FRAME, new FrameMemory(0));
+    const requests = new FrameDecoder(MAX_FRAME, new BufferPool(0));
     let cutting = false;
     client.on('data', (chunk: Buffer) => {
       if (cutting) return;
@@ -137,7 +137,7 @@ export class FaultProxy {
       }
     });
 
-    const responses = new FrameDecoder(MAX_FRAME, new FrameMemory(0));
+    const responses = new FrameDecoder(MAX_FRAME, new BufferPool(0));
     broker.on('data', (chunk: Buffer) => {
       for (const frame of copiedFrames(responses, chunk)) {
         const pending = awaiting.get(frame.readInt32BE(0));

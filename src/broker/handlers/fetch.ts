@@ -4,6 +4,7 @@
  */
 import { ErrorCode } from '../../protocol/error-codes.js';
 import { FetchRequest, FetchResponse, type FetchResponsePartitionData } from '../../protocol/messages/fetch.js';
+import type { ReadMemory } from '../../log/batch-file.js';
 import { defineApi } from '../api-handler.js';
 import type { BrokerContext } from '../broker-context.js';
 import { PartitionWaiters } from '../partition-waiters.js';
@@ -16,20 +17,26 @@ export const fetch = defineApi({
   response: FetchResponse,
   minVersion: 4,
   maxVersion: 12,
-  async handle(request, _info, broker): Promise<FetchResponse> {
+  async handle(request, info, broker): Promise<FetchResponse> {
     const deadline = Date.now() + request.maxWaitMs;
-    let result = await collect(request, broker);
+    // Log bytes are read into pooled memory, given back once the response that sends them is written.
+    const memory = (size: number): Buffer => {
+      const piece = broker.fetchMemory.take(size);
+      info.sent.afterSent(() => broker.fetchMemory.give(piece));
+      return piece;
+    };
+    let result = await collect(request, broker, memory);
     const keys = request.topics.flatMap((t) => t.partitions.map((p) => PartitionWaiters.key(t.topic, p.partition)));
     while (!result.answerNow && result.bytes < request.minBytes && Date.now() < deadline) {
       await broker.waiters.wait(keys, deadline - Date.now());
-      result = await collect(request, broker);
+      result = await collect(request, broker, memory);
     }
     broker.metrics.fetched(result.bytes);
     return result.response;
   },
 });
 
-async function collect(request: FetchRequest, broker: BrokerContext): Promise<{ response: FetchResponse; bytes: number; answerNow: boolean }> {
+async function collect(request: FetchRequest, broker: BrokerContext, memory: ReadMemory): Promise<{ response: FetchResponse; bytes: number; answerNow: boolean }> {
   let budget = request.maxBytes;
   let bytes = 0;
   let answerNow = false;
@@ -55,7 +62,7 @@ async function collect(request: FetchRequest, broker: BrokerContext): Promise<{ 
         // The first batch goes out whole even past the limits, so a large batch never stalls a consumer.
         const limit = bytes === 0 ? Math.max(1, Math.min(p.partitionMaxBytes, budget)) : Math.min(p.partitionMaxBytes, budget);
         try {
-          records = await log.read(offset, limit);
+          records = await log.read(offset, limit, memory);
         } catch (err) {
           broker.logger.error({ topic: t.topic, partition: p.partition, err }, 'reading the log failed');
           answerNow = true;

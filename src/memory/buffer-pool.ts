@@ -1,19 +1,19 @@
 /**
- * Memory for requests that arrive over several reads, handed back once each is handled and
- * reused for the next. Fresh memory per large request made V8 run full collections under
- * produce load: it counts external memory's growth toward them.
+ * Memory handed out and given back, to be reused: for requests that arrive over several reads,
+ * and for the log bytes a fetch answers with. Fresh memory per large request or read made V8
+ * run full collections under load: it counts external memory's growth toward them.
  */
 
-/** Smallest and largest pieces kept for reuse; larger requests get memory of their own. */
+/** Smallest and largest pieces kept for reuse; larger ones are memory of their own. */
 const SMALLEST = 4096;
 const LARGEST = 1024 * 1024;
 
-export class FrameMemory {
+export class BufferPool {
   /** Free pieces by size; every size is a power of two from SMALLEST to LARGEST. */
   private readonly free = new Map<number, Buffer[]>();
   private kept = 0;
 
-  /** `maxKeptBytes` bounds the free memory held between requests. */
+  /** `maxKeptBytes` bounds the free memory held for reuse. */
   constructor(private readonly maxKeptBytes: number) {}
 
   /** Memory of at least `size` bytes, its contents unspecified. */
