@@ -14,7 +14,8 @@
  *   MESSAGES messages besides produce's warm-up ones. A brook topic is filled beforehand by
  *   produce; the mock cluster is filled first in this process, untimed. The mock keeps only ~5 MB
  *   per partition (older batches are dropped), hence passes rather than one large topic.
- *   Prints {"messages":..,"seconds":..,"bytes":..}.
+ *   Prints {"messages":..,"seconds":..,"bytes":..,"client_cpu_s":..,"mock_cpu_s":..}, the CPU
+ *   times over all passes, split as for produce.
  */
 #include <dirent.h>
 #include <librdkafka/rdkafka.h>
@@ -186,6 +187,8 @@ static int consume(const struct load *l) {
 
   long got = 0, expected = l->passes * (l->messages + l->partitions);
   long long bytes = 0;
+  double client_before, mock_before;
+  thread_cpu(&client_before, &mock_before);
   int64_t start = 0, last = 0, deadline = now_us() + 120 * 1000000LL;
   for (long pass = 0; pass < l->passes; pass++) {
     rd_kafka_resp_err_t e = rd_kafka_assign(rk, parts);
@@ -212,7 +215,10 @@ static int consume(const struct load *l) {
     }
   }
   double seconds = (double)(last - start) / 1e6;
-  printf("{\"messages\":%ld,\"seconds\":%.6f,\"bytes\":%lld}\n", got, seconds, bytes);
+  double client_s, mock_s;
+  thread_cpu(&client_s, &mock_s);
+  printf("{\"messages\":%ld,\"seconds\":%.6f,\"bytes\":%lld,\"client_cpu_s\":%.3f,\"mock_cpu_s\":%.3f}\n", got, seconds, bytes, client_s - client_before,
+         mock_s - mock_before);
   rd_kafka_topic_partition_list_destroy(parts);
   rd_kafka_consumer_close(rk);
   rd_kafka_destroy(rk);

@@ -30,6 +30,10 @@ export interface ConsumeResult {
   seconds: number;
   /** Value bytes received. */
   bytes: number;
+  /** CPU time of the consumer's own threads over all passes. */
+  client_cpu_s: number;
+  /** CPU time of the mock cluster's thread over all passes; 0 against brook. */
+  mock_cpu_s: number;
 }
 
 export interface Load {

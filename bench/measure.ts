@@ -1,4 +1,5 @@
 /** How measurements are repeated on a shared, noisy machine. */
+import { readFileSync } from 'node:fs';
 
 /**
  * Runs every contender once per round, in turn, so that all of them see the same machine
@@ -15,3 +16,9 @@ export async function alternating<T>(rounds: number, contenders: readonly ((roun
 
 export const highest = (values: readonly number[]): number => Math.max(...values);
 export const lowest = (values: readonly number[]): number => Math.min(...values);
+
+/** CPU seconds (user + system) a process has used, from /proc. */
+export function cpuSeconds(pid: number): number {
+  const fields = readFileSync(`/proc/${pid}/stat`, 'utf8').split(') ')[1]!.split(' ');
+  return (Number(fields[11]) + Number(fields[12])) / 100;
+}

@@ -1,16 +1,9 @@
 /** Produce throughput, broker CPU per batch and latency: brook against librdkafka's mock cluster. */
-import { readFileSync } from 'node:fs';
 import { rm } from 'node:fs/promises';
 import { startServe, type ServeProcess } from '../test/helpers/serve-process.js';
 import { MSG_BYTES, PARTITIONS, produceLoad, type ProduceResult } from './kafka-load.js';
-import { alternating, highest, lowest } from './measure.js';
+import { alternating, cpuSeconds, highest, lowest } from './measure.js';
 import { compared, type Row } from './table.js';
-
-/** CPU seconds (user + system) the process has used, from /proc. */
-function cpuSeconds(pid: number): number {
-  const fields = readFileSync(`/proc/${pid}/stat`, 'utf8').split(') ')[1]!.split(' ');
-  return (Number(fields[11]) + Number(fields[12])) / 100;
-}
 
 /** One timed produce run: its rate, and the CPU the broker and the producer spent on it. */
 interface Round {
