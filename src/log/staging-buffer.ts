@@ -4,7 +4,7 @@
  * it for the next large request), and no per-request allocation lives until the write. A log
  * keeps two and swaps them each turn: one fills while the other's batches are being written.
  */
-import { grownSize } from './grown-size.js';
+import { grownSize } from '../memory/grown-size.js';
 
 /** Room made at the first batch; the buffer doubles as a turn needs, up to the largest it keeps. */
 const FIRST_BYTES = 64 * 1024;

@@ -7,7 +7,7 @@
  */
 import { constants } from 'node:buffer';
 import type { ReadMemory } from './batch-file.js';
-import { grownSize } from './grown-size.js';
+import { grownSize } from '../memory/grown-size.js';
 
 interface CachedBatch {
   readonly base: number;

@@ -3,6 +3,7 @@
  * and for the log bytes a fetch answers with. Fresh memory per large request or read made V8
  * run full collections under load: it counts external memory's growth toward them.
  */
+import { grownSize } from './grown-size.js';
 
 /** Smallest and largest pieces kept for reuse; larger ones are memory of their own. */
 const SMALLEST = 4096;
@@ -19,8 +20,7 @@ export class BufferPool {
   /** Memory of at least `size` bytes, its contents unspecified. */
   take(size: number): Buffer {
     if (size > LARGEST) return Buffer.allocUnsafeSlow(size);
-    let piece = SMALLEST;
-    while (piece < size) piece *= 2;
+    const piece = grownSize(0, size, SMALLEST, LARGEST);
     const reused = this.free.get(piece)?.pop();
     if (reused === undefined) return Buffer.allocUnsafeSlow(piece);
     this.kept -= piece;
