@@ -1,5 +1,8 @@
 /** Produce throughput, broker CPU per batch and latency: brook against librdkafka's mock cluster. */
-import { rm } from 'node:fs/promises';
+import { closeSync, openSync, readdirSync, statSync, writevSync } from 'node:fs';
+import { mkdtemp, rm } from 'node:fs/promises';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
 import { startServe, type ServeProcess } from '../test/helpers/serve-process.js';
 import { MSG_BYTES, PARTITIONS, produceLoad, type ProduceResult } from './kafka-load.js';
 import { alternating, cpuSeconds, highest, lowest } from './measure.js';
@@ -29,24 +32,33 @@ async function throughputRows(smoke: boolean, batch: number): Promise<Row[]> {
   const load = { messages, batch };
   const round = (r: ProduceResult, brokerCpuS: number): Round => ({ rate: r.messages / r.seconds, brokerCpuS, clientCpuS: r.client_cpu_s });
   const serve = await startServe(['--log-level', 'warn', '--partitions', String(PARTITIONS)]);
+  const floorDir = await mkdtemp(join(tmpdir(), 'brook-bench-floor-'));
   let brook: Round[];
   let mock: Round[];
+  let floor: number[];
   try {
     if (!smoke) for (const n of [1, 2, 3]) await produceLoad(serve.bootstrap, `warm-up-${n}`, load);
-    [brook, mock] = (await alternating(smoke ? 1 : 5, [
+    let loggedBytes = 0;
+    const rounds = await alternating<Round | number>(smoke ? 1 : 5, [
       async (n) => {
         const cpuBefore = cpuSeconds(serve.child.pid!);
         const result = await produceLoad(serve.bootstrap, `round-${n}`, load);
-        return round(result, cpuSeconds(serve.child.pid!) - cpuBefore);
+        const brokerCpuS = cpuSeconds(serve.child.pid!) - cpuBefore;
+        loggedBytes = logBytes(serve.dataDir, `round-${n}`);
+        return round(result, brokerCpuS);
       },
+      // The same bytes brook just logged, appended by this process: the floor under its CPU.
+      async (n) => appendSeconds(join(floorDir, `round-${n}.log`), loggedBytes, messages / batch),
       async (n) => {
         const result = await produceLoad('mock', `round-${n}`, load);
         return round(result, result.mock_cpu_s);
       },
-    ])) as [Round[], Round[]];
+    ]);
+    [brook, floor, mock] = rounds as [Round[], number[], Round[]];
   } finally {
     await serve.stop();
     await rm(serve.dataDir, { recursive: true, force: true });
+    await rm(floorDir, { recursive: true, force: true });
   }
   const rate = (rounds: readonly Round[]): number => highest(rounds.map((r) => r.rate));
   // CPU per batch in µs, from the least disturbed round.
@@ -56,6 +68,7 @@ async function throughputRows(smoke: boolean, batch: number): Promise<Row[]> {
     compared(`produce idempotent acks=all, ${batch}-msg batches (msgs/s)`, rate(brook), rate(mock), 'librdkafka mock'),
     compared(`  same: MB/s of ${MSG_BYTES}-byte values`, (rate(brook) * MSG_BYTES) / 1e6, (rate(mock) * MSG_BYTES) / 1e6, '', 1),
     compared(`  broker CPU per ${batch}-msg batch (µs)`, cpu(brook, 'brokerCpuS'), cpu(mock, 'brokerCpuS'), 'the mock cluster\'s thread', 1),
+    compared(`  same CPU, beside one bare write of each batch's bytes (µs)`, cpu(brook, 'brokerCpuS'), (lowest(floor) * 1e6 * batch) / messages, 'to a new file, same disk', 1),
     compared(`  broker CPU per MB of values (ms)`, cpuPerMb(brook), cpuPerMb(mock), 'the mock cluster\'s thread', 2),
     compared(`  producer's own CPU per ${batch}-msg batch (µs)`, cpu(brook, 'clientCpuS'), cpu(mock, 'clientCpuS'), 'the same, producing to the mock', 1),
   ];
@@ -73,4 +86,31 @@ export async function produceLatency(serve: ServeProcess, smoke: boolean): Promi
     compared(`produce latency p50 at ${load.rate} msgs/s (µs)`, p(brook!, 'p50_us'), p(mock!, 'p50_us'), 'mock'),
     compared(`produce latency p99 at ${load.rate} msgs/s (µs)`, p(brook!, 'p99_us'), p(mock!, 'p99_us'), 'mock'),
   ];
+}
+
+/** Bytes in the log files of a topic's partitions (`TOPIC-N` directories). */
+function logBytes(dataDir: string, topic: string): number {
+  let bytes = 0;
+  for (let p = 0; p < PARTITIONS; p++) {
+    const dir = join(dataDir, `${topic}-${p}`);
+    for (const file of readdirSync(dir)) if (file.endsWith('.log')) bytes += statSync(join(dir, file)).size;
+  }
+  return bytes;
+}
+
+/**
+ * CPU seconds this process spends appending `bytes` to a new file in `writes` equal writes, as a
+ * log does: what any broker that stores what it acknowledges spends at least.
+ */
+function appendSeconds(path: string, bytes: number, writes: number): number {
+  const piece = Buffer.alloc(Math.ceil(bytes / writes), 'x');
+  const fd = openSync(path, 'w');
+  const before = process.cpuUsage();
+  try {
+    for (let position = 0; position < bytes; position += piece.length) writevSync(fd, [piece], position);
+  } finally {
+    closeSync(fd);
+  }
+  const used = process.cpuUsage(before);
+  return (used.user + used.system) / 1e6;
 }
