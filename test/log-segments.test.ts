@@ -2,9 +2,11 @@ import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import { mkdir, readdir, rm } from 'node:fs/promises';
 import { join } from 'node:path';
+import fc from 'fast-check';
 import type { PartitionLog } from '../src/log/partition-log.js';
 import { offsetFileName } from '../src/log/segment.js';
 import { readBatchHeader } from '../src/protocol/record-batch.js';
+import { buildBatch } from './helpers/batch.js';
 import { appendAll, batch, batchesIn, openLog, readAll, tempDir, type TestBatch } from './helpers/log.js';
 
 const SMALL = { segmentBytes: 2000, indexIntervalBytes: 256 };
@@ -78,6 +80,39 @@ test('after a reopen the stored indexes find every batch, and maxBytes bounds a 
   assert.deepEqual(await log.read(0, 0), expected[0], 'at least one batch');
   assert.equal((await log.read(log.highWatermark, 1000)).length, 0);
   assert.equal((await log.read(-1, 1000)).length, 0);
+});
+
+test('a read from disk starts at the batch holding the offset and returns whole stored batches in order, for any sizes, index interval and maxBytes', async (t) => {
+  const dir = await tempDir(t);
+  let run = 0;
+  await fc.assert(
+    fc.asyncProperty(
+      fc.array(fc.record({ records: fc.integer({ min: 1, max: 5 }), valueBytes: fc.integer({ min: 0, max: 3000 }) }), { minLength: 1, maxLength: 25 }),
+      fc.integer({ min: 1, max: 8000 }),
+      fc.integer({ min: 300, max: 20_000 }),
+      fc.array(fc.tuple(fc.nat(), fc.integer({ min: 0, max: 30_000 })), { minLength: 1, maxLength: 10 }),
+      async (shapes, indexIntervalBytes, segmentBytes, reads) => {
+        const log = await openLog(t, join(dir, `run-${run++}`), { indexIntervalBytes, segmentBytes, tailCacheBytes: 0 });
+        const stored = shapes.map(({ records, valueBytes }, i) =>
+          buildBatch(Array.from({ length: records }, (_, r) => ({ value: Buffer.alloc(valueBytes, 97 + ((i + r) % 26)) }))),
+        );
+        const bases = appendAll(log, stored.map((bytes) => ({ bytes, header: readBatchHeader(bytes) })));
+        await log.whenWritten(log.logEndOffset - 1);
+        for (const [pick, maxBytes] of reads) {
+          const offset = pick % log.logEndOffset;
+          const got = batchesIn(await log.read(offset, maxBytes));
+          const first = bases.findLastIndex((base) => base <= offset);
+          assert.ok(got.length >= 1, `a batch for offset ${offset}`);
+          // append writes each base offset into the batch it was given: stored and sent are equal.
+          assert.deepEqual(got, stored.slice(first, first + got.length), `batches from the one holding offset ${offset}`);
+          const total = got.reduce((n, b) => n + b.length, 0);
+          assert.ok(got.length === 1 || total <= maxBytes, `${total} bytes in ${got.length} batches for maxBytes ${maxBytes}`);
+        }
+        await log.close();
+      },
+    ),
+    { numRuns: 40 },
+  );
 });
 
 test('the tail cache serves the same bytes as the disk', async (t) => {

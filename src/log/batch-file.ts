@@ -54,6 +54,8 @@ export interface ScanRange {
    */
   readonly verify: boolean;
   readonly nextOffset?: number;
+  /** Bytes already read from `from` on, walked before the file is read again. */
+  readonly read?: Buffer;
 }
 
 export interface ScanResult {
@@ -72,7 +74,7 @@ export type BatchVisitor = (header: BatchHeader, position: number) => boolean | 
 export async function scanBatches(handle: FileHandle, range: ScanRange, visit: BatchVisitor): Promise<ScanResult> {
   // Headers alone need little read-ahead; verification reads every byte anyway.
   const chunkBytes = range.verify ? 1 << 20 : 64 << 10;
-  let buf: Buffer = Buffer.alloc(0);
+  let buf: Buffer = range.read ?? Buffer.alloc(0);
   let bufStart = range.from;
   let pos = range.from;
   let nextOffset = range.nextOffset;

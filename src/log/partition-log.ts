@@ -8,7 +8,7 @@
  * only a restart (which re-reads the disk) brings it back.
  */
 import type { FileHandle } from 'node:fs/promises';
-import { assignBaseOffset, type BatchHeader } from '../protocol/record-batch.js';
+import { assignBaseOffset, BATCH_HEADER_SIZE, type BatchHeader } from '../protocol/record-batch.js';
 import { readAt, scanBatches, type ReadMemory } from './batch-file.js';
 import { syncDir } from './durable-file.js';
 import { OffsetIndex } from './offset-index.js';
@@ -204,15 +204,22 @@ export class PartitionLog {
     return this.fromSegment(segment, NOTHING, async (log) => {
       const start = (await segment.index()).floorOffset(fetchOffset - segment.baseOffset);
       const end = segment.written;
+      // One read from the index entry on, which holds the batch wanted and what follows it
+      // unless that batch lies further than maxBytes on; then a second read, from the batch.
+      const read = await readAt(log, start.position, Math.min(end - start.position, Math.max(maxBytes, BATCH_HEADER_SIZE)), memory);
       let found: { position: number; size: number } | undefined;
-      await scanBatches(log, { from: start.position, to: end, verify: false }, (header, position) => {
+      await scanBatches(log, { from: start.position, to: end, verify: false, read }, (header, position) => {
         if (header.baseOffset >= hw) return false;
         if (header.baseOffset + header.lastOffsetDelta < fetchOffset) return true;
         found = { position, size: header.size };
         return false;
       });
       if (found === undefined) return NOTHING;
-      const bytes = await readAt(log, found.position, Math.min(end - found.position, Math.max(maxBytes, found.size)), memory);
+      const at = found.position - start.position;
+      const bytes =
+        at + found.size <= read.length
+          ? read.subarray(at)
+          : await readAt(log, found.position, Math.min(end - found.position, Math.max(maxBytes, found.size)), memory);
       return bytes.subarray(0, wholeBatchesLength(bytes, maxBytes, hw));
     });
   }
