@@ -40,6 +40,9 @@ test('a data directory that cannot be used is one sentence, not a stack trace', 
   const file = join(await tempDataDir(), 'a-file');
   await writeFile(file, 'x');
   assertOneSentence(await runBrook(['serve', '--port', '0', '--data-dir', file]), /^brook: cannot use data directory .*a-file: it is a file, not a directory\.$/m);
+  // Under /proc, mkdir answers ENOENT although the parent exists: Node's recursive mkdir never settles there.
+  assertOneSentence(await runBrook(['serve', '--port', '0', '--data-dir', '/proc/brook-data']), /^brook: cannot use data directory \/proc\/brook-data: it cannot be made there\.$/m);
+  assertOneSentence(await runBrook(['serve', '--port', '0', '--data-dir', join(file, 'below')]), /^brook: cannot use data directory .*a-file\/below: part of its path is a file, not a directory\.$/m);
 });
 
 test('a port in use is one sentence', async () => {

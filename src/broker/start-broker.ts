@@ -1,10 +1,11 @@
 /** Assembles a running broker: storage, handlers, TCP listener; and takes it down again. */
-import { mkdir, mkdtemp, rm } from 'node:fs/promises';
+import { mkdtemp, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { pino, type Logger } from 'pino';
 import { GroupCoordinator } from '../groups/group-coordinator.js';
 import { lockDirectory } from '../log/dir-lock.js';
+import { makeDirectory } from '../log/make-directory.js';
 import { ProducerEpochs } from '../log/producer-epochs.js';
 import { Storage } from '../log/storage.js';
 import { BrokerMetrics } from '../metrics/broker-metrics.js';
@@ -55,7 +56,7 @@ export async function startBroker(options: BrokerOptions = {}): Promise<Broker> 
   };
   if (temporary) closers.push(() => rm(dataDir, { recursive: true, force: true }));
   try {
-    await mkdir(dataDir, { recursive: true });
+    await makeDirectory(dataDir);
     closers.push(await lockDirectory(dataDir));
     const storage = await Storage.open(dataDir, {
       segmentBytes: config.segmentBytes,

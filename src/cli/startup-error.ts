@@ -14,6 +14,7 @@ const LISTEN_REASONS: Record<string, string> = {
 const DIR_REASONS: Record<string, string> = {
   EEXIST: 'it is a file, not a directory',
   ENOTDIR: 'part of its path is a file, not a directory',
+  ENOENT: 'it cannot be made there',
   EACCES: 'permission denied',
   EPERM: 'permission denied',
   EROFS: 'the file system is read-only',

@@ -7,9 +7,10 @@
  * is removed at start.
  */
 import { randomBytes, randomUUID } from 'node:crypto';
-import { mkdir, readdir, rm } from 'node:fs/promises';
+import { readdir, rm } from 'node:fs/promises';
 import { join } from 'node:path';
 import { DurableJsonFile } from './durable-file.js';
+import { makeDirectory } from './make-directory.js';
 import { resolveLogOptions, type LogOptions, type Reporter } from './options.js';
 import { PartitionLog } from './partition-log.js';
 
@@ -75,7 +76,7 @@ export class Storage {
   /** Opens every partition (recovering each) and reserves a block of producer ids. */
   static async open(dataDir: string, options: LogOptions = {}): Promise<Storage> {
     const report = resolveLogOptions(options).report;
-    await mkdir(dataDir, { recursive: true });
+    await makeDirectory(dataDir);
     const metadataFile = new DurableJsonFile<Metadata>(join(dataDir, 'metadata.json'));
     const producerIdsFile = new DurableJsonFile<ProducerIds>(join(dataDir, 'producer-ids.json'));
     const dirs = (await readdir(dataDir, { withFileTypes: true })).filter((d) => d.isDirectory()).map((d) => d.name);
