@@ -47,7 +47,7 @@ async function throughputRows(smoke: boolean, batch: number): Promise<Row[]> {
         loggedBytes = logBytes(serve.dataDir, `round-${n}`);
         return round(result, brokerCpuS);
       },
-      // The same bytes brook just logged, appended by this process: the floor under its CPU.
+      // The same bytes brook just logged (its warm-up messages included), appended by this process.
       async (n) => appendSeconds(join(floorDir, `round-${n}.log`), loggedBytes, messages / batch),
       async (n) => {
         const result = await produceLoad('mock', `round-${n}`, load);
@@ -99,8 +99,9 @@ function logBytes(dataDir: string, topic: string): number {
 }
 
 /**
- * CPU seconds this process spends appending `bytes` to a new file in `writes` equal writes, as a
- * log does: what any broker that stores what it acknowledges spends at least.
+ * CPU seconds this process spends appending `bytes` to a new file in `writes` equal writes: what
+ * storing them costs by itself, new page-cache memory included. brook joins the batches a
+ * partition gets in one turn into one write, so at small batches it may make fewer calls.
  */
 function appendSeconds(path: string, bytes: number, writes: number): number {
   const piece = Buffer.alloc(Math.ceil(bytes / writes), 'x');

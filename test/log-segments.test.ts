@@ -82,22 +82,27 @@ test('after a reopen the stored indexes find every batch, and maxBytes bounds a 
   assert.equal((await log.read(-1, 1000)).length, 0);
 });
 
-test('a read from disk starts at the batch holding the offset and returns whole stored batches in order, for any sizes, index interval and maxBytes', async (t) => {
+test('a read from disk starts at the batch holding the offset and returns whole stored batches in order, nearly as many as fit, for any sizes, index interval and maxBytes', async (t) => {
   const dir = await tempDir(t);
   let run = 0;
   await fc.assert(
     fc.asyncProperty(
-      fc.array(fc.record({ records: fc.integer({ min: 1, max: 5 }), valueBytes: fc.integer({ min: 0, max: 3000 }) }), { minLength: 1, maxLength: 25 }),
+      fc.array(
+        fc.record({ records: fc.integer({ min: 1, max: 5 }), valueBytes: fc.oneof(fc.integer({ min: 0, max: 100 }), fc.integer({ min: 0, max: 3000 })) }),
+        { minLength: 1, maxLength: 80 },
+      ),
       fc.integer({ min: 1, max: 8000 }),
-      fc.integer({ min: 300, max: 20_000 }),
-      fc.array(fc.tuple(fc.nat(), fc.integer({ min: 0, max: 30_000 })), { minLength: 1, maxLength: 10 }),
+      fc.integer({ min: 300, max: 60_000 }),
+      fc.array(fc.tuple(fc.nat(), fc.oneof(fc.integer({ min: 0, max: 4000 }), fc.integer({ min: 0, max: 30_000 }))), { minLength: 1, maxLength: 10 }),
       async (shapes, indexIntervalBytes, segmentBytes, reads) => {
-        const log = await openLog(t, join(dir, `run-${run++}`), { indexIntervalBytes, segmentBytes, tailCacheBytes: 0 });
+        const runDir = join(dir, `run-${run++}`);
+        const log = await openLog(t, runDir, { indexIntervalBytes, segmentBytes, tailCacheBytes: 0 });
         const stored = shapes.map(({ records, valueBytes }, i) =>
           buildBatch(Array.from({ length: records }, (_, r) => ({ value: Buffer.alloc(valueBytes, 97 + ((i + r) % 26)) }))),
         );
         const bases = appendAll(log, stored.map((bytes) => ({ bytes, header: readBatchHeader(bytes) })));
         await log.whenWritten(log.logEndOffset - 1);
+        const segmentBases = (await logFiles(runDir, '.log')).map((name) => Number(name.slice(0, 20)));
         for (const [pick, maxBytes] of reads) {
           const offset = pick % log.logEndOffset;
           const got = batchesIn(await log.read(offset, maxBytes));
@@ -107,12 +112,37 @@ test('a read from disk starts at the batch holding the offset and returns whole 
           assert.deepEqual(got, stored.slice(first, first + got.length), `batches from the one holding offset ${offset}`);
           const total = got.reduce((n, b) => n + b.length, 0);
           assert.ok(got.length === 1 || total <= maxBytes, `${total} bytes in ${got.length} batches for maxBytes ${maxBytes}`);
+          // What fits from that batch on, in its segment; a read may fall short by an eighth of maxBytes and a partial batch.
+          const segmentEnd = segmentBases.find((base) => base > offset) ?? Infinity;
+          let fits = 0;
+          let largest = 0;
+          for (let i = first; i < stored.length && bases[i]! < segmentEnd; i++) {
+            if (i > first && fits + stored[i]!.length > maxBytes) break;
+            fits += stored[i]!.length;
+            largest = Math.max(largest, stored[i]!.length);
+          }
+          assert.ok(total >= fits - maxBytes / 8 - largest, `${total} bytes where ${fits} fit, maxBytes ${maxBytes}`);
         }
         await log.close();
       },
     ),
     { numRuns: 40 },
   );
+});
+
+test('a read from disk between index entries returns nearly as many batches as fit in maxBytes', async (t) => {
+  const dir = await tempDir(t);
+  const log = await openLog(t, dir, { indexIntervalBytes: 4096, tailCacheBytes: 0 });
+  const stored = Array.from({ length: 300 }, (_, i) => batch(1, {}, `small-${i}-`));
+  appendAll(log, stored);
+  await log.whenWritten(log.logEndOffset - 1);
+  const size = stored[0]!.bytes.length;
+  const maxBytes = 4096;
+  // Offsets whose batch lies well past the index entry before it are the ones that could lose room.
+  for (let offset = 0; offset < 250; offset++) {
+    const total = (await log.read(offset, maxBytes)).length;
+    assert.ok(total >= maxBytes - maxBytes / 8 - size, `${total} bytes of ${size}-byte batches at offset ${offset} for maxBytes ${maxBytes}`);
+  }
 });
 
 test('the tail cache serves the same bytes as the disk', async (t) => {

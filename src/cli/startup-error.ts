@@ -14,7 +14,6 @@ const LISTEN_REASONS: Record<string, string> = {
 const DIR_REASONS: Record<string, string> = {
   EEXIST: 'it is a file, not a directory',
   ENOTDIR: 'part of its path is a file, not a directory',
-  ENOENT: 'it cannot be made there',
   EACCES: 'permission denied',
   EPERM: 'permission denied',
   EROFS: 'the file system is read-only',
@@ -27,7 +26,9 @@ export function describeStartupError(err: unknown, where: { host: string; port: 
     return `cannot listen on ${where.host}:${where.port}: the address ${LISTEN_REASONS[e.code] ?? `failed (${e.code})`}.`;
   }
   if (e.code !== undefined && e.syscall !== undefined) {
-    return `cannot use data directory ${where.dataDir}: ${DIR_REASONS[e.code] ?? e.message}.`;
+    // mkdir answers ENOENT for a parent that exists only where no directory can be made (/proc).
+    const reason = e.code === 'ENOENT' && e.syscall === 'mkdir' ? 'it cannot be made there' : DIR_REASONS[e.code];
+    return `cannot use data directory ${where.dataDir}: ${reason ?? e.message}.`;
   }
   return `${e.message ?? String(err)}`;
 }

@@ -58,6 +58,11 @@ class Turn {
 const OPEN_OLD_SEGMENTS = 4;
 /** Relative offsets in the index are 32-bit. */
 const MAX_RELATIVE_OFFSET = 0xffffffff;
+/**
+ * A read from disk may return up to this share of maxBytes less than fits, for the bytes between
+ * the index entry and the batch wanted, rather than read again from that batch.
+ */
+const SKIPPED_SHARE = 1 / 8;
 /** What a read outside the stored batches returns. */
 const NOTHING: Buffer = Buffer.alloc(0);
 
@@ -191,8 +196,8 @@ export class PartitionLog {
 
   /**
    * Stored batches, verbatim and back to back, from the one holding `fetchOffset` up to the high
-   * watermark: as many whole batches as fit in `maxBytes`, but at least one (from disk, from one
-   * segment). Empty if `fetchOffset` is outside [logStartOffset, highWatermark), retention having
+   * watermark: as many whole batches as fit in `maxBytes` (from disk: from one segment, and up to
+   * an eighth of `maxBytes` fewer), but at least one. Empty if `fetchOffset` is outside [logStartOffset, highWatermark), retention having
    * raced included. The bytes are in memory from `memory`.
    */
   async read(fetchOffset: number, maxBytes: number, memory?: ReadMemory): Promise<Buffer> {
@@ -204,8 +209,8 @@ export class PartitionLog {
     return this.fromSegment(segment, NOTHING, async (log) => {
       const start = (await segment.index()).floorOffset(fetchOffset - segment.baseOffset);
       const end = segment.written;
-      // One read from the index entry on, which holds the batch wanted and what follows it
-      // unless that batch lies further than maxBytes on; then a second read, from the batch.
+      // One read of maxBytes from the index entry on, which usually holds the batch wanted and
+      // what follows it.
       const read = await readAt(log, start.position, Math.min(end - start.position, Math.max(maxBytes, BATCH_HEADER_SIZE)), memory);
       let found: { position: number; size: number } | undefined;
       await scanBatches(log, { from: start.position, to: end, verify: false, read }, (header, position) => {
@@ -216,10 +221,10 @@ export class PartitionLog {
       });
       if (found === undefined) return NOTHING;
       const at = found.position - start.position;
-      const bytes =
-        at + found.size <= read.length
-          ? read.subarray(at)
-          : await readAt(log, found.position, Math.min(end - found.position, Math.max(maxBytes, found.size)), memory);
+      // The bytes before the batch are room lost from maxBytes: taken up to a share of it, or when
+      // the read holds all there is; otherwise a second read, from the batch.
+      const usable = at + found.size <= read.length && (at <= maxBytes * SKIPPED_SHARE || start.position + read.length >= end);
+      const bytes = usable ? read.subarray(at) : await readAt(log, found.position, Math.min(end - found.position, Math.max(maxBytes, found.size)), memory);
       return bytes.subarray(0, wholeBatchesLength(bytes, maxBytes, hw));
     });
   }
