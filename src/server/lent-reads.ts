@@ -23,12 +23,10 @@ export function withLentReads(accepted: Socket, reads: LentReads): Socket | unde
   if (handle === null || handle === undefined) return undefined;
   shell._handle = null;
   accepted.destroy();
-  const socket = new Socket({
+  return new Socket({
     handle,
     readable: true,
     writable: true,
     onread: { buffer: () => reads.target(), callback: (n: number, memory: Uint8Array) => reads.received((memory as Buffer).subarray(0, n)) },
   } as ConstructorParameters<typeof Socket>[0]);
-  socket.setNoDelay(true);
-  return socket;
 }

@@ -54,10 +54,7 @@ export class TcpServer {
       this.server = createServer({ pauseOnConnect: true }, (accepted) => this.acceptPlain(accepted));
     } else {
       const requestCert = tls.clientAuth !== 'none';
-      const server = createTlsServer({ cert: tls.cert, key: tls.key, ca: tls.ca, requestCert, rejectUnauthorized: tls.clientAuth === 'required' }, (socket) => {
-        socket.setNoDelay(true);
-        this.acceptWithDataEvents(socket);
-      });
+      const server = createTlsServer({ cert: tls.cert, key: tls.key, ca: tls.ca, requestCert, rejectUnauthorized: tls.clientAuth === 'required' }, (socket) => this.acceptWithDataEvents(socket));
       server.on('tlsClientError', (err, socket) => log.warn({ remote: socket.remoteAddress, err: err.message }, 'TLS handshake failed'));
       this.server = server;
     }
@@ -90,7 +87,6 @@ export class TcpServer {
     });
     if (socket !== undefined) connection = this.accept(socket);
     else {
-      accepted.setNoDelay(true);
       this.acceptWithDataEvents(accepted);
       accepted.resume();
     }
@@ -107,6 +103,7 @@ export class TcpServer {
       socket.destroy();
       return undefined;
     }
+    socket.setNoDelay(true);
     socket.setTimeout(this.limits.idleTimeoutMs, () => socket.destroy());
     const connection = new Connection(socket, this.nextId++, this.handler, this.limits, this.budget, this.frameMemory, {
       onProtocolError: (context, message) => this.log.warn({ connection: context.id, remote: context.remoteAddress }, `closing connection: ${message}`),
