@@ -7,20 +7,19 @@ import { dirname } from 'node:path';
  * where the system answers ENOENT although the parent exists (under /proc, say), so the parents
  * are made one call at a time and a second ENOENT is an error.
  */
-export async function makeDirectory(path: string): Promise<void> {
+export function makeDirectory(path: string): Promise<void> {
+  return make(path, false);
+}
+
+async function make(path: string, parentMade: boolean): Promise<void> {
   try {
     await mkdir(path);
-    return;
   } catch (err) {
     const code = (err as NodeJS.ErrnoException).code;
+    // There already, or made meanwhile by someone else: as good as made here.
     if (code === 'EEXIST' && (await stat(path)).isDirectory()) return;
-    if (code !== 'ENOENT' || dirname(path) === path) throw err;
-  }
-  await makeDirectory(dirname(path));
-  try {
-    await mkdir(path);
-  } catch (err) {
-    // Made meanwhile by someone else: as good as made here.
-    if ((err as NodeJS.ErrnoException).code !== 'EEXIST' || !(await stat(path)).isDirectory()) throw err;
+    if (code !== 'ENOENT' || parentMade || dirname(path) === path) throw err;
+    await make(dirname(path), false);
+    await make(path, true);
   }
 }
