@@ -61,14 +61,15 @@ async function throughputRows(smoke: boolean, batch: number): Promise<Row[]> {
     await rm(floorDir, { recursive: true, force: true });
   }
   const rate = (rounds: readonly Round[]): number => highest(rounds.map((r) => r.rate));
+  const perBatchUs = (seconds: number): number => (seconds * 1e6 * batch) / messages;
   // CPU per batch in µs, from the least disturbed round.
-  const cpu = (rounds: readonly Round[], key: 'brokerCpuS' | 'clientCpuS'): number => (lowest(rounds.map((r) => r[key])) * 1e6 * batch) / messages;
+  const cpu = (rounds: readonly Round[], key: 'brokerCpuS' | 'clientCpuS'): number => perBatchUs(lowest(rounds.map((r) => r[key])));
   const cpuPerMb = (rounds: readonly Round[]): number => (lowest(rounds.map((r) => r.brokerCpuS)) * 1e3) / ((messages * MSG_BYTES) / 1e6);
   return [
     compared(`produce idempotent acks=all, ${batch}-msg batches (msgs/s)`, rate(brook), rate(mock), 'librdkafka mock'),
     compared(`  same: MB/s of ${MSG_BYTES}-byte values`, (rate(brook) * MSG_BYTES) / 1e6, (rate(mock) * MSG_BYTES) / 1e6, '', 1),
     compared(`  broker CPU per ${batch}-msg batch (µs)`, cpu(brook, 'brokerCpuS'), cpu(mock, 'brokerCpuS'), 'the mock cluster\'s thread', 1),
-    compared(`  same CPU, beside one bare write of each batch's bytes (µs)`, cpu(brook, 'brokerCpuS'), (lowest(floor) * 1e6 * batch) / messages, 'to a new file, same disk', 1),
+    compared(`  same CPU, beside one bare write of each batch's bytes (µs)`, cpu(brook, 'brokerCpuS'), perBatchUs(lowest(floor)), 'to a new file, same disk', 1),
     compared(`  broker CPU per MB of values (ms)`, cpuPerMb(brook), cpuPerMb(mock), 'the mock cluster\'s thread', 2),
     compared(`  producer's own CPU per ${batch}-msg batch (µs)`, cpu(brook, 'clientCpuS'), cpu(mock, 'clientCpuS'), 'the same, producing to the mock', 1),
   ];

@@ -197,8 +197,9 @@ export class PartitionLog {
   /**
    * Stored batches, verbatim and back to back, from the one holding `fetchOffset` up to the high
    * watermark: as many whole batches as fit in `maxBytes` (from disk: from one segment, and up to
-   * an eighth of `maxBytes` fewer), but at least one. Empty if `fetchOffset` is outside [logStartOffset, highWatermark), retention having
-   * raced included. The bytes are in memory from `memory`.
+   * SKIPPED_SHARE of `maxBytes` fewer), but at least one. Empty if `fetchOffset` is outside
+   * [logStartOffset, highWatermark), retention having raced included. The bytes are in memory
+   * from `memory`.
    */
   async read(fetchOffset: number, maxBytes: number, memory?: ReadMemory): Promise<Buffer> {
     const hw = this.hw;
