@@ -2,14 +2,29 @@ import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import fc from 'fast-check';
 import { crc32c } from '../src/protocol/crc32c.js';
-import { assignBaseOffset, CORRUPT_MESSAGE, firstRecordAtOrAfter, INVALID_RECORD, RecordBatchError, readBatchHeader, validateProducedBatch } from '../src/protocol/record-batch.js';
-import { buildBatch, encodeRecord, valuesBatch } from './helpers/batch.js';
+import { assignBaseOffset, CORRUPT_MESSAGE, firstRecordAtOrAfter, INVALID_RECORD, MESSAGE_TOO_LARGE, RecordBatchError, readBatchHeader, validateProducedBatch } from '../src/protocol/record-batch.js';
+import { buildBatch, encodeRecord, valuesBatch, type TestRecord } from './helpers/batch.js';
+import { codecs, compressedBatch, rawRecords, sealBatch } from './helpers/compressed-batch.js';
 
-function rejects(batch: Buffer, code: number, pattern: RegExp): void {
+/** The most a compressed batch's records may take decompressed, in these tests. */
+const LIMIT = 1 << 20;
+
+function rejects(batch: Buffer, code: number, pattern: RegExp, limit = LIMIT): void {
   assert.throws(
-    () => validateProducedBatch(batch),
+    () => validateProducedBatch(batch, limit),
     (err: unknown) => err instanceof RecordBatchError && err.errorCode === code && pattern.test(err.message),
+    `expected ${code} ${pattern}`,
   );
+}
+
+/** What validation says of a batch: accepted, or the error code and message. */
+function verdict(batch: Buffer): string {
+  try {
+    return `accepted ${validateProducedBatch(batch, LIMIT).recordCount}`;
+  } catch (err) {
+    if (!(err instanceof RecordBatchError)) throw err;
+    return `${err.errorCode} ${err.message}`;
+  }
 }
 
 /** Re-seals the CRC after a test edits bytes it covers, so the edit itself is what is judged. */
@@ -27,7 +42,7 @@ test('a well-formed batch passes and its header is read', () => {
     [{ key: Buffer.from('k'), value: Buffer.from('hello'), headers: [['h', Buffer.from('x')]] }, { key: null, value: null }],
     { producerId: 42n, producerEpoch: 3, baseSequence: 7, baseTimestamp: 1000 },
   );
-  const header = validateProducedBatch(batch);
+  const header = validateProducedBatch(batch, LIMIT);
   assert.equal(header.recordCount, 2);
   assert.equal(header.producerId, 42n);
   assert.equal(header.producerEpoch, 3);
@@ -36,8 +51,96 @@ test('a well-formed batch passes and its header is read', () => {
   assert.deepEqual(readBatchHeader(batch), header);
 });
 
-test('compressed batches are accepted without decompression', () => {
-  assert.equal(validateProducedBatch(valuesBatch(10, { gzip: true })).recordCount, 10);
+const sample: TestRecord[] = [
+  { key: Buffer.from('k'), value: Buffer.from('hello'), headers: [['h', Buffer.from('x')]] },
+  { key: null, value: null },
+  ...Array.from({ length: 200 }, (_, i) => ({ value: Buffer.from(`value ${i} `.repeat(i % 40)) })),
+];
+
+test('compressed batches of every codec are decompressed and their records walked', () => {
+  assert.equal(validateProducedBatch(valuesBatch(10, { gzip: true }), LIMIT).recordCount, 10);
+  for (const codec of codecs) {
+    assert.equal(validateProducedBatch(compressedBatch(sample, codec), LIMIT).recordCount, sample.length, codec.name);
+  }
+});
+
+test('a payload its codec cannot open is CORRUPT_MESSAGE', () => {
+  for (const codec of codecs) {
+    const payload = codec.compress(rawRecords(sample));
+    const cases: [string, Buffer][] = [
+      ['garbage', Buffer.from('\xff\xff\xff\xffthis is not compressed at all')],
+      ['empty', Buffer.alloc(0)],
+      ['the last byte cut off', payload.subarray(0, payload.length - 1)],
+      ['cut in half', payload.subarray(0, payload.length >> 1)],
+      ['bytes after the stream', Buffer.concat([payload, Buffer.from('junk')])],
+    ];
+    for (const [what, bytes] of cases) {
+      assert.equal(verdict(sealBatch(codec.id, bytes, sample.length)).slice(0, 2), '2 ', `${codec.name}: ${what}`);
+    }
+  }
+  // Kafka's Java client reads only LZ4 frames of independent blocks.
+  const linked = codecs.find((c) => c.name === 'lz4')!.compress(rawRecords(sample));
+  linked[4]! &= ~0x20;
+  rejects(sealBatch(3, linked, sample.length), CORRUPT_MESSAGE, /LZ4 frame descriptor 40 40 is not one Kafka reads/);
+});
+
+test('records inside a compressed batch are checked as uncompressed ones are: count, offset deltas, layout', () => {
+  const one = rawRecords([{ value: Buffer.from('x') }]);
+  const two = rawRecords([{ value: Buffer.from('a') }, { value: Buffer.from('b') }]);
+  const deltaZeroTwice = Buffer.concat([encodeRecord({ value: Buffer.from('a') }, 0), encodeRecord({ value: Buffer.from('b') }, 0)]);
+  for (const codec of codecs) {
+    rejects(sealBatch(codec.id, codec.compress(one), 1_000_000), INVALID_RECORD, /claims 1000000 records but holds 1/);
+    rejects(sealBatch(codec.id, codec.compress(two), 1), INVALID_RECORD, /bytes after its 1 records/);
+    rejects(sealBatch(codec.id, codec.compress(deltaZeroTwice), 2), INVALID_RECORD, /record 1 has offset delta 0/);
+    rejects(sealBatch(codec.id, codec.compress(Buffer.from([0xff, 0xff, 0xff, 0xff, 0x0f])), 1), INVALID_RECORD, /length/);
+    rejects(sealBatch(codec.id, codec.compress(Buffer.alloc(0)), 1), INVALID_RECORD, /claims 1 records but holds 0/);
+  }
+});
+
+test('records that would decompress past the limit are MESSAGE_TOO_LARGE', () => {
+  const big = [{ value: Buffer.alloc(2 * LIMIT) }];
+  for (const codec of codecs) {
+    const batch = compressedBatch(big, codec);
+    assert.ok(batch.length < LIMIT / 10, `${codec.name} compresses zeros well`);
+    rejects(batch, MESSAGE_TOO_LARGE, new RegExp(`more than the ${LIMIT} bytes`, 'i'));
+    assert.equal(validateProducedBatch(batch, 4 * LIMIT).recordCount, 1, `${codec.name} under a larger limit`);
+  }
+});
+
+test('a bomb is refused from its framing, before it is decompressed', () => {
+  // A snappy block whose preamble claims 4 GiB.
+  rejects(sealBatch(2, Buffer.from([0xff, 0xff, 0xff, 0xff, 0x0f, 0x00]), 1), MESSAGE_TOO_LARGE, /snappy/);
+  // A zstd frame of 4096 RLE blocks, 128 KiB each: 512 MiB from 12 KiB.
+  const rle = Buffer.alloc(4);
+  rle.writeUIntLE(((128 << 10) << 3) | (1 << 1), 0, 3);
+  const blocks = Array.from({ length: 4096 }, () => rle);
+  const lastBlock = Buffer.from(rle);
+  lastBlock[0]! |= 1;
+  const frame = Buffer.concat([Buffer.from([0x28, 0xb5, 0x2f, 0xfd, 0x00, 0x58]), ...blocks.slice(1), lastBlock]);
+  const started = process.hrtime.bigint();
+  rejects(sealBatch(4, frame, 1), MESSAGE_TOO_LARGE, /zstd/, 100 * 1024 * 1024);
+  assert.ok(process.hrtime.bigint() - started < 200_000_000n, 'refused without decompressing');
+});
+
+test('property: a compressed batch is judged exactly as the same records uncompressed, for every codec', () => {
+  const bytes = fc.option(fc.uint8Array({ maxLength: 200 }).map((b) => Buffer.from(b)), { nil: null });
+  const wellFormed = fc.record({ key: bytes, value: bytes, timestampDelta: fc.nat({ max: 2 ** 20 }) });
+  // A record body: well formed at its place, at a wrong offset delta, or any bytes at all.
+  const body = fc.oneof(
+    { arbitrary: wellFormed.map((r) => (i: number) => encodeRecord(r, i)), weight: 30 },
+    { arbitrary: fc.tuple(wellFormed, fc.integer({ min: -2, max: 2 })).map(([r, d]) => (i: number) => encodeRecord(r, i + d)), weight: 1 },
+    { arbitrary: fc.uint8Array({ maxLength: 20 }).map((b) => () => Buffer.from(b)), weight: 1 },
+  );
+  // Mostly the true count; sometimes one more or one fewer than the records held.
+  const countSkew = fc.oneof({ arbitrary: fc.constant(0), weight: 4 }, { arbitrary: fc.constantFrom(-1, 1), weight: 1 });
+  fc.assert(
+    fc.property(fc.array(body, { maxLength: 30 }), countSkew, fc.constantFrom(...codecs), (bodies, countSkew, codec) => {
+      const raw = Buffer.concat(bodies.map((make, i) => make(i)));
+      const count = bodies.length + countSkew;
+      assert.equal(verdict(sealBatch(codec.id, codec.compress(raw), count)), verdict(sealBatch(0, raw, count)));
+    }),
+    { numRuns: Number(process.env.FUZZ_RUNS ?? 500) },
+  );
 });
 
 test('bad batches are refused with CORRUPT_MESSAGE or INVALID_RECORD', () => {
@@ -108,7 +211,7 @@ test('property: well-formed records of every shape pass the walk, and each is fo
     fc.property(fc.array(record, { minLength: 1, maxLength: 40 }), fc.nat({ max: 39 }), (records, pick) => {
       const baseTimestamp = 1_000_000;
       const batch = buildBatch(records, { baseTimestamp });
-      assert.equal(validateProducedBatch(batch).recordCount, records.length);
+      assert.equal(validateProducedBatch(batch, LIMIT).recordCount, records.length);
       const i = pick % records.length;
       const wanted = baseTimestamp + records[i]!.timestampDelta;
       const first = records.findIndex((r) => baseTimestamp + r.timestampDelta >= wanted);
@@ -128,7 +231,7 @@ test('a varlong past 2^53 keeps its sign: a record far in the past is not taken 
   const farPast = Buffer.concat([batch.subarray(0, 61), first, second]);
   farPast.writeInt32BE(farPast.length - 12, 8);
   reseal(farPast);
-  assert.equal(validateProducedBatch(farPast).recordCount, 2);
+  assert.equal(validateProducedBatch(farPast, LIMIT).recordCount, 2);
   assert.deepEqual(firstRecordAtOrAfter(farPast, baseTimestamp), { offset: 1, timestamp: baseTimestamp });
 });
 
@@ -138,13 +241,13 @@ test('property: any byte damage after the header is caught, never thrown as anyt
       const batch = valuesBatch(count);
       const pos = 21 + (where % (batch.length - 21));
       batch[pos]! ^= xor;
-      assert.throws(() => validateProducedBatch(batch), (err: unknown) => err instanceof RecordBatchError && err.errorCode === CORRUPT_MESSAGE);
+      assert.throws(() => validateProducedBatch(batch, LIMIT), (err: unknown) => err instanceof RecordBatchError && err.errorCode === CORRUPT_MESSAGE);
     }),
   );
   fc.assert(
     fc.property(fc.uint8Array({ maxLength: 300 }), (bytes) => {
       try {
-        validateProducedBatch(Buffer.from(bytes));
+        validateProducedBatch(Buffer.from(bytes), LIMIT);
       } catch (err) {
         assert.ok(err instanceof RecordBatchError, String(err));
       }
@@ -156,7 +259,7 @@ test('property: any byte damage after the header is caught, never thrown as anyt
       const batch = Buffer.concat([valuesBatch(count).subarray(0, 61), Buffer.from(bytes)]);
       batch.writeInt32BE(batch.length - 12, 8);
       try {
-        validateProducedBatch(reseal(batch));
+        validateProducedBatch(reseal(batch), LIMIT);
       } catch (err) {
         assert.ok(err instanceof RecordBatchError && err.errorCode === INVALID_RECORD, String(err));
       }

@@ -2,6 +2,7 @@
  * A view of RecordBatch v2 (magic 2): the fixed 61-byte header and the checks a broker makes
  * before it stores a batch. Records are walked, never decoded into objects.
  */
+import { CorruptPayload, gunzip, PayloadTooLarge, unlz4, unsnappy, unzstd } from './compression.js';
 import { crc32c } from './crc32c.js';
 
 export const BATCH_HEADER_SIZE = 61;
@@ -21,11 +22,12 @@ const BASE_SEQUENCE = 53;
 const RECORD_COUNT = 57;
 
 export const CORRUPT_MESSAGE = 2;
+export const MESSAGE_TOO_LARGE = 10;
 export const INVALID_RECORD = 87;
 
 export class RecordBatchError extends Error {
   constructor(
-    readonly errorCode: typeof CORRUPT_MESSAGE | typeof INVALID_RECORD,
+    readonly errorCode: typeof CORRUPT_MESSAGE | typeof MESSAGE_TOO_LARGE | typeof INVALID_RECORD,
     message: string,
   ) {
     super(message);
@@ -102,9 +104,11 @@ export function crcMatches(buf: Buffer, pos: number, size: number): boolean {
 
 /**
  * Checks that `records` (a Produce partition's records field) holds exactly one well-formed
- * v2 batch, and returns its header. Throws RecordBatchError naming what is wrong.
+ * v2 batch, and returns its header. Throws RecordBatchError naming what is wrong. A compressed
+ * batch is decompressed to walk its records, into at most `maxDecompressedBytes`; the batch
+ * itself is left as it came.
  */
-export function validateProducedBatch(records: Buffer): BatchHeader {
+export function validateProducedBatch(records: Buffer, maxDecompressedBytes: number): BatchHeader {
   if (records.length < BATCH_HEADER_SIZE) {
     throw new RecordBatchError(CORRUPT_MESSAGE, `records hold ${records.length} bytes, less than a batch header`);
   }
@@ -126,11 +130,34 @@ export function validateProducedBatch(records: Buffer): BatchHeader {
   if (header.producerId >= 0n && (header.baseSequence < 0 || header.producerEpoch < 0)) {
     throw new RecordBatchError(INVALID_RECORD, 'an idempotent batch needs a base sequence and epoch of at least 0');
   }
-  if (compressionOf(header.attributes) > Compression.Zstd) {
-    throw new RecordBatchError(INVALID_RECORD, `unknown compression codec ${compressionOf(header.attributes)}`);
-  }
-  if (compressionOf(header.attributes) === Compression.None) walkRecords(records, header.recordCount);
+  const codec = compressionOf(header.attributes);
+  if (codec > Compression.Zstd) throw new RecordBatchError(INVALID_RECORD, `unknown compression codec ${codec}`);
+  if (codec === Compression.None) walkRecords(records, BATCH_HEADER_SIZE, header.recordCount);
+  else walkRecords(decompressRecords(codec, records.subarray(BATCH_HEADER_SIZE), maxDecompressedBytes), 0, header.recordCount);
   return header;
+}
+
+const DECOMPRESS = {
+  [Compression.Gzip]: gunzip,
+  [Compression.Snappy]: unsnappy,
+  [Compression.Lz4]: unlz4,
+  [Compression.Zstd]: unzstd,
+};
+
+/**
+ * A payload its codec cannot open is CORRUPT_MESSAGE, as a CRC mismatch is (Kafka answers most
+ * such with UNKNOWN_SERVER_ERROR, an exception it does not classify). Records too large once
+ * decompressed are MESSAGE_TOO_LARGE, the code for a batch larger than the broker accepts, on
+ * which Java producers split the batch and send the halves.
+ */
+function decompressRecords(codec: Exclude<Compression, Compression.None>, payload: Buffer, limit: number): Buffer {
+  try {
+    return DECOMPRESS[codec](payload, limit);
+  } catch (err) {
+    if (err instanceof CorruptPayload) throw new RecordBatchError(CORRUPT_MESSAGE, err.message);
+    if (err instanceof PayloadTooLarge) throw new RecordBatchError(MESSAGE_TOO_LARGE, err.message);
+    throw err;
+  }
 }
 
 /**
@@ -143,7 +170,7 @@ export function firstRecordAtOrAfter(batch: Buffer, timestamp: number): { offset
   if (header.maxTimestamp < timestamp) return undefined;
   if (compressionOf(header.attributes) !== Compression.None) return { offset: header.baseOffset, timestamp: header.maxTimestamp };
   let found: { offset: number; timestamp: number } | undefined;
-  walkRecords(batch.subarray(0, header.size), header.recordCount, (offsetDelta, timestampDelta) => {
+  walkRecords(batch.subarray(0, header.size), BATCH_HEADER_SIZE, header.recordCount, (offsetDelta, timestampDelta) => {
     const recordTimestamp = header.baseTimestamp + timestampDelta;
     if (recordTimestamp < timestamp) return false;
     found = { offset: header.baseOffset + offsetDelta, timestamp: recordTimestamp };
@@ -159,11 +186,12 @@ export function firstRecordAtOrAfter(batch: Buffer, timestamp: number): { offset
 const walk = { pos: 0 };
 
 /**
- * Steps through uncompressed records by their length prefixes and checks each one's layout;
- * `visit` sees each record's offset and timestamp deltas and may stop the walk by returning true.
+ * Steps through uncompressed records, from `start` to the end of `buf`, by their length prefixes
+ * and checks each one's layout; `visit` sees each record's offset and timestamp deltas and may
+ * stop the walk by returning true.
  */
-function walkRecords(buf: Buffer, count: number, visit?: (offsetDelta: number, timestampDelta: number) => boolean): void {
-  walk.pos = BATCH_HEADER_SIZE;
+function walkRecords(buf: Buffer, start: number, count: number, visit?: (offsetDelta: number, timestampDelta: number) => boolean): void {
+  walk.pos = start;
   for (let i = 0; i < count; i++) {
     if (walk.pos >= buf.length) throw new RecordBatchError(INVALID_RECORD, `batch claims ${count} records but holds ${i}`);
     const length = readVarint(buf, buf.length);

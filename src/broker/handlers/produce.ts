@@ -65,7 +65,8 @@ function appendPartition(broker: BrokerContext, topic: string, index: number, re
   let header;
   try {
     if (records === null) throw new RecordBatchError(ErrorCode.CORRUPT_MESSAGE, 'records are null');
-    header = validateProducedBatch(records);
+    // Records may take no more once decompressed than brook accepts in a request uncompressed.
+    header = validateProducedBatch(records, broker.config.maxRequestBytes);
   } catch (err) {
     if (!(err instanceof RecordBatchError)) throw err;
     response.errorCode = err.errorCode;
