@@ -89,28 +89,44 @@ test('an idle connection is closed after connections.max.idle.ms', async () => {
   assert.equal(await c.nextFrame(2000), undefined);
 });
 
-test('half-received requests share one memory budget: a connection without room waits, then goes on', async () => {
-  const b = await broker({ maxPendingRequestBytes: 10_000, maxRequestBytes: 9_000 });
+test('half-received requests share one memory budget: past it, one request goes on and the others wait until it is done', async () => {
+  const b = await broker({ maxPendingRequestBytes: 100_000, maxRequestBytes: 200_000 });
   const holder = await WireClient.connect(b.port);
   const waiter = await WireClient.connect(b.port);
   const big = (c: WireClient, id: number): Buffer => {
-    const f = c.frame(ApiVersionsRequest, 3, { clientSoftwareName: 'x'.repeat(8_000), clientSoftwareVersion: '1' }, id);
-    assert.ok(f.length > 8_000);
+    const topics = Array.from({ length: 150 }, (_, i) => ({ topicId: '00000000-0000-0000-0000-000000000000', name: `${i}-`.padEnd(1000, 'x') }));
+    const f = c.frame(MetadataRequest, 4, { topics, allowAutoTopicCreation: false, includeClusterAuthorizedOperations: false, includeTopicAuthorizedOperations: false }, id);
+    assert.ok(f.length > 150_000);
     return f;
   };
   const held = big(holder, 1);
   const waited = big(waiter, 2);
-  holder.sendRaw(held.subarray(0, 100));
-  await new Promise((r) => setTimeout(r, 100));
+  holder.sendRaw(held.subarray(0, 100_000)); // the budget's worth, really sent: it is spent
+  await new Promise((r) => setTimeout(r, 200));
   waiter.sendRaw(waited.subarray(0, 100));
   await new Promise((r) => setTimeout(r, 100));
   waiter.sendRaw(waited.subarray(100));
   await assert.rejects(waiter.nextFrame(500), /no response in time/, 'no room: the second request is not read yet');
-  holder.sendRaw(held.subarray(100));
+  holder.sendRaw(held.subarray(100_000));
   assert.equal((await holder.nextFrame())!.readInt32BE(0), 1);
   assert.equal((await waiter.nextFrame())!.readInt32BE(0), 2, 'read and answered once memory was freed');
   holder.close();
   waiter.close();
+});
+
+test('size prefixes of huge requests, trickled, do not hold up a small request that arrives in two reads', async () => {
+  const b = await broker({ maxPendingRequestBytes: 1_000_000, maxRequestBytes: 100_000_000 });
+  const hogs = await Promise.all([1, 2, 3, 4, 5].map(() => WireClient.connect(b.port)));
+  for (const hog of hogs) hog.sendRaw(Buffer.concat([sizePrefix(100_000_000), Buffer.alloc(10)]));
+  await new Promise((r) => setTimeout(r, 100));
+  for (const hog of hogs) hog.sendRaw(Buffer.alloc(1));
+  const c = await WireClient.connect(b.port);
+  const metadata = c.frame(MetadataRequest, 4, { topics: null, allowAutoTopicCreation: false, includeClusterAuthorizedOperations: false, includeTopicAuthorizedOperations: false });
+  c.sendRaw(metadata.subarray(0, 5));
+  await new Promise((r) => setTimeout(r, 50));
+  c.sendRaw(metadata.subarray(5));
+  assert.ok((await c.nextFrame(5000)) !== undefined, 'answered while the hogs hold on');
+  for (const hog of [...hogs, c]) hog.close();
 });
 
 test('a size prefix alone claims no memory: a large request waiting for the budget holds only what has arrived', async () => {
@@ -146,7 +162,7 @@ test('a connection closed by a bad request takes no memory for a large request t
 });
 
 test('stopping the server waits until every connection is closed', async () => {
-  const server = new TcpServer(() => undefined, { maxRequestBytes: 1000, maxQueuedResponses: 10, maxConnections: 10, idleTimeoutMs: 60_000, maxPendingRequestBytes: 10_000 }, { info() {}, warn() {} });
+  const server = new TcpServer(() => undefined, { maxRequestBytes: 1000, maxQueuedResponses: 10, maxUnsentResponseBytes: 100_000, maxConnections: 10, idleTimeoutMs: 60_000, maxPendingRequestBytes: 10_000 }, { info() {}, warn() {} });
   const { port } = await server.listen('127.0.0.1', 0);
   const clients = await Promise.all([1, 2, 3].map(() => WireClient.connect(port)));
   await until(() => server.connectionCount === 3, 'all three are connected');

@@ -40,21 +40,64 @@ test('frames come out whole however reads split them, from read memory that is s
         }
         assert.equal(seen.length, frames.length);
         seen.forEach((frame, i) => assert.ok(frame.equals(frames[i]!), `frame ${i} of ${frame.length} bytes`));
-        assert.equal(decoder.pendingFrameSize, 0);
+        assert.equal(decoder.heldBytes, 0);
       },
     ),
     { numRuns: 150 },
   );
 });
 
-test('the declared size of a frame still arriving is known once its prefix is in, even split', () => {
-  const decoder = new FrameDecoder(MAX, new BufferPool(MAX));
+test('a frame still arriving holds memory for what has arrived, doubling as more does, and is read in place where that has room', () => {
+  const memory = new BufferPool(4 * MAX);
+  const decoder = new FrameDecoder(MAX, memory);
   const none = (): void => assert.fail('no frame is complete');
-  decoder.push(Buffer.from([0, 0]), none);
-  assert.equal(decoder.pendingFrameSize, 0);
-  decoder.push(Buffer.from([0x50, 0x00, 1, 2]), none);
-  assert.equal(decoder.pendingFrameSize, 4 + 0x5000);
-  assert.equal(decoder.readTarget()?.length, 0x5000 - 2, 'most of the frame can be read in place');
+  decoder.push(Buffer.from([0, 0x0f]), none);
+  assert.equal(decoder.heldBytes, 0);
+  decoder.push(Buffer.from([0, 0, 1, 2]), none);
+  assert.equal(decoder.heldBytes, 4096, 'a declared megabyte holds one pooled piece for the 2 bytes in');
+  assert.ok(decoder.needsMoreMemory);
+  assert.equal(decoder.readTarget(), undefined, 'too little room to read into in place');
+  decoder.push(Buffer.alloc(5000), none);
+  assert.equal(decoder.heldBytes, 8192);
+  decoder.push(Buffer.alloc(30_000), none);
+  assert.equal(decoder.heldBytes, 65_536);
+  assert.equal(decoder.readTarget()?.length, 65_536 - 35_002, 'the rest of the memory is read into in place');
+});
+
+test('frames held back by goOn come out whole and in order from later pushes, and the bytes held meanwhile are counted', () => {
+  fc.assert(
+    fc.property(
+      fc.array(fc.integer({ min: 1, max: 20_000 }), { minLength: 1, maxLength: 12 }),
+      fc.array(fc.integer({ min: 1, max: 70_000 }), { minLength: 1, maxLength: 10 }),
+      fc.array(fc.boolean(), { minLength: 1, maxLength: 10 }),
+      fc.boolean(),
+      (sizes, readSizes, answers, readsWhileHeld) => {
+        const frames = sizes.map((size, i) => Buffer.alloc(size, i & 0xff));
+        const bytes = stream(frames);
+        const decoder = new FrameDecoder(MAX, new BufferPool(4 * MAX));
+        const seen: Buffer[] = [];
+        let asked = 0;
+        const goOn = (): boolean => answers[asked++ % answers.length]!;
+        const onFrame = (frame: Buffer): void => void seen.push(Buffer.from(frame));
+        for (let at = 0, i = 0; at < bytes.length; i++) {
+          const n = Math.min(readSizes[i % readSizes.length]!, bytes.length - at);
+          // A connection reads no more while bytes are held back, but pushes no bytes to go on with
+          // them; a read that comes all the same is kept behind them.
+          while (decoder.holdsUnread && !readsWhileHeld) decoder.push(Buffer.alloc(0), onFrame, goOn);
+          decoder.push(Buffer.from(bytes.subarray(at, at + n)), onFrame, goOn);
+          at += n;
+        }
+        while (decoder.holdsUnread) {
+          assert.ok(decoder.heldBytes > 0);
+          decoder.push(Buffer.alloc(0), onFrame, goOn);
+        }
+        assert.equal(seen.length, frames.length);
+        seen.forEach((frame, i) => assert.ok(frame.equals(frames[i]!), `frame ${i} of ${frame.length} bytes`));
+        assert.equal(decoder.heldBytes, 0);
+      },
+    ),
+    { numRuns: 150 },
+  );
 });
 
 test('a size of zero, below zero or over the limit is refused, whether its prefix arrives whole or split', () => {

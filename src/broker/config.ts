@@ -28,6 +28,12 @@ export interface BrokerConfig {
   /** connections.max.idle.ms */
   readonly idleTimeoutMs: number;
   readonly maxQueuedResponsesPerConnection: number;
+  /**
+   * fetch.max.bytes: the most record bytes one Fetch answer carries, whatever the request asks
+   * (but at least the first batch). Also how much a connection's unsent answers may hold before
+   * it stops reading requests.
+   */
+  readonly fetchMaxBytes: number;
   /** A TLS listener instead of plain TCP. */
   readonly tls: TlsListener | undefined;
   /** The --sasl-users file; set, every connection must authenticate with SASL first. */
@@ -58,6 +64,7 @@ export const DEFAULT_CONFIG: BrokerConfig = {
   maxConnections: 1000,
   idleTimeoutMs: 600_000,
   maxQueuedResponsesPerConnection: 100,
+  fetchMaxBytes: 55 * 1024 * 1024,
   tls: undefined,
   saslUsersFile: undefined,
   failedAuthenticationDelayMs: 1000,

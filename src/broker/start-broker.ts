@@ -92,6 +92,7 @@ export async function startBroker(options: BrokerOptions = {}): Promise<Broker> 
       {
         maxRequestBytes: config.maxRequestBytes,
         maxQueuedResponses: config.maxQueuedResponsesPerConnection,
+        maxUnsentResponseBytes: config.fetchMaxBytes,
         maxConnections: config.maxConnections,
         maxPendingRequestBytes: config.maxPendingRequestBytes,
         idleTimeoutMs: config.idleTimeoutMs,

@@ -48,6 +48,7 @@ interface ServeOptions {
   maxRequestBytes: number;
   maxConnections: number;
   queuedMaxRequestBytes: number;
+  fetchMaxBytes: number;
   tlsCert?: Buffer;
   tlsKey?: Buffer;
   tlsCa?: Buffer;
@@ -78,6 +79,7 @@ export function addServeCommand(program: Command): void {
     .option('--producer-id-expiration-ms <ms>', 'forget an idle producer after this (producer.id.expiration.ms)', integer(1), d.producerIdExpirationMs)
     .option('--max-request-bytes <n>', 'largest request accepted (socket.request.max.bytes)', integer(64, 2 ** 31 - 1), d.maxRequestBytes)
     .option('--queued-max-request-bytes <n>', 'memory for requests received in part, all connections together (queued.max.request.bytes)', integer(1024), d.maxPendingRequestBytes)
+    .option('--fetch-max-bytes <n>', 'most record bytes in one Fetch answer, and in a connection\'s unsent answers (fetch.max.bytes)', integer(1024, 2 ** 31 - 1), d.fetchMaxBytes)
     .option('--max-connections <n>', 'connections accepted at once (max.connections)', integer(1), d.maxConnections)
     .option('--connections-max-idle-ms <ms>', 'close connections idle this long (connections.max.idle.ms)', integer(1), d.idleTimeoutMs)
     .option('--tls-cert <file>', 'PEM certificate chain: listen with TLS (with --tls-key)', pemFile)
@@ -108,6 +110,7 @@ export function addServeCommand(program: Command): void {
         maxRequestBytes: o.maxRequestBytes,
         maxConnections: o.maxConnections,
         maxPendingRequestBytes: o.queuedMaxRequestBytes,
+        fetchMaxBytes: o.fetchMaxBytes,
         tls,
         saslUsersFile: o.saslUsers,
         failedAuthenticationDelayMs: o.failedAuthenticationDelayMs,

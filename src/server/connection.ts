@@ -9,6 +9,8 @@ import { FrameDecoder, FrameError } from './frame-decoder.js';
 import type { BufferPool } from '../memory/buffer-pool.js';
 import type { MemoryBudget } from './memory-budget.js';
 
+const NO_BYTES = Buffer.alloc(0);
+
 /** A whole response frame, size prefix included, possibly in pieces; undefined = no response. */
 export type ResponseBytes = Buffer | readonly Buffer[] | undefined;
 
@@ -26,6 +28,10 @@ export interface SentHooks {
    * memory the response refers to can be reused from then on.
    */
   afterSent(release: () => void): void;
+  /** The response being made now holds `bytes` of memory (log bytes read for it, say): they count toward the connection's unsent answers. */
+  holding(bytes: number): void;
+  /** How many bytes this response may hold in all, beside what the connection's other unsent answers hold, before the connection stops reading requests. */
+  readonly answerRoom: number;
 }
 
 export type FrameHandler = (frame: Buffer, context: ConnectionContext, sent: SentHooks) => ResponseBytes | Promise<ResponseBytes>;
@@ -34,6 +40,8 @@ export interface ConnectionLimits {
   readonly maxRequestBytes: number;
   /** Answers queued and not yet written before the connection stops reading. */
   readonly maxQueuedResponses: number;
+  /** Bytes its unsent answers hold (memory taken to make them, then the responses) before the connection stops reading. */
+  readonly maxUnsentResponseBytes: number;
 }
 
 export interface ConnectionEvents {
@@ -42,41 +50,73 @@ export interface ConnectionEvents {
   onClose(connection: Connection): void;
 }
 
+/** The bytes a connection's unsent answers hold, against its limit. */
+class UnsentAnswers {
+  bytes = 0;
+  constructor(readonly limit: number) {}
+}
+
 /** A request's place in the order of responses. */
 class Slot implements SentHooks {
   done = false;
   response: ResponseBytes = undefined;
+  /** What this answer counts in `unsent`: memory its handler holds, then the response's size. */
+  private bytes = 0;
   private releases: (() => void)[] | undefined;
+
+  constructor(private readonly unsent: UnsentAnswers) {}
 
   afterSent(release: () => void): void {
     (this.releases ??= []).push(release);
   }
 
-  /** What the socket should call once the response is written; undefined when nothing waits for that. */
-  get onWritten(): (() => void) | undefined {
-    return this.releases === undefined ? undefined : () => this.sent();
+  holding(bytes: number): void {
+    if (!this.done) this.count(bytes);
+  }
+
+  get answerRoom(): number {
+    return this.unsent.limit - (this.unsent.bytes - this.bytes);
+  }
+
+  complete(response: ResponseBytes): void {
+    this.done = true;
+    this.response = response;
+    this.count(response === undefined ? 0 : Buffer.isBuffer(response) ? response.length : response.reduce((n, part) => n + part.length, 0));
   }
 
   /** The response is written, or never will be. */
   sent(): void {
+    this.count(0);
     const releases = this.releases;
     this.releases = undefined;
     if (releases !== undefined) for (const release of releases) release();
+  }
+
+  private count(bytes: number): void {
+    this.unsent.bytes += bytes - this.bytes;
+    this.bytes = bytes;
   }
 }
 
 export class Connection {
   private readonly decoder: FrameDecoder;
   private readonly slots: Slot[] = [];
+  private readonly unsent: UnsentAnswers;
   private paused = false;
-  /** Bytes of the budget held for the request being received. */
-  private reserved = 0;
   private waitingForMemory = false;
   private ending = false;
-  private readonly retryReserve = (): void => this.reserveForPendingFrame();
+  /** Set while the decoder hands on frames: flow is settled once it is done. */
+  private decoding = false;
+  private readonly retryFlow = (): void => this.updateFlow();
   private readonly onFrame = (frame: Buffer): void => {
-    if (!this.socket.destroyed && !this.ending) this.dispatch(frame);
+    if (!this.closing) this.dispatch(frame);
   };
+  /** Whether to hand on more requests now: not while answers pile up, by count or by what they hold, nor while the socket cannot take more. */
+  private readonly takesRequests = (): boolean =>
+    !this.closing &&
+    this.slots.length < this.limits.maxQueuedResponses &&
+    this.unsent.bytes < this.limits.maxUnsentResponseBytes &&
+    !this.socket.writableNeedDrain;
   readonly context: ConnectionContext;
 
   constructor(
@@ -89,6 +129,7 @@ export class Connection {
     private readonly events: ConnectionEvents,
   ) {
     this.decoder = new FrameDecoder(limits.maxRequestBytes, frameMemory);
+    this.unsent = new UnsentAnswers(limits.maxUnsentResponseBytes);
     this.context = {
       id,
       remoteAddress: `${socket.remoteAddress ?? '?'}:${socket.remotePort ?? '?'}`,
@@ -101,9 +142,8 @@ export class Connection {
     socket.on('drain', () => this.updateFlow());
     socket.on('error', () => socket.destroy());
     socket.on('close', () => {
-      budget.cancelWait(this.retryReserve);
-      budget.release(this.reserved);
-      this.reserved = 0;
+      budget.cancelWait(this.retryFlow);
+      budget.holds(this, 0);
       events.onClose(this);
     });
   }
@@ -118,41 +158,34 @@ export class Connection {
 
   /** Bytes read from the socket, lent for the call only. */
   received(chunk: Buffer): void {
-    try {
-      this.decoder.push(chunk, this.onFrame);
-    } catch (err) {
-      // A bad size prefix, or memory that could not be had: this connection ends, the broker goes on.
-      this.fail(err instanceof FrameError ? err.message : `cannot take this request: ${describe(err)}`);
-      return;
-    }
-    this.reserveForPendingFrame();
-  }
-
-  /** Memory the next read may fill in place: the rest of a large request being received, once the budget holds it. */
-  readTarget(): Buffer | undefined {
-    const held = this.reserved > 0 && this.reserved === this.decoder.pendingFrameSize;
-    return held && !this.socket.destroyed ? this.decoder.readTarget() : undefined;
-  }
-
-  /** Holds budget for the request now arriving, or stops reading until there is some. */
-  private reserveForPendingFrame(): void {
-    if (this.socket.destroyed) return;
-    const need = this.decoder.pendingFrameSize;
-    if (need !== this.reserved) {
-      this.budget.release(this.reserved);
-      this.reserved = 0;
-      this.waitingForMemory = need > 0 && !this.budget.tryReserve(need);
-      if (this.waitingForMemory) this.budget.wait(this.retryReserve);
-      else {
-        this.budget.cancelWait(this.retryReserve);
-        this.reserved = need;
-      }
-    }
+    this.decode(chunk);
     this.updateFlow();
   }
 
+  /** Memory the next read may fill in place: the rest of a large request being received. */
+  readTarget(): Buffer | undefined {
+    return this.closing ? undefined : this.decoder.readTarget();
+  }
+
+  private get closing(): boolean {
+    return this.ending || this.socket.destroyed;
+  }
+
+  /** Hands on the requests `chunk` (and what was kept unread) completes, while requests are taken. */
+  private decode(chunk: Buffer): void {
+    this.decoding = true;
+    try {
+      this.decoder.push(chunk, this.onFrame, this.takesRequests);
+    } catch (err) {
+      // A bad size prefix, or memory that could not be had: this connection ends, the broker goes on.
+      this.fail(err instanceof FrameError ? err.message : `cannot take this request: ${describe(err)}`);
+    } finally {
+      this.decoding = false;
+    }
+  }
+
   private dispatch(frame: Buffer): void {
-    const slot = new Slot();
+    const slot = new Slot(this.unsent);
     this.slots.push(slot);
     let result: ResponseBytes | Promise<ResponseBytes>;
     try {
@@ -172,8 +205,7 @@ export class Connection {
   }
 
   private complete(slot: Slot, response: ResponseBytes): void {
-    slot.done = true;
-    slot.response = response;
+    slot.complete(response);
     if (this.slots[0] !== slot) return;
     // Several answers ready at once, or an answer in pieces, leave in one system call.
     const several = (this.slots.length > 1 && this.slots[1]!.done) || Array.isArray(response);
@@ -186,7 +218,7 @@ export class Connection {
         continue;
       }
       // The last write's callback comes once every earlier one is through too.
-      const onWritten = written.onWritten;
+      const onWritten = (): void => written.sent();
       if (Buffer.isBuffer(bytes)) this.socket.write(bytes, onWritten);
       else bytes.forEach((part, i) => this.socket.write(part, i === bytes.length - 1 ? onWritten : undefined));
     }
@@ -199,10 +231,20 @@ export class Connection {
     if (this.ending && this.slots.length === 0) this.socket.end();
   }
 
-  /** Stops reading while answers pile up or the socket cannot take more; resumes after. */
+  /**
+   * Hands on requests kept unread once answers allow; charges the budget for what the decoder
+   * holds; stops reading while requests are not taken or a request needs memory the budget does
+   * not have, and resumes after.
+   */
   private updateFlow(): void {
-    if (this.ending) return;
-    const congested = this.waitingForMemory || this.slots.length >= this.limits.maxQueuedResponses || this.socket.writableNeedDrain;
+    if (this.closing || this.decoding) return;
+    if (this.decoder.holdsUnread && this.takesRequests()) this.decode(NO_BYTES);
+    if (this.closing) return;
+    this.budget.holds(this, this.decoder.heldBytes);
+    this.waitingForMemory = this.decoder.needsMoreMemory && !this.budget.mayGrow(this);
+    if (this.waitingForMemory) this.budget.wait(this.retryFlow);
+    else this.budget.cancelWait(this.retryFlow);
+    const congested = this.waitingForMemory || this.decoder.holdsUnread || !this.takesRequests();
     if (congested && !this.paused) {
       this.paused = true;
       this.socket.pause();

@@ -7,48 +7,78 @@
  * (readTarget). A frame is lent to onFrame likewise: it must be handled, or copied, before
  * onFrame returns.
  *
- * The memory for a frame's declared size is taken only when more than its first chunk arrives
- * (or a read is to fill it in place): the connection stops reading until the server's budget for
- * requests received in part has room, so a size prefix claims no more than the bytes that came
- * with it (in a pooled piece of at least 4 KiB).
+ * A frame's memory grows with the bytes that arrive, doubling up to its declared size, so a size
+ * prefix claims no more than the bytes that came with it (in a pooled piece of at least 4 KiB);
+ * heldBytes says how much there is, for the server's budget.
+ *
+ * The caller may stop the frames a chunk completes from being handed on (goOn): the rest of the
+ * chunk is then kept, and handed on by the next push, which may be of no bytes.
  */
 import type { BufferPool } from '../memory/buffer-pool.js';
+import { grownSize } from '../memory/grown-size.js';
 
 export class FrameError extends Error {}
 
-/** A frame still missing at least this much is read straight into its own memory. */
+/** A frame still missing at least this much, and with room for it, is read straight into its own memory. */
 const IN_PLACE_READ_BYTES = 16 * 1024;
 
+const always = (): boolean => true;
+
 export class FrameDecoder {
-  /** The frame arriving over several reads: its memory (what has arrived, or room for the whole frame), size, and the bytes in so far. */
+  /** The frame arriving over several reads: its memory, size, and the bytes in so far. */
   private memory: Buffer | undefined;
   private size = 0;
   private have = 0;
   /** A size prefix split between reads. */
   private readonly prefix = Buffer.alloc(4);
   private prefixHave = 0;
+  /** Bytes received and not handed on yet, after goOn said stop: pooled memory and how much of it. */
+  private unread: { memory: Buffer; length: number } | undefined;
 
   constructor(
     private readonly maxFrameBytes: number,
     private readonly frameMemory: BufferPool,
   ) {}
 
-  /** The declared size of the frame being received, once its size prefix is in; else 0. */
-  get pendingFrameSize(): number {
-    return this.memory === undefined ? 0 : 4 + this.size;
+  /** Memory held for the frame being received and for bytes kept unread. */
+  get heldBytes(): number {
+    return (this.memory?.length ?? 0) + (this.unread?.memory.length ?? 0);
+  }
+
+  /** Whether the frame being received will need more memory than it has. */
+  get needsMoreMemory(): boolean {
+    return this.memory !== undefined && this.memory.length < this.size;
+  }
+
+  /** Whether bytes are kept that the next push hands on. */
+  get holdsUnread(): boolean {
+    return this.unread !== undefined;
+  }
+
+  /** Where the next read may go: the room in the memory of a frame that still misses a lot of bytes. */
+  readTarget(): Buffer | undefined {
+    if (this.memory === undefined) return undefined;
+    const end = Math.min(this.memory.length, this.size);
+    return end - this.have >= IN_PLACE_READ_BYTES ? this.memory.subarray(this.have, end) : undefined;
   }
 
   /**
-   * Where the next read may go, when the frame being received still misses a lot of bytes; only
-   * for a connection whose budget holds the frame's size, as this takes memory for all of it.
+   * Hands each frame the bytes kept and `chunk` complete to onFrame, while goOn says so after each;
+   * throws FrameError on a size it will not accept.
    */
-  readTarget(): Buffer | undefined {
-    if (this.memory === undefined || this.size - this.have < IN_PLACE_READ_BYTES) return undefined;
-    return this.roomFor(this.size).subarray(this.have, this.size);
+  push(chunk: Buffer, onFrame: (frame: Buffer) => void, goOn: () => boolean = always): void {
+    const unread = this.unread;
+    if (unread === undefined) return this.handOn(chunk, onFrame, goOn);
+    this.unread = undefined;
+    const kept = unread.memory.subarray(0, unread.length);
+    try {
+      this.handOn(chunk.length === 0 ? kept : Buffer.concat([kept, chunk]), onFrame, goOn);
+    } finally {
+      this.frameMemory.give(unread.memory);
+    }
   }
 
-  /** Hands each frame `chunk` completes to onFrame; throws FrameError on a size it will not accept. */
-  push(chunk: Buffer, onFrame: (frame: Buffer) => void): void {
+  private handOn(chunk: Buffer, onFrame: (frame: Buffer) => void, goOn: () => boolean): void {
     let at = 0;
     if (this.memory !== undefined) {
       at = this.fill(chunk);
@@ -60,6 +90,7 @@ export class FrameDecoder {
       } finally {
         this.frameMemory.give(memory);
       }
+      if (!goOn()) return this.keep(chunk, at);
     }
     while (at < chunk.length) {
       let size: number;
@@ -80,6 +111,7 @@ export class FrameDecoder {
       if (chunk.length - at >= size) {
         onFrame(chunk.subarray(at, at + size));
         at += size;
+        if (!goOn()) return this.keep(chunk, at);
       } else {
         this.memory = this.frameMemory.take(chunk.length - at);
         this.size = size;
@@ -87,6 +119,13 @@ export class FrameDecoder {
         return;
       }
     }
+  }
+
+  /** Keeps the bytes of `chunk` from `at` on for the next push. */
+  private keep(chunk: Buffer, at: number): void {
+    if (at === chunk.length) return;
+    const memory = this.frameMemory.take(chunk.length - at);
+    this.unread = { memory, length: chunk.copy(memory, 0, at) };
   }
 
   /** Adds the start of `chunk` to the frame being received; returns how many bytes it took. */
@@ -99,14 +138,14 @@ export class FrameDecoder {
     return n;
   }
 
-  /** The frame's memory, moved into memory for the whole frame first if it holds fewer than `n` bytes. */
+  /** The frame's memory, moved into memory twice as large or more (at most the frame's size) if it holds fewer than `n` bytes. */
   private roomFor(n: number): Buffer {
     const memory = this.memory!;
     if (memory.length >= n) return memory;
-    const whole = this.frameMemory.take(this.size);
-    memory.copy(whole, 0, 0, this.have);
+    const grown = this.frameMemory.take(grownSize(memory.length, n, 0, this.size));
+    memory.copy(grown, 0, 0, this.have);
     this.frameMemory.give(memory);
-    this.memory = whole;
-    return whole;
+    this.memory = grown;
+    return grown;
   }
 }

@@ -1,33 +1,41 @@
 /**
  * Memory for requests received only in part, shared by all connections (Kafka's
- * queued.max.request.bytes). A connection reserves a request's declared size before reading
- * the rest of it; while the budget is spent, connections without a reservation stop reading,
- * and those holding one finish their requests and so free it.
+ * queued.max.request.bytes). Each connection is charged the memory it really holds for them,
+ * which grows with the bytes that arrive: spending the budget takes sending that many bytes, not
+ * declaring them. While it is spent, a connection whose request needs more memory stops reading;
+ * one at a time is let past it, so that its request completes and frees memory, where
+ * connections each part way through a large request would otherwise wait on each other for ever.
  */
 export class MemoryBudget {
+  private readonly held = new Map<object, number>();
   private used = 0;
+  /** The connection let past the spent budget, until it holds less: one of its requests completed. */
+  private overdrawn: object | undefined;
   private readonly waiting = new Set<() => void>();
 
   constructor(readonly capacity: number) {}
 
-  get reserved(): number {
-    return this.used;
-  }
-
-  /** A request larger than the whole budget still gets it when nothing else is reserved. */
-  tryReserve(bytes: number): boolean {
-    if (this.used > 0 && this.used + bytes > this.capacity) return false;
-    this.used += bytes;
-    return true;
-  }
-
-  release(bytes: number): void {
-    if (bytes === 0) return;
-    this.used -= bytes;
+  /** `holder` now holds `bytes`, charged whatever the budget: they have arrived already. */
+  holds(holder: object, bytes: number): void {
+    const before = this.held.get(holder) ?? 0;
+    if (bytes === before) return;
+    if (bytes === 0) this.held.delete(holder);
+    else this.held.set(holder, bytes);
+    this.used += bytes - before;
+    if (bytes > before) return;
+    if (this.overdrawn === holder) this.overdrawn = undefined;
     for (const retry of [...this.waiting]) retry();
   }
 
-  /** Calls `retry` after each release until `cancelWait`. */
+  /** Whether `holder` may take more memory for the request it is receiving. */
+  mayGrow(holder: object): boolean {
+    if (this.used < this.capacity || this.overdrawn === holder) return true;
+    if (this.overdrawn !== undefined) return false;
+    this.overdrawn = holder;
+    return true;
+  }
+
+  /** Calls `retry` whenever memory is given back, until `cancelWait`. */
   wait(retry: () => void): void {
     this.waiting.add(retry);
   }

@@ -1,16 +1,32 @@
 /**
  * Fetch: stored batches verbatim, from the one holding the fetch offset, within the byte limits;
  * a fetch short of min_bytes waits (up to max_wait_ms) and is answered as soon as data arrives.
+ *
+ * The limits are Kafka's: the answer's records stay within max_bytes and the broker's
+ * fetch.max.bytes, each partition's within its partition_max_bytes, except that the first batch
+ * found goes out whole, so that a large batch never stalls a consumer. A partition named more than
+ * once is fetched once, as Kafka does (it reads the request into a map): in the place of its first
+ * mention, with the offset and limit of its last. Batches go out whole or not at all: a later
+ * partition whose next batch does not fit in what remains is answered without records. An answer
+ * also keeps within the room its connection's other unsent answers leave, so that answers a client
+ * does not read cannot pile up.
  */
 import { ErrorCode } from '../../protocol/error-codes.js';
-import { FetchRequest, FetchResponse, type FetchResponsePartitionData } from '../../protocol/messages/fetch.js';
-import type { ReadMemory } from '../../log/batch-file.js';
+import { FetchRequest, FetchResponse, type FetchRequestFetchPartition, type FetchResponsePartitionData } from '../../protocol/messages/fetch.js';
+import { AnswerMemory } from '../../memory/answer-memory.js';
+import type { SentHooks } from '../../server/connection.js';
 import { defineApi } from '../api-handler.js';
 import type { BrokerContext } from '../broker-context.js';
 import { PartitionWaiters } from '../partition-waiters.js';
 
 type PartitionData = FetchResponsePartitionData;
 const EMPTY: Buffer = Buffer.alloc(0);
+
+interface Fetched {
+  readonly topic: string;
+  readonly topicId: string;
+  readonly partition: FetchRequestFetchPartition;
+}
 
 export const fetch = defineApi({
   request: FetchRequest,
@@ -19,62 +35,97 @@ export const fetch = defineApi({
   maxVersion: 12,
   async handle(request, info, broker): Promise<FetchResponse> {
     const deadline = Date.now() + request.maxWaitMs;
-    // Log bytes are read into pooled memory, given back once the response that sends them is written.
-    const memory = (size: number): Buffer => {
-      const piece = broker.fetchMemory.take(size);
-      info.sent.afterSent(() => broker.fetchMemory.give(piece));
-      return piece;
-    };
-    let result = await collect(request, broker, memory);
-    const keys = request.topics.flatMap((t) => t.partitions.map((p) => PartitionWaiters.key(t.topic, p.partition)));
+    const fetched = fetchedPartitions(request);
+    const maxBytes = Math.min(request.maxBytes, broker.config.fetchMaxBytes);
+    // Log bytes are read into pooled memory, given back once the response that sends them is
+    // written, or at once when a later look at the log replaces them.
+    const memory = new AnswerMemory(broker.fetchMemory, info.sent);
+    let result = await collect(fetched, maxBytes, broker, memory, info.sent);
     while (!result.answerNow && result.bytes < request.minBytes && Date.now() < deadline) {
-      await broker.waiters.wait(keys, deadline - Date.now());
-      result = await collect(request, broker, memory);
+      await broker.waiters.wait([...fetched.keys()], deadline - Date.now());
+      memory.giveBackSince(0);
+      result = await collect(fetched, maxBytes, broker, memory, info.sent);
     }
     broker.metrics.fetched(result.bytes);
     return result.response;
   },
 });
 
-async function collect(request: FetchRequest, broker: BrokerContext, memory: ReadMemory): Promise<{ response: FetchResponse; bytes: number; answerNow: boolean }> {
-  let budget = request.maxBytes;
+/**
+ * The partitions a request names, by PartitionWaiters.key, each once: a partition named again
+ * keeps its first place and takes the later mention's offset and limit (a Map keeps the order
+ * keys were first set in, as Kafka's LinkedHashMap does).
+ */
+function fetchedPartitions(request: FetchRequest): Map<string, Fetched> {
+  const fetched = new Map<string, Fetched>();
+  for (const t of request.topics) {
+    for (const p of t.partitions) fetched.set(PartitionWaiters.key(t.topic, p.partition), { topic: t.topic, topicId: t.topicId, partition: p });
+  }
+  return fetched;
+}
+
+interface Collected {
+  readonly response: FetchResponse;
+  readonly bytes: number;
+  /** Something other than records to answer with: an error. */
+  readonly answerNow: boolean;
+}
+
+async function collect(fetched: ReadonlyMap<string, Fetched>, maxBytes: number, broker: BrokerContext, memory: AnswerMemory, sent: SentHooks): Promise<Collected> {
+  // The room is claimed before the reads, which take memory only later: requests the connection
+  // hands on meanwhile find it taken.
+  const room = Math.min(maxBytes, sent.answerRoom);
+  memory.claim(room);
+  try {
+    return await readPartitions(fetched, room, broker, memory);
+  } finally {
+    memory.claim(0);
+  }
+}
+
+async function readPartitions(fetched: ReadonlyMap<string, Fetched>, maxBytes: number, broker: BrokerContext, memory: AnswerMemory): Promise<Collected> {
   let bytes = 0;
   let answerNow = false;
   const responses: FetchResponse['responses'] = [];
-  for (const t of request.topics) {
-    const partitions: PartitionData[] = [];
-    for (const p of t.partitions) {
-      const log = broker.storage.partition(t.topic, p.partition);
-      if (log === undefined) {
-        answerNow = true;
-        partitions.push(partitionData(p.partition, ErrorCode.UNKNOWN_TOPIC_OR_PARTITION, -1, -1, EMPTY));
-        continue;
-      }
-      const offset = Number(p.fetchOffset);
-      const hw = log.highWatermark;
-      if (offset < log.logStartOffset || offset > hw) {
-        answerNow = true;
-        partitions.push(partitionData(p.partition, ErrorCode.OFFSET_OUT_OF_RANGE, hw, log.logStartOffset, EMPTY));
-        continue;
-      }
-      let records: Buffer = EMPTY;
-      if (offset < hw && (budget > 0 || bytes === 0)) {
-        // The first batch goes out whole even past the limits, so a large batch never stalls a consumer.
-        const limit = bytes === 0 ? Math.max(1, Math.min(p.partitionMaxBytes, budget)) : Math.min(p.partitionMaxBytes, budget);
-        try {
-          records = await log.read(offset, limit, memory);
-        } catch (err) {
-          broker.logger.error({ topic: t.topic, partition: p.partition, err }, 'reading the log failed');
-          answerNow = true;
-          partitions.push(partitionData(p.partition, ErrorCode.KAFKA_STORAGE_ERROR, hw, log.logStartOffset, EMPTY));
-          continue;
-        }
-        bytes += records.length;
-        budget -= records.length;
-      }
-      partitions.push(partitionData(p.partition, ErrorCode.NONE, hw, log.logStartOffset, records));
+  for (const { topic, topicId, partition: p } of fetched.values()) {
+    // Partitions of one topic named one after the other share its entry, as in Kafka's answer.
+    let topicResponse = responses.at(-1);
+    if (topicResponse?.topic !== topic) responses.push((topicResponse = { topic, topicId, partitions: [] }));
+    const partitions = topicResponse.partitions;
+    const log = broker.storage.partition(topic, p.partition);
+    if (log === undefined) {
+      answerNow = true;
+      partitions.push(partitionData(p.partition, ErrorCode.UNKNOWN_TOPIC_OR_PARTITION, -1, -1, EMPTY));
+      continue;
     }
-    responses.push({ topic: t.topic, topicId: t.topicId, partitions });
+    const offset = Number(p.fetchOffset);
+    const hw = log.highWatermark;
+    if (offset < log.logStartOffset || offset > hw) {
+      answerNow = true;
+      partitions.push(partitionData(p.partition, ErrorCode.OFFSET_OUT_OF_RANGE, hw, log.logStartOffset, EMPTY));
+      continue;
+    }
+    let records: Buffer = EMPTY;
+    const limit = Math.min(p.partitionMaxBytes, maxBytes - bytes);
+    if (offset < hw && (bytes === 0 || limit > 0)) {
+      const mark = memory.taken;
+      try {
+        // The first batch goes out whole even past the limits, so a large batch never stalls a consumer.
+        records = await log.read(offset, Math.max(1, limit), memory.take);
+      } catch (err) {
+        memory.giveBackSince(mark);
+        broker.logger.error({ topic, partition: p.partition, err }, 'reading the log failed');
+        answerNow = true;
+        partitions.push(partitionData(p.partition, ErrorCode.KAFKA_STORAGE_ERROR, hw, log.logStartOffset, EMPTY));
+        continue;
+      }
+      if (bytes > 0 && records.length > limit) {
+        memory.giveBackSince(mark);
+        records = EMPTY;
+      }
+      bytes += records.length;
+    }
+    partitions.push(partitionData(p.partition, ErrorCode.NONE, hw, log.logStartOffset, records));
   }
   const response: FetchResponse = { throttleTimeMs: 0, errorCode: ErrorCode.NONE, sessionId: 0, responses };
   return { response, bytes, answerNow };
