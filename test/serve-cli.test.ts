@@ -1,6 +1,6 @@
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
-import { writeFile } from 'node:fs/promises';
+import { readFile, writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import { runBrook } from './helpers/cli.js';
 import { startServe, tempDataDir } from './helpers/serve-process.js';
@@ -66,4 +66,19 @@ test('a data directory is served by one broker at a time; a lock left by a kille
   }
   const second = await startServe([], dataDir);
   assert.equal(await second.stop(), 0, 'started over the dead process lock and stopped cleanly');
+});
+
+test('a lock naming a live process id is taken over when a different process now holds the id (reused after a kill -9)', async () => {
+  const dataDir = await tempDataDir();
+  const stat = await readFile('/proc/self/stat', 'utf8');
+  const started = stat.slice(stat.lastIndexOf(')') + 2).split(' ')[19];
+  // This test's own process id is alive; the start time written beside it first is not this process's.
+  await writeFile(join(dataDir, '.lock'), `${process.pid} 1\n`);
+  const serve = await startServe([], dataDir);
+  assert.equal(await serve.stop(), 0, 'started over a lock whose process id was reused');
+  // The lock of a live process keeps others out, as does one holding an id alone (as written before start times).
+  for (const lock of [`${process.pid} ${started}\n`, `${process.pid}\n`]) {
+    await writeFile(join(dataDir, '.lock'), lock);
+    assertOneSentence(await runBrook(['serve', '--port', '0', '--data-dir', dataDir]), new RegExp(`is in use by process ${process.pid}$`, 'm'));
+  }
 });

@@ -10,9 +10,12 @@ export interface CliResult {
   readonly stderr: string;
 }
 
+/** A command still running after this is stopped, so a test expecting it to exit fails instead of hanging. */
+const RUN_LIMIT_MS = 60_000;
+
 export function runBrook(args: readonly string[], input?: string | Buffer): Promise<CliResult> {
   return new Promise((resolve, reject) => {
-    const child = spawn(process.execPath, [BROOK_BIN, ...args], { stdio: ['pipe', 'pipe', 'pipe'] });
+    const child = spawn(process.execPath, [BROOK_BIN, ...args], { stdio: ['pipe', 'pipe', 'pipe'], timeout: RUN_LIMIT_MS });
     const out: Buffer[] = [];
     const err: Buffer[] = [];
     child.stdout.on('data', (b: Buffer) => out.push(b));
