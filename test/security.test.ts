@@ -73,7 +73,14 @@ test('SASL: PLAIN, SCRAM-SHA-256 and SCRAM-SHA-512 with the right password work'
 
 test('SASL: a wrong password or unknown user is refused with the Kafka error, after the delay', async () => {
   const b = await broker({});
-  for (const [mechanism, username, password] of [['scram-sha-256', 'alice', 'wrong'], ['scram-sha-512', 'nobody', 'x'], ['plain', 'bob', 'alice-secret']] as const) {
+  for (const [mechanism, username, password] of [
+    ['scram-sha-256', 'alice', 'wrong'],
+    ['scram-sha-256', 'nobody', 'x'],
+    ['scram-sha-512', 'alice', 'wrong'],
+    ['scram-sha-512', 'nobody', 'x'],
+    ['plain', 'bob', 'alice-secret'],
+    ['plain', 'nobody', 'x'],
+  ] as const) {
     const admin = client(b, { sasl: { mechanism, username, password } as SASLOptions, retry: { retries: 0 } }).admin();
     const started = Date.now();
     await assert.rejects(admin.connect(), (err: Error & { type?: string }) => {

@@ -32,6 +32,9 @@ function saltedKeys(mechanism: ScramMechanism, password: string, salt: Buffer, i
   return { clientKey: hmac(name, salted, 'Client Key'), serverKey: hmac(name, salted, 'Server Key') };
 }
 
+/** The size of the mechanism's digests, and so of its StoredKey and ServerKey. */
+export const scramDigestBytes = (mechanism: ScramMechanism): number => HASHES[mechanism].bytes;
+
 export function scramCredential(mechanism: ScramMechanism, password: string, iterations = MIN_ITERATIONS, salt: Buffer = randomBytes(32)): ScramCredential {
   const { clientKey, serverKey } = saltedKeys(mechanism, password, salt, iterations);
   return { salt, iterations, storedKey: createHash(HASHES[mechanism].name).update(clientKey).digest(), serverKey };
