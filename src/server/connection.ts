@@ -50,17 +50,27 @@ export interface ConnectionEvents {
   onClose(connection: Connection): void;
 }
 
-/** The bytes a connection's unsent answers hold, against its limit. */
+/**
+ * The bytes a connection's unsent answers hold, against its limit: those not yet handed to the
+ * socket, counted here, and those in the socket's buffer, which it counts itself.
+ */
 class UnsentAnswers {
   bytes = 0;
-  constructor(readonly limit: number) {}
+  constructor(
+    readonly limit: number,
+    private readonly socket: Socket,
+  ) {}
+
+  get total(): number {
+    return this.bytes + this.socket.writableLength;
+  }
 }
 
 /** A request's place in the order of responses. */
 class Slot implements SentHooks {
   done = false;
   response: ResponseBytes = undefined;
-  /** What this answer counts in `unsent`: memory its handler holds, then the response's size. */
+  /** What this answer counts in `unsent`: memory its handler holds, then the response's size until the socket has it. */
   private bytes = 0;
   private releases: (() => void)[] | undefined;
 
@@ -75,13 +85,23 @@ class Slot implements SentHooks {
   }
 
   get answerRoom(): number {
-    return this.unsent.limit - (this.unsent.bytes - this.bytes);
+    return this.unsent.limit - (this.unsent.total - this.bytes);
   }
 
   complete(response: ResponseBytes): void {
     this.done = true;
     this.response = response;
     this.count(response === undefined ? 0 : Buffer.isBuffer(response) ? response.length : response.reduce((n, part) => n + part.length, 0));
+  }
+
+  /** The socket has the response: its buffer counts what is not yet written. */
+  handedOver(): void {
+    this.count(0);
+  }
+
+  /** What the socket should call once the response is written; undefined when nothing waits for that. */
+  get onWritten(): (() => void) | undefined {
+    return this.releases === undefined ? undefined : () => this.sent();
   }
 
   /** The response is written, or never will be. */
@@ -115,7 +135,7 @@ export class Connection {
   private readonly takesRequests = (): boolean =>
     !this.closing &&
     this.slots.length < this.limits.maxQueuedResponses &&
-    this.unsent.bytes < this.limits.maxUnsentResponseBytes &&
+    this.unsent.total < this.limits.maxUnsentResponseBytes &&
     !this.socket.writableNeedDrain;
   readonly context: ConnectionContext;
 
@@ -129,7 +149,7 @@ export class Connection {
     private readonly events: ConnectionEvents,
   ) {
     this.decoder = new FrameDecoder(limits.maxRequestBytes, frameMemory);
-    this.unsent = new UnsentAnswers(limits.maxUnsentResponseBytes);
+    this.unsent = new UnsentAnswers(limits.maxUnsentResponseBytes, socket);
     this.context = {
       id,
       remoteAddress: `${socket.remoteAddress ?? '?'}:${socket.remotePort ?? '?'}`,
@@ -217,8 +237,9 @@ export class Connection {
         written.sent();
         continue;
       }
+      written.handedOver();
       // The last write's callback comes once every earlier one is through too.
-      const onWritten = (): void => written.sent();
+      const onWritten = written.onWritten;
       if (Buffer.isBuffer(bytes)) this.socket.write(bytes, onWritten);
       else bytes.forEach((part, i) => this.socket.write(part, i === bytes.length - 1 ? onWritten : undefined));
     }
