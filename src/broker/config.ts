@@ -20,6 +20,11 @@ export interface BrokerConfig {
   readonly retentionMs: number;
   readonly retentionBytes: number;
   readonly producerIdExpirationMs: number;
+  /**
+   * log.message.timestamp.after.max.ms: how far ahead of the broker's clock a batch's timestamp
+   * may be. Kafka 4.0's default of an hour; further ahead, each batch would start a segment.
+   */
+  readonly messageTimestampAfterMaxMs: number;
   /** socket.request.max.bytes */
   readonly maxRequestBytes: number;
   /** queued.max.request.bytes: memory for requests received only in part, all connections together. */
@@ -59,6 +64,7 @@ export const DEFAULT_CONFIG: BrokerConfig = {
   retentionMs: 7 * 24 * 3600 * 1000,
   retentionBytes: -1,
   producerIdExpirationMs: 86_400_000,
+  messageTimestampAfterMaxMs: 3_600_000,
   maxRequestBytes: 104_857_600,
   maxPendingRequestBytes: 512 * 1024 * 1024,
   maxConnections: 1000,

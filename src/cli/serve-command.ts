@@ -45,6 +45,7 @@ interface ServeOptions {
   retentionMs: number;
   retentionBytes: number;
   producerIdExpirationMs: number;
+  messageTimestampAfterMaxMs: number;
   maxRequestBytes: number;
   maxConnections: number;
   queuedMaxRequestBytes: number;
@@ -77,6 +78,7 @@ export function addServeCommand(program: Command): void {
     .option('--retention-ms <ms>', 'delete segments older than this; -1 keeps them (retention.ms)', integer(-1), d.retentionMs)
     .option('--retention-bytes <n>', 'delete old segments past this partition size; -1 keeps them (retention.bytes)', integer(-1), d.retentionBytes)
     .option('--producer-id-expiration-ms <ms>', 'forget an idle producer after this (producer.id.expiration.ms)', integer(1), d.producerIdExpirationMs)
+    .option('--message-timestamp-after-max-ms <ms>', 'refuse batches stamped further ahead of the broker clock (log.message.timestamp.after.max.ms)', integer(0), d.messageTimestampAfterMaxMs)
     .option('--max-request-bytes <n>', 'largest request accepted (socket.request.max.bytes)', integer(64, 2 ** 31 - 1), d.maxRequestBytes)
     .option('--queued-max-request-bytes <n>', 'memory for requests received in part, all connections together (queued.max.request.bytes)', integer(1024), d.maxPendingRequestBytes)
     .option('--fetch-max-bytes <n>', 'most record bytes in one Fetch answer, and in a connection\'s unsent answers (fetch.max.bytes)', integer(1024, 2 ** 31 - 1), d.fetchMaxBytes)
@@ -107,6 +109,7 @@ export function addServeCommand(program: Command): void {
         retentionMs: o.retentionMs,
         retentionBytes: o.retentionBytes,
         producerIdExpirationMs: o.producerIdExpirationMs,
+        messageTimestampAfterMaxMs: o.messageTimestampAfterMaxMs,
         maxRequestBytes: o.maxRequestBytes,
         maxConnections: o.maxConnections,
         maxPendingRequestBytes: o.queuedMaxRequestBytes,

@@ -74,6 +74,12 @@ function appendPartition(broker: BrokerContext, topic: string, index: number, re
     return [];
   }
   broker.metrics.batchReceived(records!.length);
+  const now = Date.now();
+  if (header.maxTimestamp > now + broker.config.messageTimestampAfterMaxMs) {
+    response.errorCode = ErrorCode.INVALID_TIMESTAMP;
+    response.errorMessage = `timestamp ${header.maxTimestamp} is more than log.message.timestamp.after.max.ms (${broker.config.messageTimestampAfterMaxMs}) ahead of the broker's ${now}`;
+    return [];
+  }
   if (isTransactional(header.attributes)) {
     response.errorCode = ErrorCode.INVALID_TXN_STATE;
     response.errorMessage = 'transactions are not supported';
@@ -89,7 +95,7 @@ function appendPartition(broker: BrokerContext, topic: string, index: number, re
   }
   let baseOffset: number;
   try {
-    baseOffset = verdict.kind === 'duplicate' ? verdict.baseOffset : log.append(records!, header, Date.now());
+    baseOffset = verdict.kind === 'duplicate' ? verdict.baseOffset : log.append(records!, header, now);
   } catch (err) {
     // The partition's log has failed (a write error); it takes nothing until a restart.
     response.errorCode = ErrorCode.KAFKA_STORAGE_ERROR;
