@@ -328,6 +328,26 @@ test('topics created at once from two connections: both Metadata requests see th
   assert.deepEqual(codes, [0, 36]);
 });
 
+test('Metadata v10 and v11 naming a topic by id are refused with INVALID_REQUEST on every topic, as Kafka does; v12 answers by id', async (t) => {
+  const c = await WireClient.connect(broker.port);
+  t.after(() => c.close());
+  const metadataOf = async (version: number, topics: { topicId: string; name: string | null }[]) => {
+    const res = await c.request(MetadataRequest, MetadataResponse, version, { topics, allowAutoTopicCreation: false, includeClusterAuthorizedOperations: false, includeTopicAuthorizedOperations: false });
+    return res.topics.map(({ errorCode, name, topicId }) => ({ errorCode, name, topicId }));
+  };
+  const [wire] = await metadataOf(12, [{ topicId: ZERO_UUID, name: 'wire' }]);
+  const unknownId = '12345678-1234-1234-1234-123456789abc';
+  for (const version of [10, 11]) {
+    assert.deepEqual(await metadataOf(version, [{ topicId: wire!.topicId, name: null }, { topicId: ZERO_UUID, name: 'plain' }]), [
+      { errorCode: 42, name: '', topicId: wire!.topicId },
+      { errorCode: 42, name: 'plain', topicId: ZERO_UUID },
+    ]);
+    assert.deepEqual(await metadataOf(version, [{ topicId: unknownId, name: 'wire' }]), [{ errorCode: 42, name: 'wire', topicId: unknownId }]);
+    assert.deepEqual(await metadataOf(version, [{ topicId: ZERO_UUID, name: 'wire' }]), [wire], 'the connection is still served');
+  }
+  assert.deepEqual(await metadataOf(12, [{ topicId: wire!.topicId, name: null }, { topicId: unknownId, name: null }]), [wire, { errorCode: 100, name: null, topicId: unknownId }]);
+});
+
 test('a partition whose log failed answers KAFKA_STORAGE_ERROR; the broker and other partitions carry on', async (t) => {
   const dataDir = await tempDataDir();
   const b = await startBroker({ port: 0, dataDir, segmentBytes: 1024 });

@@ -32,9 +32,10 @@ interface ProducerIds {
   readonly nextBlockStart: string;
 }
 
+/** Carries the topic holding the name when the create's turn came, for callers content to use it as it is. */
 export class TopicExistsError extends Error {
-  constructor(readonly topic: string) {
-    super(`topic '${topic}' already exists`);
+  constructor(readonly existing: TopicInfo) {
+    super(`topic '${existing.name}' already exists`);
   }
 }
 
@@ -125,13 +126,18 @@ export class Storage {
       throw new RangeError(`a topic needs between 1 and ${MAX_PARTITIONS} partitions, not ${partitions}`);
     }
     return this.change(async () => {
-      if (this.byName.has(name)) throw new TopicExistsError(name);
+      const existing = this.byName.get(name);
+      if (existing !== undefined) throw new TopicExistsError(existing.info);
       const info: TopicInfo = { name, topicId: randomUUID(), partitions };
       const dirs = Array.from({ length: partitions }, (_, p) => this.partitionDir(name, p));
       // Left by a create or delete that a crash interrupted.
       await Promise.all(dirs.map((d) => rm(d, { recursive: true, force: true })));
-      const logs = await Promise.all(dirs.map((_, p) => this.openPartition(name, p)));
+      // Settled, so that when one partition fails to open the others are closed, not leaked.
+      const opened = await Promise.allSettled(dirs.map((_, p) => this.openPartition(name, p)));
+      const logs = opened.flatMap((o) => (o.status === 'fulfilled' ? [o.value] : []));
       try {
+        const failed = opened.find((o) => o.status === 'rejected');
+        if (failed !== undefined) throw failed.reason;
         await this.saveMetadata([...this.topics(), info]);
       } catch (err) {
         await Promise.all(logs.map((l) => l.close().catch(() => {})));
@@ -143,15 +149,21 @@ export class Storage {
     });
   }
 
-  /** Forgets the topic durably, then closes and removes its partitions. */
-  async deleteTopic(name: string): Promise<void> {
+  /**
+   * Forgets the topic durably, then closes and removes its partitions; answers what was deleted.
+   * Undefined when, by the time the delete's turn comes, no topic holds the name (or, given
+   * `topicId`, none with that id): a change queued earlier may have deleted or replaced it.
+   */
+  async deleteTopic(name: string, topicId?: string): Promise<TopicInfo | undefined> {
     return this.change(async () => {
       const topic = this.byName.get(name);
-      if (topic === undefined) throw new RangeError(`no topic '${name}'`);
+      if (topic === undefined || (topicId !== undefined && topic.info.topicId !== topicId)) return undefined;
+      // Saved first, so a failed save leaves the topic both on disk and served.
+      await this.saveMetadata(this.topics().filter((t) => t.name !== name));
       this.byName.delete(name);
-      await this.saveMetadata(this.topics());
       await Promise.all(topic.logs.map((l) => l.close().catch(() => {})));
       await Promise.all(topic.logs.map((_, p) => rm(this.partitionDir(name, p), { recursive: true, force: true })));
+      return topic.info;
     });
   }
 

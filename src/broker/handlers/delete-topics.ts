@@ -2,7 +2,12 @@
 import { ErrorCode } from '../../protocol/error-codes.js';
 import { DeleteTopicsRequest, DeleteTopicsResponse } from '../../protocol/messages/delete-topics.js';
 import { ZERO_UUID } from '../../protocol/primitives/reader.js';
+import type { TopicInfo } from '../../log/storage.js';
 import { defineApi } from '../api-handler.js';
+import type { BrokerContext } from '../broker-context.js';
+
+type Wanted = DeleteTopicsRequest['topics'][number];
+type Result = DeleteTopicsResponse['responses'][number];
 
 export const deleteTopics = defineApi({
   request: DeleteTopicsRequest,
@@ -11,18 +16,30 @@ export const deleteTopics = defineApi({
   maxVersion: 6,
   async handle(request, info, broker): Promise<DeleteTopicsResponse> {
     const wanted = info.apiVersion >= 6 ? request.topics : request.topicNames.map((name) => ({ name, topicId: ZERO_UUID }));
-    const responses: DeleteTopicsResponse['responses'] = [];
-    for (const w of wanted) {
-      const topic = w.name !== null ? broker.storage.topic(w.name) : broker.storage.topicById(w.topicId);
-      if (topic === undefined) {
-        const errorCode = w.name === null ? ErrorCode.UNKNOWN_TOPIC_ID : ErrorCode.UNKNOWN_TOPIC_OR_PARTITION;
-        responses.push({ name: w.name, topicId: w.topicId, errorCode, errorMessage: 'no such topic' });
-        continue;
-      }
-      await broker.storage.deleteTopic(topic.name);
-      broker.logger.info({ topic: topic.name }, 'topic deleted');
-      responses.push({ name: topic.name, topicId: topic.topicId, errorCode: ErrorCode.NONE, errorMessage: null });
-    }
+    const responses: Result[] = [];
+    for (const w of wanted) responses.push(await deleteOne(broker, w));
     return { throttleTimeMs: 0, responses };
   },
 });
+
+/**
+ * The topic is looked for again when the delete's turn comes, since an earlier change (another
+ * connection's delete of it) may have removed it: then it is answered as unknown, as Kafka does.
+ */
+async function deleteOne(broker: BrokerContext, w: Wanted): Promise<Result> {
+  const byId = w.name === null ? broker.storage.topicById(w.topicId) : undefined;
+  const name = w.name ?? byId?.name;
+  let deleted: TopicInfo | undefined;
+  try {
+    deleted = name === undefined ? undefined : await broker.storage.deleteTopic(name, byId?.topicId);
+  } catch (err) {
+    broker.logger.error({ topic: name, err }, 'deleting a topic failed');
+    return { name: w.name, topicId: w.topicId, errorCode: ErrorCode.UNKNOWN_SERVER_ERROR, errorMessage: (err as Error).message };
+  }
+  if (deleted === undefined) {
+    const errorCode = w.name === null ? ErrorCode.UNKNOWN_TOPIC_ID : ErrorCode.UNKNOWN_TOPIC_OR_PARTITION;
+    return { name: w.name, topicId: w.topicId, errorCode, errorMessage: 'no such topic' };
+  }
+  broker.logger.info({ topic: deleted.name }, 'topic deleted');
+  return { name: deleted.name, topicId: deleted.topicId, errorCode: ErrorCode.NONE, errorMessage: null };
+}

@@ -1,6 +1,6 @@
 /** Metadata: one broker, leader of every partition and controller; unknown topics are created on request. */
 import { ErrorCode } from '../../protocol/error-codes.js';
-import { MetadataRequest, MetadataResponse } from '../../protocol/messages/metadata.js';
+import { MetadataRequest, MetadataResponse, type MetadataRequestTopic } from '../../protocol/messages/metadata.js';
 import { ZERO_UUID } from '../../protocol/primitives/reader.js';
 import { defineApi } from '../api-handler.js';
 import { LEADER_EPOCH, NODE_ID } from '../config.js';
@@ -17,35 +17,13 @@ export const metadata = defineApi({
   minVersion: 0,
   maxVersion: 12,
   async handle(request, info, broker) {
-    const { storage, config } = broker;
     // v0 asks for every topic with an empty list; later versions with null.
     const all = request.topics === null || (info.apiVersion === 0 && request.topics.length === 0);
-    const topics: ResponseTopic[] = [];
-    if (all) {
-      for (const topic of storage.topics()) topics.push(describeTopic(topic));
-    } else {
-      for (const wanted of request.topics ?? []) {
-        const byId = wanted.name === null ? storage.topicById(wanted.topicId) : undefined;
-        const name = wanted.name ?? byId?.name;
-        if (name === undefined) {
-          topics.push(errorTopic(null, wanted.topicId, ErrorCode.UNKNOWN_TOPIC_ID));
-          continue;
-        }
-        let topic = storage.topic(name);
-        if (topic === undefined) {
-          if (topicNameProblem(name) !== undefined) {
-            topics.push(errorTopic(name, ZERO_UUID, ErrorCode.INVALID_TOPIC_EXCEPTION));
-            continue;
-          }
-          if (!config.autoCreateTopics || !request.allowAutoTopicCreation) {
-            topics.push(errorTopic(name, ZERO_UUID, ErrorCode.UNKNOWN_TOPIC_OR_PARTITION));
-            continue;
-          }
-          topic = await createOrFind(broker, name);
-        }
-        topics.push(describeTopic(topic));
-      }
-    }
+    const wanted = request.topics ?? [];
+    let topics: ResponseTopic[] = [];
+    if (all) topics = broker.storage.topics().map(describeTopic);
+    else if (info.apiVersion < 12 && wanted.some((w) => w.name === null || w.topicId !== ZERO_UUID)) topics = wanted.map(rejectedTopic);
+    else for (const w of wanted) topics.push(await answerTopic(broker, w, request.allowAutoTopicCreation));
     return {
       throttleTimeMs: 0,
       brokers: [{ nodeId: NODE_ID, host: broker.advertised.host, port: broker.advertised.port, rack: null }],
@@ -57,17 +35,39 @@ export const metadata = defineApi({
   },
 });
 
-/** Creates the topic, or finds it when a request on another connection created it meanwhile. */
-async function createOrFind(broker: BrokerContext, name: string): Promise<TopicInfo> {
+/** A topic by id is answered as found, never created; one by name may be created. */
+async function answerTopic(broker: BrokerContext, wanted: MetadataRequestTopic, allowAutoCreation: boolean): Promise<ResponseTopic> {
+  if (wanted.name === null) {
+    const byId = broker.storage.topicById(wanted.topicId);
+    return byId === undefined ? errorTopic(null, wanted.topicId, ErrorCode.UNKNOWN_TOPIC_ID) : describeTopic(byId);
+  }
+  const topic = broker.storage.topic(wanted.name);
+  if (topic !== undefined) return describeTopic(topic);
+  if (topicNameProblem(wanted.name) !== undefined) return errorTopic(wanted.name, ZERO_UUID, ErrorCode.INVALID_TOPIC_EXCEPTION);
+  if (!broker.config.autoCreateTopics || !allowAutoCreation) return errorTopic(wanted.name, ZERO_UUID, ErrorCode.UNKNOWN_TOPIC_OR_PARTITION);
+  return autoCreate(broker, wanted.name);
+}
+
+/** Creates the topic; if a request on another connection created it first, answers that topic as it was then. */
+async function autoCreate(broker: BrokerContext, name: string): Promise<ResponseTopic> {
   try {
     const topic = await broker.storage.createTopic(name, broker.config.partitions);
     broker.logger.info({ topic: name, partitions: broker.config.partitions }, 'topic created on metadata request');
-    return topic;
+    return describeTopic(topic);
   } catch (err) {
-    const existing = broker.storage.topic(name);
-    if (err instanceof TopicExistsError && existing !== undefined) return existing;
-    throw err;
+    if (err instanceof TopicExistsError) return describeTopic(err.existing);
+    broker.logger.error({ topic: name, err }, 'creating a topic on metadata request failed');
+    return errorTopic(name, ZERO_UUID, ErrorCode.UNKNOWN_SERVER_ERROR);
   }
+}
+
+/**
+ * Below v12 Kafka refuses a whole request naming a topic by id (or with a null name) and answers
+ * every topic INVALID_REQUEST. The response's name is not nullable before v12, so a null name is
+ * answered as "", as Kafka's MetadataRequest.getErrorResponse does.
+ */
+function rejectedTopic(wanted: MetadataRequestTopic): ResponseTopic {
+  return errorTopic(wanted.name ?? '', wanted.topicId, ErrorCode.INVALID_REQUEST);
 }
 
 function describeTopic(topic: TopicInfo): ResponseTopic {
