@@ -6,7 +6,8 @@ import { buildBatch } from './helpers/batch.js';
 import { scrape } from './helpers/scrape.js';
 import { until } from './helpers/until.js';
 import { WireClient } from './helpers/wire-client.js';
-import { createTopic, produceBatch } from './helpers/wire-produce.js';
+import { createTopic, produceBatch, produceRequest } from './helpers/wire-produce.js';
+import { ProduceRequest } from '../src/protocol/messages/produce.js';
 
 const brokers: Broker[] = [];
 const clients: WireClient[] = [];
@@ -96,4 +97,27 @@ test('a connection that does not read its answers stops being read: its pipeline
   reader.socket.resume();
   for (let i = 0; i < pipelined; i++) assert.ok((await reader.nextFrame(10_000)) !== undefined, `answer ${i} once the client reads`);
   await until(async () => (await fetches()) === pipelined, 'all answered');
+});
+
+test('a long-poll Fetch asking for all of fetch.max.bytes does not stop its connection: a Produce behind it is read and wakes it', async () => {
+  const fetchMax = 1 << 20;
+  const broker = await startBroker({ port: 0, fetchMaxBytes: fetchMax });
+  after(() => broker.close());
+  const client = await WireClient.connect(broker.port);
+  after(() => client.close());
+  for (const maxBytes of [fetchMax, 0x7fffffff]) {
+    const topic = `poll-${maxBytes}`;
+    await createTopic(client, topic, 1);
+    const longPoll = {
+      replicaId: -1, maxWaitMs: 20_000, minBytes: 1, maxBytes, isolationLevel: 0, sessionId: 0, sessionEpoch: -1,
+      topics: [{ topic, topicId: '00000000-0000-0000-0000-000000000000', partitions: [{ partition: 0, currentLeaderEpoch: -1, fetchOffset: 0n, lastFetchedEpoch: -1, logStartOffset: -1n, partitionMaxBytes: 1 << 20 }] }],
+      forgottenTopicsData: [], rackId: '',
+    };
+    client.sendRaw(client.frame(FetchRequest, 4, longPoll));
+    client.sendRaw(client.frame(ProduceRequest, 9, produceRequest(topic, 0, buildBatch([{ value: Buffer.from('x') }]))));
+    // Before the Fetch's 20 s wait ends: the Produce behind it was read and woke it.
+    const answer = client.decode((await client.nextFrame(10_000))!, FetchResponse, 1, 4);
+    assert.ok((answer.body.responses[0]!.partitions[0]!.records?.length ?? 0) > 0, `max_bytes ${maxBytes}: the fetch carries the record`);
+    await client.nextFrame(10_000);
+  }
 });

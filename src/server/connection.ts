@@ -51,19 +51,16 @@ export interface ConnectionEvents {
 }
 
 /**
- * The bytes a connection's unsent answers hold, against its limit: those not yet handed to the
- * socket, counted here, and those in the socket's buffer, which it counts itself.
+ * The bytes a connection's answers hold until they are handed to the socket, against its limit;
+ * the socket's own buffer stops the connection reading through writableNeedDrain.
  */
 class UnsentAnswers {
   bytes = 0;
   constructor(
     readonly limit: number,
-    private readonly socket: Socket,
+    /** Called when an answer holds less: a connection stopped on the limit may read again. */
+    readonly freed: () => void,
   ) {}
-
-  get total(): number {
-    return this.bytes + this.socket.writableLength;
-  }
 }
 
 /** A request's place in the order of responses. */
@@ -85,7 +82,7 @@ class Slot implements SentHooks {
   }
 
   get answerRoom(): number {
-    return this.unsent.limit - (this.unsent.total - this.bytes);
+    return this.unsent.limit - (this.unsent.bytes - this.bytes);
   }
 
   complete(response: ResponseBytes): void {
@@ -113,8 +110,10 @@ class Slot implements SentHooks {
   }
 
   private count(bytes: number): void {
+    const less = bytes < this.bytes;
     this.unsent.bytes += bytes - this.bytes;
     this.bytes = bytes;
+    if (less) this.unsent.freed();
   }
 }
 
@@ -135,7 +134,7 @@ export class Connection {
   private readonly takesRequests = (): boolean =>
     !this.closing &&
     this.slots.length < this.limits.maxQueuedResponses &&
-    this.unsent.total < this.limits.maxUnsentResponseBytes &&
+    this.unsent.bytes < this.limits.maxUnsentResponseBytes &&
     !this.socket.writableNeedDrain;
   readonly context: ConnectionContext;
 
@@ -149,7 +148,10 @@ export class Connection {
     private readonly events: ConnectionEvents,
   ) {
     this.decoder = new FrameDecoder(limits.maxRequestBytes, frameMemory);
-    this.unsent = new UnsentAnswers(limits.maxUnsentResponseBytes, socket);
+    // Later, not inside the handler that gave memory back: flow control may hand on more requests.
+    this.unsent = new UnsentAnswers(limits.maxUnsentResponseBytes, () => {
+      if (this.paused) queueMicrotask(this.retryFlow);
+    });
     this.context = {
       id,
       remoteAddress: `${socket.remoteAddress ?? '?'}:${socket.remotePort ?? '?'}`,
