@@ -5,12 +5,14 @@ import { startBroker, type Broker } from '../src/broker/start-broker.js';
 import { FetchRequest, FetchResponse } from '../src/protocol/messages/fetch.js';
 import { ListOffsetsRequest, ListOffsetsResponse } from '../src/protocol/messages/list-offsets.js';
 import { ProduceRequest, ProduceResponse } from '../src/protocol/messages/produce.js';
-import { compressionOf, readBatchHeader } from '../src/protocol/record-batch.js';
+import { compressionOf } from '../src/protocol/record-batch.js';
 import { encodeRecord, type TestRecord } from './helpers/batch.js';
 import { codecs, compressedBatch, rawRecords, sealBatch, type Codec } from './helpers/compressed-batch.js';
 import { consumeAll, kafkajs } from './helpers/kafkajs.js';
 import { Consumer as PlatformaticConsumer, MessagesStreamModes, Producer as PlatformaticProducer, stringDeserializers } from './helpers/platformatic.js';
+import { batchesIn } from './helpers/log.js';
 import { WireClient } from './helpers/wire-client.js';
+import { fetchOf } from './helpers/wire-fetch.js';
 import { createTopic } from './helpers/wire-produce.js';
 
 /** Small, so that records decompressing past it are cheap to send. */
@@ -54,32 +56,8 @@ async function logEndOffset(topic: string, partition: number): Promise<number> {
 
 /** The stored batches of a partition, as Fetch returns them. */
 async function storedBatches(topic: string, partition: number): Promise<Buffer[]> {
-  const res = await client.request(FetchRequest, FetchResponse, 12, {
-    clusterId: null,
-    replicaId: -1,
-    replicaState: { replicaId: -1, replicaEpoch: -1n },
-    maxWaitMs: 0,
-    minBytes: 0,
-    maxBytes: 8 << 20,
-    isolationLevel: 0,
-    sessionId: 0,
-    sessionEpoch: -1,
-    topics: [
-      {
-        topic,
-        topicId: '00000000-0000-0000-0000-000000000000',
-        partitions: [{ partition, currentLeaderEpoch: -1, fetchOffset: 0n, lastFetchedEpoch: -1, logStartOffset: -1n, partitionMaxBytes: 8 << 20, replicaDirectoryId: '00000000-0000-0000-0000-000000000000' }],
-      },
-    ],
-    forgottenTopicsData: [],
-    rackId: '',
-  } as FetchRequest);
-  const records = res.responses[0]!.partitions[0]!.records ?? Buffer.alloc(0);
-  const batches: Buffer[] = [];
-  for (let pos = 0; pos < records.length; pos += readBatchHeader(records, pos).size) {
-    batches.push(records.subarray(pos, pos + readBatchHeader(records, pos).size));
-  }
-  return batches;
+  const res = await client.request(FetchRequest, FetchResponse, 12, fetchOf(topic, [partition], { maxBytes: 8 << 20 }));
+  return batchesIn(res.responses[0]!.partitions[0]!.records ?? Buffer.alloc(0));
 }
 
 test('a batch of every codec is acknowledged and fetched back byte for byte, still compressed', async () => {

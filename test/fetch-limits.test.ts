@@ -6,6 +6,7 @@ import { buildBatch } from './helpers/batch.js';
 import { scrape } from './helpers/scrape.js';
 import { until } from './helpers/until.js';
 import { WireClient } from './helpers/wire-client.js';
+import { fetchOf } from './helpers/wire-fetch.js';
 import { createTopic, produceBatch, produceRequest } from './helpers/wire-produce.js';
 import { ProduceRequest } from '../src/protocol/messages/produce.js';
 
@@ -32,30 +33,19 @@ async function brokerWithData(options: Parameters<typeof startBroker>[0], partit
   return { broker, client };
 }
 
-/** A Fetch v4 of topic `t` from offset 0, naming these partitions in this order, every limit as given. */
-function fetchOf(partitions: readonly number[], maxBytes = MAX_INT, partitionMaxBytes = MAX_INT): FetchRequest {
-  return {
-    replicaId: -1,
-    maxWaitMs: 0,
-    minBytes: 0,
-    maxBytes,
-    isolationLevel: 0,
-    sessionId: 0,
-    sessionEpoch: -1,
-    topics: [{ topic: 't', topicId: '00000000-0000-0000-0000-000000000000', partitions: partitions.map((partition) => ({ partition, currentLeaderEpoch: -1, fetchOffset: 0n, lastFetchedEpoch: -1, logStartOffset: -1n, partitionMaxBytes })) }],
-    forgottenTopicsData: [],
-    rackId: '',
-  };
+/** A Fetch of topic `t` from offset 0, naming these partitions in this order, every limit as given. */
+function fetchT(partitions: readonly number[], maxBytes = MAX_INT, partitionMaxBytes = MAX_INT): FetchRequest {
+  return fetchOf('t', partitions, { maxBytes, partitionMaxBytes });
 }
 
 const recordBytes = (response: FetchResponse): number[] => response.responses.flatMap((t) => t.partitions.map((p) => p.records?.length ?? 0));
 
 test('a partition named many times in one Fetch is fetched once, in its first place, from its last mention', async () => {
   const { client } = await brokerWithData({}, 2, 4);
-  const tail = recordBytes(await client.request(FetchRequest, FetchResponse, 4, fetchOf([0])))[0]!;
+  const tail = recordBytes(await client.request(FetchRequest, FetchResponse, 4, fetchT([0])))[0]!;
   assert.ok(tail > 4 * BATCH_VALUE_BYTES);
   const before = process.memoryUsage().arrayBuffers;
-  const request = fetchOf([...Array<number>(100).fill(0), 1, 0]);
+  const request = fetchT([...Array<number>(100).fill(0), 1, 0]);
   request.topics[0]!.partitions.at(-1)!.fetchOffset = 3n;
   const response = await client.request(FetchRequest, FetchResponse, 4, request);
   const grown = process.memoryUsage().arrayBuffers - before;
@@ -72,12 +62,12 @@ test('a partition named many times in one Fetch is fetched once, in its first pl
 
 test('one Fetch answers at most fetch.max.bytes of records, whatever max_bytes asks, but always its first batch whole', async () => {
   const { client } = await brokerWithData({ fetchMaxBytes: 150_000 }, 3, 5);
-  const sizes = recordBytes(await client.request(FetchRequest, FetchResponse, 4, fetchOf([0, 1, 2])));
+  const sizes = recordBytes(await client.request(FetchRequest, FetchResponse, 4, fetchT([0, 1, 2])));
   assert.equal(sizes.length, 3);
   const total = sizes.reduce((a, b) => a + b, 0);
   assert.ok(total <= 150_000 && total > 100_000, `${sizes.join(' + ')} bytes within fetch.max.bytes, whole batches`);
   assert.deepEqual(sizes.slice(1), [0, 0], 'later partitions get nothing that does not fit whole');
-  const first = recordBytes(await client.request(FetchRequest, FetchResponse, 4, fetchOf([1, 2], MAX_INT, 1000)));
+  const first = recordBytes(await client.request(FetchRequest, FetchResponse, 4, fetchT([1, 2], MAX_INT, 1000)));
   assert.ok(first[0]! > BATCH_VALUE_BYTES && first[0]! < 2 * BATCH_VALUE_BYTES, 'the first batch goes out whole past partition_max_bytes');
   assert.equal(first[1], 0);
 });
@@ -90,7 +80,7 @@ test('a connection that does not read its answers stops being read: its pipeline
   clients.push(reader);
   const pipelined = 40;
   reader.socket.pause();
-  reader.sendRaw(Buffer.concat(Array.from({ length: pipelined }, () => reader.frame(FetchRequest, 4, fetchOf([0])))));
+  reader.sendRaw(Buffer.concat(Array.from({ length: pipelined }, () => reader.frame(FetchRequest, 4, fetchT([0])))));
   await new Promise((r) => setTimeout(r, 1000));
   const answered = await fetches();
   assert.ok(answered < pipelined / 2, `${answered} of ${pipelined} pipelined 2 MB fetches answered to a client that reads none`);
@@ -108,11 +98,7 @@ test('a long-poll Fetch asking for all of fetch.max.bytes does not stop its conn
   for (const maxBytes of [fetchMax, 0x7fffffff]) {
     const topic = `poll-${maxBytes}`;
     await createTopic(client, topic, 1);
-    const longPoll = {
-      replicaId: -1, maxWaitMs: 20_000, minBytes: 1, maxBytes, isolationLevel: 0, sessionId: 0, sessionEpoch: -1,
-      topics: [{ topic, topicId: '00000000-0000-0000-0000-000000000000', partitions: [{ partition: 0, currentLeaderEpoch: -1, fetchOffset: 0n, lastFetchedEpoch: -1, logStartOffset: -1n, partitionMaxBytes: 1 << 20 }] }],
-      forgottenTopicsData: [], rackId: '',
-    };
+    const longPoll = fetchOf(topic, [0], { maxWaitMs: 20_000, minBytes: 1, maxBytes, partitionMaxBytes: 1 << 20 });
     client.sendRaw(client.frame(FetchRequest, 4, longPoll));
     client.sendRaw(client.frame(ProduceRequest, 9, produceRequest(topic, 0, buildBatch([{ value: Buffer.from('x') }]))));
     // Before the Fetch's 20 s wait ends: the Produce behind it was read and woke it.

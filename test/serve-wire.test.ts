@@ -15,6 +15,7 @@ import { readBatchHeader } from '../src/protocol/record-batch.js';
 import { buildBatch, valuesBatch, type BatchOptions } from './helpers/batch.js';
 import { tempDataDir } from './helpers/serve-process.js';
 import { WireClient } from './helpers/wire-client.js';
+import { fetchOf } from './helpers/wire-fetch.js';
 import { createTopic, produceBatch, produceRequest } from './helpers/wire-produce.js';
 import { seeded } from './helpers/seeded.js';
 
@@ -59,26 +60,7 @@ async function latestOffset(topic: string, partition: number): Promise<number> {
 }
 
 function fetchRequest(topic: string, partition: number, offset: number, maxWaitMs = 0, minBytes = 0, maxBytes = 1 << 20): FetchRequest {
-  return {
-    clusterId: null,
-    replicaId: -1,
-    replicaState: { replicaId: -1, replicaEpoch: -1n },
-    maxWaitMs,
-    minBytes,
-    maxBytes,
-    isolationLevel: 0,
-    sessionId: 0,
-    sessionEpoch: -1,
-    topics: [
-      {
-        topic,
-        topicId: '00000000-0000-0000-0000-000000000000',
-        partitions: [{ partition, currentLeaderEpoch: -1, fetchOffset: BigInt(offset), lastFetchedEpoch: -1, logStartOffset: -1n, partitionMaxBytes: maxBytes, replicaDirectoryId: '00000000-0000-0000-0000-000000000000' }],
-      },
-    ],
-    forgottenTopicsData: [],
-    rackId: '',
-  } as FetchRequest;
+  return fetchOf(topic, [partition], { offset, maxWaitMs, minBytes, maxBytes });
 }
 
 /** Headers of every batch stored in a partition, read back with Fetch. */
