@@ -122,6 +122,8 @@ export class Connection {
   private readonly slots: Slot[] = [];
   private readonly unsent: UnsentAnswers;
   private paused = false;
+  /** What the budget charges this connection: the decoder's memory when flow was last settled. */
+  private charged = 0;
   private waitingForMemory = false;
   private ending = false;
   /** Set while the decoder hands on frames: flow is settled once it is done. */
@@ -165,7 +167,8 @@ export class Connection {
     socket.on('error', () => socket.destroy());
     socket.on('close', () => {
       budget.cancelWait(this.retryFlow);
-      budget.holds(this, 0);
+      budget.recharge(this, this.charged, 0);
+      this.charged = 0;
       events.onClose(this);
     });
   }
@@ -263,10 +266,15 @@ export class Connection {
     if (this.closing || this.decoding) return;
     if (this.decoder.holdsUnread && this.takesRequests()) this.decode(NO_BYTES);
     if (this.closing) return;
-    this.budget.holds(this, this.decoder.heldBytes);
+    const held = this.decoder.heldBytes;
+    if (held !== this.charged) {
+      this.budget.recharge(this, this.charged, held);
+      this.charged = held;
+    }
+    const waited = this.waitingForMemory;
     this.waitingForMemory = this.decoder.needsMoreMemory && !this.budget.mayGrow(this);
     if (this.waitingForMemory) this.budget.wait(this.retryFlow);
-    else this.budget.cancelWait(this.retryFlow);
+    else if (waited) this.budget.cancelWait(this.retryFlow);
     const congested = this.waitingForMemory || this.decoder.holdsUnread || !this.takesRequests();
     if (congested && !this.paused) {
       this.paused = true;

@@ -7,7 +7,6 @@
  * connections each part way through a large request would otherwise wait on each other for ever.
  */
 export class MemoryBudget {
-  private readonly held = new Map<object, number>();
   private used = 0;
   /** The connection let past the spent budget, until it holds less: one of its requests completed. */
   private overdrawn: object | undefined;
@@ -15,14 +14,10 @@ export class MemoryBudget {
 
   constructor(readonly capacity: number) {}
 
-  /** `holder` now holds `bytes`, charged whatever the budget: they have arrived already. */
-  holds(holder: object, bytes: number): void {
-    const before = this.held.get(holder) ?? 0;
-    if (bytes === before) return;
-    if (bytes === 0) this.held.delete(holder);
-    else this.held.set(holder, bytes);
+  /** `holder`, charged `before`, now holds `bytes`: charged whatever the budget, as they have arrived already. */
+  recharge(holder: object, before: number, bytes: number): void {
     this.used += bytes - before;
-    if (bytes > before) return;
+    if (bytes >= before) return;
     if (this.overdrawn === holder) this.overdrawn = undefined;
     for (const retry of [...this.waiting]) retry();
   }
