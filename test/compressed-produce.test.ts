@@ -79,9 +79,9 @@ function badBatches(codec: Codec): [string, number, Buffer][] {
   const one = codec.compress(rawRecords([{ value: Buffer.from('x') }]));
   const deltas = codec.compress(Buffer.concat([encodeRecord({ value: Buffer.from('a') }, 0), encodeRecord({ value: Buffer.from('b') }, 0)]));
   return [
-    ['garbage', 2, sealBatch(codec.id, Buffer.from('\xff\xff\xff\xffthis is not compressed'), 1)],
-    ['empty', 2, sealBatch(codec.id, Buffer.alloc(0), 1)],
-    ['truncated', 2, sealBatch(codec.id, payload.subarray(0, payload.length - 3), sample.length)],
+    ['garbage', 87, sealBatch(codec.id, Buffer.from('\xff\xff\xff\xffthis is not compressed'), 1)],
+    ['empty', 87, sealBatch(codec.id, Buffer.alloc(0), 1)],
+    ['truncated', 87, sealBatch(codec.id, payload.subarray(0, payload.length - 3), sample.length)],
     ['claims 1,000,000 records, holds 1', 87, sealBatch(codec.id, one, 1_000_000)],
     ['two records at offset delta 0', 87, sealBatch(codec.id, deltas, 2)],
     ['decompresses past the request limit', 10, compressedBatch([{ value: Buffer.alloc(2 * MAX_REQUEST_BYTES) }], codec)],
@@ -99,6 +99,17 @@ test('bad compressed batches get their error code per partition, nothing is stor
     for (const [partition, [what]] of bad.entries()) assert.equal(await logEndOffset(topic, partition), 0, `${codec.name}: ${what}`);
     assert.equal(await logEndOffset(topic, bad.length), 10);
     assert.deepEqual(await produceAll(topic, [good]), [[0, 0]], `${codec.name}: a good batch after`);
+  }
+});
+
+test('a request\'s batches share one decompression limit; the next request has its own', async () => {
+  const records = [{ value: Buffer.alloc(0.4 * MAX_REQUEST_BYTES) }];
+  for (const codec of codecs) {
+    const topic = `shared-room-${codec.name}`;
+    await createTopic(client, topic, 3);
+    const batch = compressedBatch(records, codec);
+    assert.deepEqual(await produceAll(topic, [batch, batch, batch]), [[0, 0], [0, 0], [10, -1]], codec.name);
+    assert.deepEqual(await produceAll(topic, [batch]), [[0, 1]], `${codec.name}: a second request`);
   }
 });
 

@@ -11,7 +11,7 @@ const LIMIT = 1 << 20;
 
 function rejects(batch: Buffer, code: number, pattern: RegExp, limit = LIMIT): void {
   assert.throws(
-    () => validateProducedBatch(batch, limit),
+    () => validateProducedBatch(batch, { bytes: limit }),
     (err: unknown) => err instanceof RecordBatchError && err.errorCode === code && pattern.test(err.message),
     `expected ${code} ${pattern}`,
   );
@@ -20,7 +20,7 @@ function rejects(batch: Buffer, code: number, pattern: RegExp, limit = LIMIT): v
 /** What validation says of a batch: accepted, or the error code and message. */
 function verdict(batch: Buffer): string {
   try {
-    return `accepted ${validateProducedBatch(batch, LIMIT).recordCount}`;
+    return `accepted ${validateProducedBatch(batch, { bytes: LIMIT }).recordCount}`;
   } catch (err) {
     if (!(err instanceof RecordBatchError)) throw err;
     return `${err.errorCode} ${err.message}`;
@@ -42,7 +42,7 @@ test('a well-formed batch passes and its header is read', () => {
     [{ key: Buffer.from('k'), value: Buffer.from('hello'), headers: [['h', Buffer.from('x')]] }, { key: null, value: null }],
     { producerId: 42n, producerEpoch: 3, baseSequence: 7, baseTimestamp: 1000 },
   );
-  const header = validateProducedBatch(batch, LIMIT);
+  const header = validateProducedBatch(batch, { bytes: LIMIT });
   assert.equal(header.recordCount, 2);
   assert.equal(header.producerId, 42n);
   assert.equal(header.producerEpoch, 3);
@@ -58,13 +58,13 @@ const sample: TestRecord[] = [
 ];
 
 test('compressed batches of every codec are decompressed and their records walked', () => {
-  assert.equal(validateProducedBatch(valuesBatch(10, { gzip: true }), LIMIT).recordCount, 10);
+  assert.equal(validateProducedBatch(valuesBatch(10, { gzip: true }), { bytes: LIMIT }).recordCount, 10);
   for (const codec of codecs) {
-    assert.equal(validateProducedBatch(compressedBatch(sample, codec), LIMIT).recordCount, sample.length, codec.name);
+    assert.equal(validateProducedBatch(compressedBatch(sample, codec), { bytes: LIMIT }).recordCount, sample.length, codec.name);
   }
 });
 
-test('a payload its codec cannot open is CORRUPT_MESSAGE', () => {
+test('a payload its codec cannot open is INVALID_RECORD', () => {
   for (const codec of codecs) {
     const payload = codec.compress(rawRecords(sample));
     const cases: [string, Buffer][] = [
@@ -75,13 +75,13 @@ test('a payload its codec cannot open is CORRUPT_MESSAGE', () => {
       ['bytes after the stream', Buffer.concat([payload, Buffer.from('junk')])],
     ];
     for (const [what, bytes] of cases) {
-      assert.equal(verdict(sealBatch(codec.id, bytes, sample.length)).slice(0, 2), '2 ', `${codec.name}: ${what}`);
+      assert.equal(verdict(sealBatch(codec.id, bytes, sample.length)).slice(0, 3), '87 ', `${codec.name}: ${what}`);
     }
   }
   // Kafka's Java client reads only LZ4 frames of independent blocks.
   const linked = codecs.find((c) => c.name === 'lz4')!.compress(rawRecords(sample));
   linked[4]! &= ~0x20;
-  rejects(sealBatch(3, linked, sample.length), CORRUPT_MESSAGE, /LZ4 frame descriptor 40 40 is not one Kafka reads/);
+  rejects(sealBatch(3, linked, sample.length), INVALID_RECORD, /LZ4 frame descriptor 40 40 is not one Kafka reads/);
 });
 
 test('records inside a compressed batch are checked as uncompressed ones are: count, offset deltas, layout', () => {
@@ -103,7 +103,23 @@ test('records that would decompress past the limit are MESSAGE_TOO_LARGE', () =>
     const batch = compressedBatch(big, codec);
     assert.ok(batch.length < LIMIT / 10, `${codec.name} compresses zeros well`);
     rejects(batch, MESSAGE_TOO_LARGE, new RegExp(`more than the ${LIMIT} bytes`, 'i'));
-    assert.equal(validateProducedBatch(batch, 4 * LIMIT).recordCount, 1, `${codec.name} under a larger limit`);
+    assert.equal(validateProducedBatch(batch, { bytes: 4 * LIMIT }).recordCount, 1, `${codec.name} under a larger limit`);
+  }
+});
+
+test('a batch takes from its room what its records decompress to, and is refused when they would not fit', () => {
+  const records = [{ value: Buffer.alloc(LIMIT / 2) }];
+  const size = rawRecords(records).length;
+  for (const codec of codecs) {
+    const batch = compressedBatch(records, codec);
+    const room = { bytes: LIMIT };
+    validateProducedBatch(batch, room);
+    assert.equal(room.bytes, LIMIT - size, codec.name);
+    const short = { bytes: size - 1 };
+    assert.throws(() => validateProducedBatch(batch, short), (err: unknown) => err instanceof RecordBatchError && err.errorCode === MESSAGE_TOO_LARGE, codec.name);
+    assert.equal(short.bytes, size - 1, `${codec.name}: a refused batch takes nothing`);
+    assert.equal(validateProducedBatch(valuesBatch(3), short).recordCount, 3, `${codec.name}: uncompressed records take no room`);
+    assert.equal(short.bytes, size - 1);
   }
 });
 
@@ -211,7 +227,7 @@ test('property: well-formed records of every shape pass the walk, and each is fo
     fc.property(fc.array(record, { minLength: 1, maxLength: 40 }), fc.nat({ max: 39 }), (records, pick) => {
       const baseTimestamp = 1_000_000;
       const batch = buildBatch(records, { baseTimestamp });
-      assert.equal(validateProducedBatch(batch, LIMIT).recordCount, records.length);
+      assert.equal(validateProducedBatch(batch, { bytes: LIMIT }).recordCount, records.length);
       const i = pick % records.length;
       const wanted = baseTimestamp + records[i]!.timestampDelta;
       const first = records.findIndex((r) => baseTimestamp + r.timestampDelta >= wanted);
@@ -231,7 +247,7 @@ test('a varlong past 2^53 keeps its sign: a record far in the past is not taken 
   const farPast = Buffer.concat([batch.subarray(0, 61), first, second]);
   farPast.writeInt32BE(farPast.length - 12, 8);
   reseal(farPast);
-  assert.equal(validateProducedBatch(farPast, LIMIT).recordCount, 2);
+  assert.equal(validateProducedBatch(farPast, { bytes: LIMIT }).recordCount, 2);
   assert.deepEqual(firstRecordAtOrAfter(farPast, baseTimestamp), { offset: 1, timestamp: baseTimestamp });
 });
 
@@ -241,13 +257,13 @@ test('property: any byte damage after the header is caught, never thrown as anyt
       const batch = valuesBatch(count);
       const pos = 21 + (where % (batch.length - 21));
       batch[pos]! ^= xor;
-      assert.throws(() => validateProducedBatch(batch, LIMIT), (err: unknown) => err instanceof RecordBatchError && err.errorCode === CORRUPT_MESSAGE);
+      assert.throws(() => validateProducedBatch(batch, { bytes: LIMIT }), (err: unknown) => err instanceof RecordBatchError && err.errorCode === CORRUPT_MESSAGE);
     }),
   );
   fc.assert(
     fc.property(fc.uint8Array({ maxLength: 300 }), (bytes) => {
       try {
-        validateProducedBatch(Buffer.from(bytes), LIMIT);
+        validateProducedBatch(Buffer.from(bytes), { bytes: LIMIT });
       } catch (err) {
         assert.ok(err instanceof RecordBatchError, String(err));
       }
@@ -259,7 +275,7 @@ test('property: any byte damage after the header is caught, never thrown as anyt
       const batch = Buffer.concat([valuesBatch(count).subarray(0, 61), Buffer.from(bytes)]);
       batch.writeInt32BE(batch.length - 12, 8);
       try {
-        validateProducedBatch(reseal(batch), LIMIT);
+        validateProducedBatch(reseal(batch), { bytes: LIMIT });
       } catch (err) {
         assert.ok(err instanceof RecordBatchError && err.errorCode === INVALID_RECORD, String(err));
       }

@@ -17,7 +17,7 @@ export class CorruptPayload extends Error {}
 export class PayloadTooLarge extends Error {}
 
 function tooLarge(codec: string, limit: number): PayloadTooLarge {
-  return new PayloadTooLarge(`${codec} payload may decompress to more than the ${limit} bytes a batch's records may take`);
+  return new PayloadTooLarge(`${codec} payload may decompress to more than the ${limit} bytes allowed`);
 }
 
 /** The codec libraries' own errors say what is wrong with the stream; they become CorruptPayload. */
@@ -115,7 +115,9 @@ export function unlz4(payload: Buffer, limit: number): Buffer {
     const size = word & 0x7fffffff;
     const stored = size + (blockChecksums ? 4 : 0);
     if (size > blockMax || stored > payload.length - pos) throw new CorruptPayload(`an LZ4 block of ${size} bytes does not fit its frame`);
-    bound += word >>> 31 ? size : blockMax; // the high bit marks a block stored uncompressed
+    // The high bit marks a block stored uncompressed. A compressed block's every input byte yields
+    // at most 255 output bytes (a match length byte), so small blocks are bounded below blockMax.
+    bound += word >>> 31 ? size : Math.min(blockMax, size * 255);
     pos += stored;
   }
   if (pos + (contentChecksum ? 4 : 0) !== payload.length) throw new CorruptPayload('the LZ4 frame does not end where the payload does');

@@ -105,10 +105,10 @@ export function crcMatches(buf: Buffer, pos: number, size: number): boolean {
 /**
  * Checks that `records` (a Produce partition's records field) holds exactly one well-formed
  * v2 batch, and returns its header. Throws RecordBatchError naming what is wrong. A compressed
- * batch is decompressed to walk its records, into at most `maxDecompressedBytes`; the batch
- * itself is left as it came.
+ * batch is decompressed to walk its records, into at most `room.bytes`, which it then takes from
+ * `room`; the batch itself is left as it came.
  */
-export function validateProducedBatch(records: Buffer, maxDecompressedBytes: number): BatchHeader {
+export function validateProducedBatch(records: Buffer, room: DecompressionRoom): BatchHeader {
   if (records.length < BATCH_HEADER_SIZE) {
     throw new RecordBatchError(CORRUPT_MESSAGE, `records hold ${records.length} bytes, less than a batch header`);
   }
@@ -133,8 +133,16 @@ export function validateProducedBatch(records: Buffer, maxDecompressedBytes: num
   const codec = compressionOf(header.attributes);
   if (codec > Compression.Zstd) throw new RecordBatchError(INVALID_RECORD, `unknown compression codec ${codec}`);
   if (codec === Compression.None) walkRecords(records, BATCH_HEADER_SIZE, header.recordCount);
-  else walkRecords(decompressRecords(codec, records.subarray(BATCH_HEADER_SIZE), maxDecompressedBytes), 0, header.recordCount);
+  else walkRecords(decompressRecords(codec, records.subarray(BATCH_HEADER_SIZE), room), 0, header.recordCount);
   return header;
+}
+
+/**
+ * What the records of one request's compressed batches may still take once decompressed. Shared
+ * by the request's batches, so that many small bombs cost no more than one.
+ */
+export interface DecompressionRoom {
+  bytes: number;
 }
 
 const DECOMPRESS = {
@@ -145,16 +153,19 @@ const DECOMPRESS = {
 };
 
 /**
- * A payload its codec cannot open is CORRUPT_MESSAGE, as a CRC mismatch is (Kafka answers most
- * such with UNKNOWN_SERVER_ERROR, an exception it does not classify). Records too large once
- * decompressed are MESSAGE_TOO_LARGE, the code for a batch larger than the broker accepts, on
- * which Java producers split the batch and send the halves.
+ * A payload its codec cannot open is INVALID_RECORD, as records that do not parse are: a batch
+ * whose CRC matches was sent this way, so retrying cannot help (Kafka answers most such with
+ * UNKNOWN_SERVER_ERROR, an exception it does not classify). Records too large once decompressed
+ * are MESSAGE_TOO_LARGE, the code for a batch larger than the broker accepts, on which Java
+ * producers split the batch and send the halves.
  */
-function decompressRecords(codec: Exclude<Compression, Compression.None>, payload: Buffer, limit: number): Buffer {
+function decompressRecords(codec: Exclude<Compression, Compression.None>, payload: Buffer, room: DecompressionRoom): Buffer {
   try {
-    return DECOMPRESS[codec](payload, limit);
+    const records = DECOMPRESS[codec](payload, room.bytes);
+    room.bytes -= records.length;
+    return records;
   } catch (err) {
-    if (err instanceof CorruptPayload) throw new RecordBatchError(CORRUPT_MESSAGE, err.message);
+    if (err instanceof CorruptPayload) throw new RecordBatchError(INVALID_RECORD, err.message);
     if (err instanceof PayloadTooLarge) throw new RecordBatchError(MESSAGE_TOO_LARGE, err.message);
     throw err;
   }

@@ -6,7 +6,7 @@
 import { check, type Verdict } from '../../idempotence/rules.js';
 import { ErrorCode } from '../../protocol/error-codes.js';
 import { ProduceRequest, ProduceResponse, type ProduceResponsePartitionProduceResponse } from '../../protocol/messages/produce.js';
-import { assignPartitionLeaderEpoch, isTransactional, RecordBatchError, validateProducedBatch, type BatchHeader } from '../../protocol/record-batch.js';
+import { assignPartitionLeaderEpoch, isTransactional, RecordBatchError, validateProducedBatch, type BatchHeader, type DecompressionRoom } from '../../protocol/record-batch.js';
 import type { PartitionLog } from '../../log/partition-log.js';
 import { defineApi } from '../api-handler.js';
 import type { BrokerContext } from '../broker-context.js';
@@ -26,13 +26,15 @@ export const produce = defineApi({
     broker.metrics.produceRequest();
     const acksValid = request.acks === 0 || request.acks === 1 || request.acks === -1;
     const written: Promise<void>[] = [];
+    // A request's records may take no more once decompressed than brook accepts in a request uncompressed.
+    const room: DecompressionRoom = { bytes: broker.config.maxRequestBytes };
     const responses = request.topicData.map((topic) => ({
       name: topic.name,
       partitionResponses: topic.partitionData.map((p) => {
         const response = partitionResponse(p.index, ErrorCode.NONE, -1, -1);
         if (!acksValid) response.errorCode = ErrorCode.INVALID_REQUIRED_ACKS;
         else if (request.transactionalId !== null) response.errorCode = ErrorCode.TRANSACTIONAL_ID_AUTHORIZATION_FAILED;
-        else written.push(...appendPartition(broker, topic.name, p.index, p.records, response));
+        else written.push(...appendPartition(broker, topic.name, p.index, p.records, room, response));
         return response;
       }),
     }));
@@ -55,7 +57,7 @@ function partitionResponse(index: number, errorCode: number, baseOffset: number,
 }
 
 /** Fills `response` for one partition; returns what must be written before it is sent. */
-function appendPartition(broker: BrokerContext, topic: string, index: number, records: Buffer | null, response: PartitionResponse): Promise<void>[] {
+function appendPartition(broker: BrokerContext, topic: string, index: number, records: Buffer | null, room: DecompressionRoom, response: PartitionResponse): Promise<void>[] {
   const log = broker.storage.partition(topic, index);
   if (log === undefined) {
     response.errorCode = ErrorCode.UNKNOWN_TOPIC_OR_PARTITION;
@@ -65,8 +67,7 @@ function appendPartition(broker: BrokerContext, topic: string, index: number, re
   let header;
   try {
     if (records === null) throw new RecordBatchError(ErrorCode.CORRUPT_MESSAGE, 'records are null');
-    // Records may take no more once decompressed than brook accepts in a request uncompressed.
-    header = validateProducedBatch(records, broker.config.maxRequestBytes);
+    header = validateProducedBatch(records, room);
   } catch (err) {
     if (!(err instanceof RecordBatchError)) throw err;
     response.errorCode = err.errorCode;
