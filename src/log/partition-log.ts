@@ -206,10 +206,22 @@ export class PartitionLog {
     if (fetchOffset < this.logStartOffset || fetchOffset >= hw) return NOTHING;
     const cached = this.tail.read(fetchOffset, maxBytes, hw, memory);
     if (cached !== undefined) return cached;
-    const segment = this.segmentFor(fetchOffset);
+    // A segment holding nothing at or after the offset (cut short, or one missing, while brook
+    // was stopped) hands on to the next, as in Kafka, so that consumers get past the gap.
+    for (let segment: Segment | undefined = this.segmentFor(fetchOffset); segment !== undefined && segment.baseOffset < hw; segment = this.segmentAfter(segment)) {
+      if (fetchOffset < this.logStartOffset) return NOTHING; // retention has raced
+      const bytes = await this.readSegment(segment, fetchOffset, maxBytes, hw, memory);
+      if (bytes.length > 0) return bytes;
+    }
+    return NOTHING;
+  }
+
+  /** What read() answers from one segment: nothing if no batch in it reaches `fetchOffset`. */
+  private readSegment(segment: Segment, fetchOffset: number, maxBytes: number, hw: number, memory: ReadMemory | undefined): Promise<Buffer> {
     return this.fromSegment(segment, NOTHING, async (log) => {
       const start = (await segment.index()).floorOffset(fetchOffset - segment.baseOffset);
       const end = segment.written;
+      if (start.position >= end) return NOTHING;
       // One read of maxBytes from the index entry on, which usually holds the batch wanted and
       // what follows it.
       const read = await readAt(log, start.position, Math.min(end - start.position, Math.max(maxBytes, BATCH_HEADER_SIZE)), memory);
@@ -447,6 +459,17 @@ export class PartitionLog {
   }
 
   private segmentFor(offset: number): Segment {
+    return this.segments[this.segmentIndexFor(offset)]!;
+  }
+
+  /** The segment after `segment` by base offset, if any; `segment` may have been deleted meanwhile. */
+  private segmentAfter(segment: Segment): Segment | undefined {
+    const i = this.segmentIndexFor(segment.baseOffset);
+    return this.segments[i]!.baseOffset > segment.baseOffset ? this.segments[i] : this.segments[i + 1];
+  }
+
+  /** The index of the last segment whose base offset is at most `offset`, or 0. */
+  private segmentIndexFor(offset: number): number {
     let lo = 0;
     let hi = this.segments.length - 1;
     while (lo < hi) {
@@ -454,7 +477,7 @@ export class PartitionLog {
       if (this.segments[mid]!.baseOffset <= offset) lo = mid;
       else hi = mid - 1;
     }
-    return this.segments[lo]!;
+    return lo;
   }
 
   private startTimers(): void {
