@@ -30,6 +30,23 @@ test('commits survive reopening, int64 offsets exactly', async (t) => {
   await reopened.close();
 });
 
+test('any legal name survives reopening: a group or topic named __proto__ or constructor', async (t) => {
+  const file = await tempFile(t);
+  const store = await OffsetStore.open(file);
+  await store.commit('__proto__', [at(7n, 0, 'plain')]);
+  await store.commit('g', [at(9n, 0, '__proto__'), at(3n, 1, 'constructor')]);
+  await store.close();
+
+  const reopened = await OffsetStore.open(file);
+  assert.deepEqual(reopened.groupIds(), ['__proto__', 'g']);
+  assert.equal(reopened.offsets('__proto__')?.get('plain')?.get(0)?.offset, 7n);
+  assert.deepEqual([...reopened.offsets('g')!].map(([topic, partitions]) => [topic, [...partitions.keys()]]), [
+    ['__proto__', [0]],
+    ['constructor', [1]],
+  ]);
+  await reopened.close();
+});
+
 test('a commit is visible only once written; concurrent commits all land, the last per partition winning', async (t) => {
   const file = await tempFile(t);
   const store = await OffsetStore.open(file);

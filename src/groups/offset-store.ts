@@ -140,17 +140,19 @@ function applyChanges(groups: ReadonlyMap<string, GroupOffsets>, changes: readon
 }
 
 function serialize(groups: ReadonlyMap<string, GroupOffsets>): string {
-  const contents: FileContents = { format: FORMAT, groups: {} };
-  for (const [groupId, topics] of groups) {
-    const group: FileContents['groups'][string] = {};
-    for (const [topic, partitions] of topics) {
-      const entries: Record<string, FileEntry> = {};
-      for (const [partition, c] of partitions) entries[partition] = { offset: String(c.offset), leaderEpoch: c.leaderEpoch, metadata: c.metadata };
-      group[topic] = entries;
-    }
-    contents.groups[groupId] = group;
-  }
+  const contents: FileContents = {
+    format: FORMAT,
+    groups: toObject(groups, (topics) => toObject(topics, (partitions) => toObject(partitions, (c) => ({ offset: String(c.offset), leaderEpoch: c.leaderEpoch, metadata: c.metadata })))),
+  };
   return JSON.stringify(contents);
+}
+
+/**
+ * A map as a JSON object. Object.fromEntries defines own properties, so every legal group or
+ * topic name, "__proto__" too, stays a key; assigning it would set the object's prototype.
+ */
+function toObject<K, V, W>(map: ReadonlyMap<K, V>, value: (v: V) => W): Record<string, W> {
+  return Object.fromEntries([...map].map(([key, v]) => [String(key), value(v)]));
 }
 
 function parse(file: string, text: string): Map<string, GroupOffsets> {
@@ -162,6 +164,7 @@ function parse(file: string, text: string): Map<string, GroupOffsets> {
   }
   if (contents.format !== FORMAT) throw new Error(`${file} is not a brook group offsets file (format '${String(contents.format)}')`);
   const groups = new Map<string, GroupOffsets>();
+  // JSON.parse defines own properties too, so a "__proto__" key is an entry like any other.
   for (const [groupId, topics] of Object.entries(contents.groups)) {
     groups.set(
       groupId,
