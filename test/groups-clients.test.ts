@@ -121,6 +121,39 @@ test('kafkajs: committed offsets survive a broker restart and the group resumes 
   }
 });
 
+test('kafkajs: a deleted topic\'s committed offsets are gone, after a restart too, so the group reads a topic made again under its name from the start', async (t) => {
+  const dataDir = await mkdtemp(join(tmpdir(), 'brook-groups-deleted-topic-'));
+  t.after(() => rm(dataDir, { recursive: true, force: true }));
+  const first = await startBroker({ port: 0, dataDir });
+  try {
+    const kafka = kafkajs(first.bootstrap);
+    await createTopic(kafka, 'reborn', 1);
+    await produce(kafka, 'reborn', 'old-', 10, 1);
+    assert.equal((await consumeAll(kafka, 'reborn', 'rereaders', 10)).length, 10);
+    const admin = kafka.admin();
+    await admin.connect();
+    await admin.deleteTopics({ topics: ['reborn'] });
+    await admin.disconnect();
+  } finally {
+    await first.close();
+  }
+
+  const second = await startBroker({ port: 0, dataDir });
+  try {
+    const kafka = kafkajs(second.bootstrap);
+    const admin = kafka.admin();
+    await admin.connect();
+    assert.deepEqual(await admin.fetchOffsets({ groupId: 'rereaders' }), []);
+    await admin.disconnect();
+    await createTopic(kafka, 'reborn', 1);
+    const values = await produce(kafka, 'reborn', 'new-', 5, 1);
+    const read = await consumeAll(kafka, 'reborn', 'rereaders', 5, 10_000);
+    assert.deepEqual(read.map((m) => [m.offset, m.value]), values.map((v, i) => [i, v]));
+  } finally {
+    await second.close();
+  }
+});
+
 test('kafkajs admin: list, describe, fetch offsets, and delete a group only once it is empty', async () => {
   const kafka = kafkajs(broker.bootstrap);
   await createTopic(kafka, 'admin-groups', 2);

@@ -77,6 +77,21 @@ test('a deleted group is gone after reopening; a commit after the delete starts 
   await reopened.close();
 });
 
+test('a deleted topic\'s offsets leave every group, one queued before the delete too; a group left with none goes', async (t) => {
+  const file = await tempFile(t);
+  const store = await OffsetStore.open(file);
+  await store.commit('g', [at(1n, 0, 'gone'), at(2n, 0, 'kept')]);
+  const queued = store.commit('h', [at(3n, 1, 'gone')]);
+  await Promise.all([queued, store.deleteTopic('gone')]);
+  const expected = [['g', [['kept', [0]]]]];
+  const contents = (s: OffsetStore) => s.groupIds().map((g) => [g, [...s.offsets(g)!].map(([topic, partitions]) => [topic, [...partitions.keys()]])]);
+  assert.deepEqual(contents(store), expected);
+  await store.close();
+  const reopened = await OffsetStore.open(file);
+  assert.deepEqual(contents(reopened), expected);
+  await reopened.close();
+});
+
 test('a failed write rejects its commits and changes nothing; later writes go through', async (t) => {
   const file = await tempFile(t);
   const store = await OffsetStore.open(file);

@@ -4,6 +4,7 @@ import { ErrorCode } from '../src/protocol/error-codes.js';
 import { ApiVersionsRequest, ApiVersionsResponse } from '../src/protocol/messages/api-versions.js';
 import { CreateTopicsRequest, CreateTopicsResponse } from '../src/protocol/messages/create-topics.js';
 import { DeleteGroupsRequest, DeleteGroupsResponse } from '../src/protocol/messages/delete-groups.js';
+import { DeleteTopicsRequest, DeleteTopicsResponse } from '../src/protocol/messages/delete-topics.js';
 import { DescribeGroupsRequest, DescribeGroupsResponse } from '../src/protocol/messages/describe-groups.js';
 import { HeartbeatRequest, HeartbeatResponse } from '../src/protocol/messages/heartbeat.js';
 import { JoinGroupRequest, JoinGroupResponse } from '../src/protocol/messages/join-group.js';
@@ -22,17 +23,21 @@ let client: WireClient;
 before(async () => {
   broker = await startBroker({ port: 0, partitions: 2 });
   client = await WireClient.connect(broker.port);
-  const created = await client.request(CreateTopicsRequest, CreateTopicsResponse, 5, {
-    topics: [{ name: 't', numPartitions: 2, replicationFactor: 1, assignments: [], configs: [] }],
-    timeoutMs: 5000,
-    validateOnly: false,
-  });
-  assert.equal(created.topics[0]?.errorCode, ErrorCode.NONE);
+  await createTopic('t');
 });
 after(async () => {
   client.close();
   await broker.close();
 });
+
+async function createTopic(name: string): Promise<void> {
+  const created = await client.request(CreateTopicsRequest, CreateTopicsResponse, 5, {
+    topics: [{ name, numPartitions: 2, replicationFactor: 1, assignments: [], configs: [] }],
+    timeoutMs: 5000,
+    validateOnly: false,
+  });
+  assert.equal(created.topics[0]?.errorCode, ErrorCode.NONE);
+}
 
 const protocol = { name: 'range', metadata: Buffer.from('sub') };
 
@@ -180,6 +185,24 @@ test('OffsetCommit: generation -1 commits to a group without members; unknown pa
 
   const deleted = await client.request(DeleteGroupsRequest, DeleteGroupsResponse, 0, { groupsNames: ['simple', 'simple'] });
   assert.deepEqual(deleted.results.map((r) => r.errorCode), [ErrorCode.NONE, ErrorCode.GROUP_ID_NOT_FOUND]);
+});
+
+test('DeleteTopics takes every group\'s offsets of the topic with it: not fetched, not listed, not there for a topic made again under its name', async () => {
+  await createTopic('doomed');
+  assert.equal((await commit(8, 'only-doomed', -1, '', [{ partitionIndex: 0, committedOffset: 42n }], 'doomed')).topics[0]?.partitions[0]?.errorCode, ErrorCode.NONE);
+  assert.equal((await commit(8, 'both', -1, '', [{ partitionIndex: 1, committedOffset: 5n }], 'doomed')).topics[0]?.partitions[0]?.errorCode, ErrorCode.NONE);
+  assert.equal((await commit(8, 'both', -1, '', [{ partitionIndex: 0, committedOffset: 6n }])).topics[0]?.partitions[0]?.errorCode, ErrorCode.NONE);
+  const deleted = await client.request(DeleteTopicsRequest, DeleteTopicsResponse, 4, { topics: [], topicNames: ['doomed'], timeoutMs: 1000 });
+  assert.equal(deleted.responses[0]?.errorCode, ErrorCode.NONE);
+
+  const all = await client.request(OffsetFetchRequest, OffsetFetchResponse, 7, { groupId: 'both', topics: null, groups: [], requireStable: false });
+  assert.deepEqual(all.topics.map((t) => [t.name, t.partitions.map((p) => p.committedOffset)]), [['t', [6n]]]);
+  const listed = await client.request(ListGroupsRequest, ListGroupsResponse, 4, { statesFilter: [], typesFilter: [] });
+  assert.deepEqual(listed.groups.map((g) => g.groupId).filter((id) => id === 'both' || id === 'only-doomed'), ['both']);
+
+  await createTopic('doomed');
+  const recreated = await client.request(OffsetFetchRequest, OffsetFetchResponse, 7, { groupId: 'only-doomed', topics: [{ name: 'doomed', partitionIndexes: [0] }], groups: [], requireStable: false });
+  assert.equal(recreated.topics[0]?.partitions[0]?.committedOffset, -1n);
 });
 
 test('a large JoinGroup\'s metadata is kept intact after the memory its request arrived in is reused for the next large request', async () => {

@@ -143,6 +143,18 @@ export class GroupCoordinator {
     }
   }
 
+  /**
+   * As Kafka does when a topic is deleted, every group forgets its offsets there, so a topic made
+   * again under that name is read from where the group's reset policy says, not the old offsets.
+   */
+  async deleteTopicOffsets(topic: string): Promise<void> {
+    try {
+      await this.offsetStore.deleteTopic(topic);
+    } catch (err) {
+      this.options.log.error({ topic, err }, 'offsets of a deleted topic not removed');
+    }
+  }
+
   committedOffsets(groupId: string): GroupOffsets | undefined {
     return this.offsetStore.offsets(groupId);
   }

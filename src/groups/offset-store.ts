@@ -25,7 +25,10 @@ export interface PartitionOffset extends CommittedOffset {
 /** topic → partition → committed offset */
 export type GroupOffsets = ReadonlyMap<string, ReadonlyMap<number, CommittedOffset>>;
 
-type Change = { readonly groupId: string; readonly offsets: readonly PartitionOffset[] | 'delete' };
+type Change =
+  | { readonly kind: 'commit'; readonly groupId: string; readonly offsets: readonly PartitionOffset[] }
+  | { readonly kind: 'deleteGroup'; readonly groupId: string }
+  | { readonly kind: 'deleteTopic'; readonly topic: string };
 
 interface Queued {
   readonly change: Change;
@@ -75,11 +78,16 @@ export class OffsetStore {
   }
 
   commit(groupId: string, offsets: readonly PartitionOffset[]): Promise<void> {
-    return this.enqueue({ groupId, offsets });
+    return this.enqueue({ kind: 'commit', groupId, offsets });
   }
 
   deleteGroup(groupId: string): Promise<void> {
-    return this.enqueue({ groupId, offsets: 'delete' });
+    return this.enqueue({ kind: 'deleteGroup', groupId });
+  }
+
+  /** Removes the topic's offsets from every group; a group left without offsets goes. */
+  deleteTopic(topic: string): Promise<void> {
+    return this.enqueue({ kind: 'deleteTopic', topic });
   }
 
   /** Waits for the writes under way; later changes are refused. */
@@ -118,22 +126,40 @@ export class OffsetStore {
 function applyChanges(groups: ReadonlyMap<string, GroupOffsets>, changes: readonly Change[]): Map<string, GroupOffsets> {
   const next = new Map(groups);
   const copied = new Map<string, Map<string, Map<number, CommittedOffset>>>();
-  for (const { groupId, offsets } of changes) {
-    if (offsets === 'delete') {
-      next.delete(groupId);
-      copied.delete(groupId);
-      continue;
-    }
+  const copyOf = (groupId: string): Map<string, Map<number, CommittedOffset>> => {
     let topics = copied.get(groupId);
     if (topics === undefined) {
       topics = new Map([...(next.get(groupId) ?? [])].map(([topic, partitions]) => [topic, new Map(partitions)]));
       copied.set(groupId, topics);
       next.set(groupId, topics);
     }
-    for (const { topic, partition, offset, leaderEpoch, metadata } of offsets) {
-      let partitions = topics.get(topic);
-      if (partitions === undefined) topics.set(topic, (partitions = new Map()));
-      partitions.set(partition, { offset, leaderEpoch, metadata });
+    return topics;
+  };
+  const deleteGroup = (groupId: string): void => {
+    next.delete(groupId);
+    copied.delete(groupId);
+  };
+  for (const change of changes) {
+    switch (change.kind) {
+      case 'deleteGroup':
+        deleteGroup(change.groupId);
+        break;
+      case 'deleteTopic':
+        for (const [groupId, topics] of next) {
+          if (!topics.has(change.topic)) continue;
+          const copy = copyOf(groupId);
+          copy.delete(change.topic);
+          if (copy.size === 0) deleteGroup(groupId);
+        }
+        break;
+      case 'commit': {
+        const topics = copyOf(change.groupId);
+        for (const { topic, partition, offset, leaderEpoch, metadata } of change.offsets) {
+          let partitions = topics.get(topic);
+          if (partitions === undefined) topics.set(topic, (partitions = new Map()));
+          partitions.set(partition, { offset, leaderEpoch, metadata });
+        }
+      }
     }
   }
   return next;

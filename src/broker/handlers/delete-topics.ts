@@ -1,4 +1,4 @@
-/** DeleteTopics: by name, or by topic id from v6. */
+/** DeleteTopics: by name, or by topic id from v6; every group's committed offsets there go too. */
 import { ErrorCode } from '../../protocol/error-codes.js';
 import { DeleteTopicsRequest, DeleteTopicsResponse } from '../../protocol/messages/delete-topics.js';
 import { ZERO_UUID } from '../../protocol/primitives/reader.js';
@@ -41,5 +41,6 @@ async function deleteOne(broker: BrokerContext, w: Wanted): Promise<Result> {
     return { name: w.name, topicId: w.topicId, errorCode, errorMessage: 'no such topic' };
   }
   broker.logger.info({ topic: deleted.name }, 'topic deleted');
+  await broker.groups.deleteTopicOffsets(deleted.name);
   return { name: deleted.name, topicId: deleted.topicId, errorCode: ErrorCode.NONE, errorMessage: null };
 }
