@@ -296,12 +296,16 @@ test('protocol selection: what every member supports, by vote, ties going to the
   assert.equal(joins[0]!.value!.protocolName, 'roundrobin');
 });
 
-test('INCONSISTENT_GROUP_PROTOCOL for another protocol type, no common protocol, or a SyncGroup naming another protocol', async (t) => {
+test('INCONSISTENT_GROUP_PROTOCOL for another protocol type or no common protocol, a rejoining member’s too, or a SyncGroup naming another protocol', async (t) => {
   const { groups, clock } = await coordinator(t);
   const a = await soleStableMember(groups, clock);
   assert.equal((await groups.join(joinRequest({ protocolType: 'connect' }))).errorCode, ErrorCode.INCONSISTENT_GROUP_PROTOCOL);
   assert.equal((await groups.join(joinRequest({ protocols: protocols('sticky') }))).errorCode, ErrorCode.INCONSISTENT_GROUP_PROTOCOL);
   assert.equal((await groups.join(joinRequest({ protocols: [] , groupId: 'fresh' }))).errorCode, ErrorCode.INCONSISTENT_GROUP_PROTOCOL);
+  // A sole member is checked against itself as it was: it cannot switch type or protocols by rejoining.
+  assert.equal((await groups.join(joinRequest({ memberId: a.id, protocolType: 'connect' }))).errorCode, ErrorCode.INCONSISTENT_GROUP_PROTOCOL);
+  assert.equal((await groups.join(joinRequest({ memberId: a.id, protocols: protocols('sticky') }))).errorCode, ErrorCode.INCONSISTENT_GROUP_PROTOCOL);
+  assert.deepEqual([groups.describe('g').state, groups.describe('g').protocolType, heartbeat(groups, a.id, a.generation)], ['Stable', 'consumer', ErrorCode.NONE]);
   const sync = await groups.sync({ groupId: 'g', generationId: a.generation, memberId: a.id, groupInstanceId: null, protocolType: 'consumer', protocolName: 'sticky', assignments: [] });
   assert.equal(sync.errorCode, ErrorCode.INCONSISTENT_GROUP_PROTOCOL);
 });

@@ -173,12 +173,15 @@ export class ClassicGroup {
     return max;
   }
 
-  /** Whether a member offering these protocols can join; `memberId` is one already in, rejoining. */
-  supportsProtocols(protocolType: string, protocols: readonly Protocol[], memberId?: string): boolean {
-    if (protocolType === '' || protocols.length === 0) return false;
-    const others = [...this.members.values()].filter((m) => m.memberId !== memberId);
-    if (others.length === 0) return true;
-    return protocolType === this.protocolType && protocols.some((p) => others.every((m) => m.protocols.some((q) => q.name === p.name)));
+  /**
+   * Kafka's check, for new and rejoining members alike: an Empty group takes any protocol type and
+   * protocols; otherwise the type must be the group's and every member, a rejoining one included
+   * as it was, must support one of the protocols.
+   */
+  supportsProtocols(protocolType: string, protocols: readonly Protocol[]): boolean {
+    if (this.is('Empty')) return protocolType !== '' && protocols.length > 0;
+    const members = [...this.members.values()];
+    return protocolType === this.protocolType && protocols.some((p) => members.every((m) => m.protocols.some((q) => q.name === p.name)));
   }
 
   /**

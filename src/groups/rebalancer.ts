@@ -125,7 +125,7 @@ export class Rebalancer {
 
   private joinExistingMember(group: ClassicGroup, request: JoinRequest, respond: Respond): void {
     const { memberId } = request;
-    if (!group.supportsProtocols(request.protocolType, request.protocols, memberId)) return respond(joinError(memberId, ErrorCode.INCONSISTENT_GROUP_PROTOCOL));
+    if (!group.supportsProtocols(request.protocolType, request.protocols)) return respond(joinError(memberId, ErrorCode.INCONSISTENT_GROUP_PROTOCOL));
     const pending = group.pendingMembers.get(memberId);
     if (pending !== undefined && request.groupInstanceId === null) {
       pending();
