@@ -56,6 +56,8 @@ function watch<T>(promise: Promise<T>): { value: T | undefined } {
 const INITIAL_DELAY = 100;
 const SESSION = 10_000;
 const REBALANCE = 30_000;
+/** offsets.retention.check.interval.ms, Kafka's default */
+const CLEANUP_INTERVAL = 600_000;
 const quiet = { info() {}, error() {} };
 
 async function coordinator(t: { after(fn: () => Promise<void>): void }): Promise<{ groups: GroupCoordinator; clock: ManualScheduler }> {
@@ -268,8 +270,32 @@ test('leaving: the leader goes, the other member rejoins alone and leads', async
   const rejoined = await groups.join(joinRequest({ memberId: b }));
   assert.deepEqual([rejoined.generationId, rejoined.leader], [3, b]);
   assert.equal(groups.leave('g', [{ memberId: b, groupInstanceId: null }]).members[0]!.errorCode, ErrorCode.NONE);
-  assert.equal(groups.describe('g').state, 'Dead', 'an empty group without offsets is forgotten');
+  assert.equal(groups.describe('g').state, 'Empty');
   assert.deepEqual(groups.leave('other', [{ memberId: b, groupInstanceId: null }]).members[0]!.errorCode, ErrorCode.UNKNOWN_MEMBER_ID);
+});
+
+test('an Empty group keeps its generation and protocol type; the periodic cleanup removes it only once it has no offsets', async (t) => {
+  const { groups, clock } = await coordinator(t);
+  const leave = (groupId: string, memberId: string) => groups.leave(groupId, [{ memberId, groupInstanceId: null }]);
+  const first = await soleStableMember(groups, clock);
+  leave('g', first.id);
+  assert.deepEqual([groups.describe('g').state, groups.describe('g').protocolType], ['Empty', 'consumer']);
+  const second = await soleStableMember(groups, clock);
+  assert.equal(second.generation, 3, 'the leave ended generation 2, with no members');
+  const offsets = [{ topic: 't', partition: 0, offset: 1n, leaderEpoch: -1, metadata: '' }];
+  assert.equal(await groups.commitOffsets({ groupId: 'g', generationId: second.generation, memberId: second.id, groupInstanceId: null, offsets, apiVersion: 8 }), ErrorCode.NONE);
+  leave('g', second.id);
+  leave('bare', (await soleStableMember(groups, clock, { groupId: 'bare' })).id);
+
+  await clock.advance(CLEANUP_INTERVAL - clock.now - 1);
+  assert.deepEqual(groups.list(), [
+    { groupId: 'g', protocolType: 'consumer', state: 'Empty' },
+    { groupId: 'bare', protocolType: 'consumer', state: 'Empty' },
+  ]);
+  await clock.advance(1);
+  assert.deepEqual(groups.list(), [{ groupId: 'g', protocolType: 'consumer', state: 'Empty' }]);
+  assert.equal(groups.describe('bare').state, 'Dead');
+  assert.equal((await soleStableMember(groups, clock)).generation, 5);
 });
 
 test('protocol selection: what every member supports, by vote, ties going to the leader’s order', async (t) => {
@@ -324,7 +350,7 @@ test('a member id handed out but never used expires after the session timeout', 
   const { groups, clock } = await coordinator(t);
   const unused = await memberId(groups);
   await clock.advance(SESSION);
-  assert.equal(groups.describe('g').state, 'Dead');
+  assert.equal(groups.describe('g').state, 'Empty');
   assert.equal((await groups.join(joinRequest({ memberId: unused }))).errorCode, ErrorCode.UNKNOWN_MEMBER_ID);
 });
 
@@ -360,7 +386,7 @@ test('static members: no member id round trip; a restarted instance takes its pl
 
   const left = groups.leave('g', [{ memberId: '', groupInstanceId: 'host-1' }]);
   assert.equal(left.members[0]!.errorCode, ErrorCode.NONE);
-  assert.equal(groups.describe('g').state, 'Dead');
+  assert.equal(groups.describe('g').state, 'Empty');
 });
 
 test('commits: generation -1 into an empty or unknown group, member and generation checked otherwise', async (t) => {
@@ -409,11 +435,11 @@ test('describe, list and delete', async (t) => {
   assert.equal(await groups.delete('g'), ErrorCode.NON_EMPTY_GROUP);
   assert.equal(await groups.delete('unknown'), ErrorCode.GROUP_ID_NOT_FOUND);
   groups.leave('g', [{ memberId: a.id, groupInstanceId: null }]);
-  assert.deepEqual(groups.list(), [{ groupId: 'g', protocolType: '', state: 'Empty' }]);
+  assert.deepEqual(groups.list(), [{ groupId: 'g', protocolType: 'consumer', state: 'Empty' }]);
   assert.equal(await groups.delete('g'), ErrorCode.NONE);
   assert.equal(groups.committedOffsets('g'), undefined);
   assert.deepEqual(groups.list(), []);
-  assert.equal(clock.pending, 0, 'no timers left behind');
+  assert.equal(clock.pending, 1, 'no timers left behind but the periodic cleanup');
 });
 
 test('close answers waiting joins and syncs, cancels every timer, and refuses later requests', async (t) => {

@@ -148,6 +148,12 @@ test('the newest versions: JoinGroup v9 asks for a member id, SyncGroup v5 names
     ],
   });
   assert.deepEqual([left.errorCode, ...left.members.map((m) => m.errorCode)], [ErrorCode.NONE, ErrorCode.NONE, ErrorCode.UNKNOWN_MEMBER_ID]);
+
+  // Like Kafka, the Empty group is kept with its protocol type, and its generation goes on.
+  const emptied = await client.request(DescribeGroupsRequest, DescribeGroupsResponse, 5, { groups: ['new'], includeAuthorizedOperations: false });
+  assert.deepEqual([emptied.groups[0]!.groupState, emptied.groups[0]!.protocolType], ['Empty', 'consumer']);
+  const again = await join(9, 'new', (await join(9, 'new', '')).memberId);
+  assert.equal(again.generationId, joined.generationId + 2);
 });
 
 test('OffsetCommit: generation -1 commits to a group without members; unknown partitions and long metadata are refused one by one', async () => {

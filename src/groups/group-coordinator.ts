@@ -9,7 +9,7 @@ import { ErrorCode } from '../protocol/error-codes.js';
 import { ClassicGroup, EMPTY_ASSIGNMENT, joinError, syncError, type GroupState, type JoinOutcome, type Member, type SyncOutcome } from './classic-group.js';
 import { OFFSETS_FILE, OffsetStore, type GroupOffsets, type PartitionOffset } from './offset-store.js';
 import { Rebalancer, type JoinRequest, type MemberIdentity, type RebalanceOptions } from './rebalancer.js';
-import { timerScheduler } from './scheduler.js';
+import { timerScheduler, type Cancel } from './scheduler.js';
 
 export interface CoordinatorLog {
   info(fields: object, message: string): void;
@@ -20,6 +20,8 @@ export interface CoordinatorOptions extends RebalanceOptions {
   /** group.min.session.timeout.ms and group.max.session.timeout.ms */
   readonly minSessionTimeoutMs: number;
   readonly maxSessionTimeoutMs: number;
+  /** offsets.retention.check.interval.ms: how often Empty groups without offsets are removed. */
+  readonly cleanupIntervalMs: number;
   readonly log: CoordinatorLog;
 }
 
@@ -29,6 +31,7 @@ const DEFAULT_OPTIONS: Omit<CoordinatorOptions, 'log'> = {
   newMemberJoinTimeoutMs: 300_000,
   minSessionTimeoutMs: 6000,
   maxSessionTimeoutMs: 1_800_000,
+  cleanupIntervalMs: 600_000,
 };
 
 export interface MemberRequest {
@@ -74,16 +77,21 @@ export interface GroupDescription extends GroupListing {
 }
 
 export class GroupCoordinator {
-  /** Groups with members or member ids handed out; a group known only by its offsets is Empty. */
+  /**
+   * Groups joined since the start, kept when Empty (with their generation and protocol type) until
+   * the cleanup finds them without offsets; a group known only by its offsets lists as Empty.
+   */
   private readonly groups = new Map<string, ClassicGroup>();
   private readonly rebalancer: Rebalancer;
+  private cancelCleanup: Cancel | undefined;
   private closed = false;
 
   constructor(
     private readonly offsetStore: OffsetStore,
     private readonly options: CoordinatorOptions,
   ) {
-    this.rebalancer = new Rebalancer(options, (group) => this.dropIfUnused(group));
+    this.rebalancer = new Rebalancer(options);
+    this.scheduleCleanup();
   }
 
   static async open(dataDir: string, options: Partial<CoordinatorOptions> & Pick<CoordinatorOptions, 'log'>): Promise<GroupCoordinator> {
@@ -212,6 +220,7 @@ export class GroupCoordinator {
   /** Answers every waiting JoinGroup and SyncGroup, stops the timers, and finishes writing offsets. */
   async close(): Promise<void> {
     this.closed = true;
+    this.cancelCleanup?.();
     for (const group of this.groups.values()) {
       for (const member of group.members.values()) {
         member.completeJoin(joinError(member.memberId, ErrorCode.NOT_COORDINATOR));
@@ -262,9 +271,17 @@ export class GroupCoordinator {
     return ErrorCode.NONE;
   }
 
-  /** An Empty group with no member ids handed out lives on only through its offsets. */
-  private dropIfUnused(group: ClassicGroup): void {
-    if (group.is('Empty') && group.members.size === 0 && group.pendingMembers.size === 0 && this.groups.get(group.groupId) === group) this.discard(group);
+  /**
+   * Kafka's periodic group cleanup: an Empty group with no offsets is removed (unless a member id
+   * handed out is still to be used), so the groups kept stay bounded by how many join per interval.
+   */
+  private scheduleCleanup(): void {
+    this.cancelCleanup = this.options.scheduler.schedule(this.options.cleanupIntervalMs, () => {
+      for (const group of [...this.groups.values()]) {
+        if (group.is('Empty') && group.pendingMembers.size === 0 && !this.offsetStore.has(group.groupId)) this.discard(group);
+      }
+      this.scheduleCleanup();
+    });
   }
 
   private discard(group: ClassicGroup): void {

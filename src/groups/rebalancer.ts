@@ -49,17 +49,12 @@ export interface MemberIdentity {
 type Respond = (outcome: JoinOutcome) => void;
 
 export class Rebalancer {
-  constructor(
-    private readonly options: RebalanceOptions,
-    /** Called when a group may have become Empty with nothing pending. */
-    private readonly onMaybeUnused: (group: ClassicGroup) => void,
-  ) {}
+  constructor(private readonly options: RebalanceOptions) {}
 
   join(group: ClassicGroup, request: JoinRequest): Promise<JoinOutcome> {
     return new Promise((respond) => {
       if (request.memberId === '') this.joinNewMember(group, request, respond);
       else this.joinExistingMember(group, request, respond);
-      this.onMaybeUnused(group);
     });
   }
 
@@ -247,7 +242,7 @@ export class Rebalancer {
     }
     group.initNextGeneration();
     this.options.log.info({ group: group.groupId, generation: group.generationId, protocol: group.protocolName, members: group.members.size }, 'join phase complete');
-    if (group.is('Empty')) return this.onMaybeUnused(group);
+    if (group.is('Empty')) return;
     for (const member of group.members.values()) {
       member.completeJoin(group.joinOutcome(member));
       member.isNew = false;
@@ -329,7 +324,6 @@ export class Rebalancer {
   private afterMemberRemoved(group: ClassicGroup): void {
     if (group.is('Stable', 'CompletingRebalance')) this.prepareRebalance(group);
     else this.maybeCompleteJoinPhase(group);
-    this.onMaybeUnused(group);
   }
 
   private scheduleExpiry(group: ClassicGroup, member: Member, delayMs: number): void {
@@ -347,6 +341,5 @@ export class Rebalancer {
   private expirePendingMember(group: ClassicGroup, memberId: string): void {
     group.pendingMembers.delete(memberId);
     this.maybeCompleteJoinPhase(group);
-    this.onMaybeUnused(group);
   }
 }
