@@ -328,6 +328,7 @@ test('INCONSISTENT_GROUP_PROTOCOL for another protocol type or no common protoco
   assert.equal((await groups.join(joinRequest({ protocolType: 'connect' }))).errorCode, ErrorCode.INCONSISTENT_GROUP_PROTOCOL);
   assert.equal((await groups.join(joinRequest({ protocols: protocols('sticky') }))).errorCode, ErrorCode.INCONSISTENT_GROUP_PROTOCOL);
   assert.equal((await groups.join(joinRequest({ protocols: [] , groupId: 'fresh' }))).errorCode, ErrorCode.INCONSISTENT_GROUP_PROTOCOL);
+  assert.equal(groups.describe('fresh').state, 'Dead', 'a group is not made by a join it refuses');
   // A sole member is checked against itself as it was: it cannot switch type or protocols by rejoining.
   assert.equal((await groups.join(joinRequest({ memberId: a.id, protocolType: 'connect' }))).errorCode, ErrorCode.INCONSISTENT_GROUP_PROTOCOL);
   assert.equal((await groups.join(joinRequest({ memberId: a.id, protocols: protocols('sticky') }))).errorCode, ErrorCode.INCONSISTENT_GROUP_PROTOCOL);

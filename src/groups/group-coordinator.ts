@@ -107,12 +107,16 @@ export class GroupCoordinator {
       return Promise.resolve(joinError(memberId, ErrorCode.INVALID_SESSION_TIMEOUT));
     }
     let group = this.groups.get(groupId);
+    const created = group === undefined;
     if (group === undefined) {
       if (memberId !== '') return Promise.resolve(joinError(memberId, ErrorCode.UNKNOWN_MEMBER_ID));
       group = new ClassicGroup(groupId);
       this.groups.set(groupId, group);
     }
-    return this.rebalancer.join(group, request);
+    const outcome = this.rebalancer.join(group, request);
+    // A group made for a join that was refused (no protocol type or protocols) never had a member: it is not kept.
+    if (created && group.is('Empty') && group.pendingMembers.size === 0) this.groups.delete(groupId);
+    return outcome;
   }
 
   sync(request: SyncRequest): Promise<SyncOutcome> {
