@@ -4,6 +4,7 @@ import { mkdir, readdir, writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import { DurableJsonFile } from '../src/log/durable-file.js';
 import { PartitionLog } from '../src/log/partition-log.js';
+import { ProducerEpochs } from '../src/log/producer-epochs.js';
 import { Storage, TopicExistsError } from '../src/log/storage.js';
 import { batch, closeAtEnd, crashImage, openLog, readAll, tempDir } from './helpers/log.js';
 
@@ -72,6 +73,51 @@ test('a partition directory no topic owns is removed at start; one without metad
   await assert.rejects(Storage.open(orphan), /no metadata.json/);
 });
 
+test('directories named like partitions that hold files brook does not write are the user\'s: left alone, with or without metadata', async (t) => {
+  const dataDir = await tempDir(t);
+  await mkdir(join(dataDir, 'backup-2024', 'photos'), { recursive: true });
+  await writeFile(join(dataDir, 'backup-2024', 'notes.txt'), 'mine');
+  await mkdir(join(dataDir, 'not a topic-1'));
+  await writeFile(join(dataDir, 'not a topic-1', '00000000000000000000.log'), '');
+  await (await Storage.open(dataDir)).close();
+  const storage = closeAtEnd(t, await Storage.open(dataDir));
+  await storage.close();
+  assert.deepEqual((await readdir(dataDir)).filter((n) => !n.endsWith('.json')).sort(), ['backup-2024', 'not a topic-1']);
+  assert.deepEqual((await readdir(join(dataDir, 'backup-2024'))).sort(), ['notes.txt', 'photos']);
+});
+
+test('metadata and producer id files of another shape refuse the start, naming the file', async (t) => {
+  const shapes: [string, string][] = [
+    ['metadata.json', '{"version":1,"clusterId":"c"}'],
+    ['metadata.json', '{"version":1,"clusterId":"c","topics":[{"name":"t","topicId":"x","partitions":0}]}'],
+    ['metadata.json', '[]'],
+    ['producer-ids.json', '{}'],
+    ['producer-ids.json', '{"version":1,"nextBlockStart":"1.5"}'],
+    ['producer-epochs.json', '{"version":1,"epochs":{"7":"x"}}'],
+  ];
+  for (const [file, text] of shapes) {
+    const dataDir = await tempDir(t);
+    await (await Storage.open(dataDir)).close();
+    await writeFile(join(dataDir, file), text);
+    const open = file === 'producer-epochs.json' ? ProducerEpochs.open(dataDir, 60_000, Date.now()) : Storage.open(dataDir);
+    await assert.rejects(open, (err: Error) => err.message.includes(join(dataDir, file)) && /not of the form/.test(err.message), `${file}: ${text}`);
+  }
+});
+
+test('a file named with an offset past 2^53 is not taken for a segment or a snapshot', async (t) => {
+  const dataDir = await tempDir(t);
+  const storage = await Storage.open(dataDir);
+  await storage.createTopic('t', 1);
+  const b = batch(3);
+  storage.partition('t', 0)!.append(b.bytes, b.header, Date.now());
+  await storage.close();
+  for (const name of ['12345678901234567000.log', '99999999999999999999.log', '12345678901234567000.snapshot']) {
+    await writeFile(join(dataDir, 't-0', name), 'stray');
+  }
+  const reopened = closeAtEnd(t, await Storage.open(dataDir));
+  assert.deepEqual(await readAll(reopened.partition('t', 0)!), [b.bytes]);
+});
+
 test('producer ids start at 1, never repeat, and are never reused after a restart, clean or not', async (t) => {
   const dataDir = await tempDir(t);
   const storage = closeAtEnd(t, await Storage.open(dataDir));
@@ -110,11 +156,13 @@ test('under flush always whenWritten resolves once the batch is on disk', async 
 
 test('a durable JSON file keeps the last write, leaves no temp file, and refuses a damaged file', async (t) => {
   const dir = await tempDir(t);
-  const file = new DurableJsonFile<{ n: number }>(join(dir, 'offsets.json'));
+  const file = new DurableJsonFile(join(dir, 'offsets.json'), (v): v is { n: number } => typeof (v as { n?: unknown } | null)?.n === 'number');
   assert.equal(await file.read(), undefined);
   await Promise.all([1, 2, 3].map((n) => file.write({ n })));
   assert.deepEqual(await file.read(), { n: 3 });
   assert.deepEqual(await readdir(dir), ['offsets.json']);
   await writeFile(file.path, '{"n": ');
   await assert.rejects(file.read(), /not valid JSON/);
+  await writeFile(file.path, '{"n": "3"}');
+  await assert.rejects(file.read(), /not of the form brook writes/);
 });

@@ -41,22 +41,29 @@ export async function readFileIfExists(path: string): Promise<Buffer | undefined
 
 /**
  * A JSON document kept in one file. Writes are queued, so the last one written is the last one
- * asked for. A file that does not parse is an error, not an empty document: it is never
- * silently replaced.
+ * asked for. A file that does not parse, or not into the document's form, is an error, not an
+ * empty document: it is never silently replaced.
  */
 export class DurableJsonFile<T> {
   private queue: Promise<void> = Promise.resolve();
 
-  constructor(readonly path: string) {}
+  /** `holds` tells a document brook wrote from one edited or damaged into another shape. */
+  constructor(
+    readonly path: string,
+    private readonly holds: (value: unknown) => value is T,
+  ) {}
 
   async read(): Promise<T | undefined> {
     const bytes = await readFileIfExists(this.path);
     if (bytes === undefined) return undefined;
+    let value: unknown;
     try {
-      return JSON.parse(bytes.toString('utf8')) as T;
+      value = JSON.parse(bytes.toString('utf8'));
     } catch (err) {
       throw new Error(`${this.path} is not valid JSON: ${(err as Error).message}`);
     }
+    if (!this.holds(value)) throw new Error(`${this.path} is JSON, but not of the form brook writes there`);
+    return value;
   }
 
   write(value: T): Promise<void> {
@@ -65,4 +72,9 @@ export class DurableJsonFile<T> {
     this.queue = written.catch(() => {});
     return written;
   }
+}
+
+/** Whether `value` is a JSON object of version 1, the form every document brook writes starts from. */
+export function isVersion1(value: unknown): value is { readonly version: 1; readonly [field: string]: unknown } {
+  return typeof value === 'object' && value !== null && !Array.isArray(value) && (value as { version?: unknown }).version === 1;
 }

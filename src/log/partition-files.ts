@@ -51,6 +51,15 @@ export function writeRecoveryPoint(dir: string, point: RecoveryPoint): Promise<v
   return writeFileDurably(join(dir, RECOVERY_POINT_FILE), bytes);
 }
 
+/** Whether brook writes files of this name in a partition directory. */
+export function isPartitionFileName(name: string): boolean {
+  return (
+    name === RECOVERY_POINT_FILE ||
+    name.endsWith('.tmp') ||
+    ['.log', '.index', SNAPSHOT_SUFFIX].some((suffix) => parseOffsetFileName(name, suffix) !== undefined)
+  );
+}
+
 export function snapshotPath(dir: string, offset: number): string {
   return join(dir, offsetFileName(offset, SNAPSHOT_SUFFIX));
 }

@@ -4,12 +4,17 @@
  * epoch has not written to yet — and a bump must name the epoch it replaces.
  */
 import { join } from 'node:path';
-import { DurableJsonFile } from './durable-file.js';
+import { DurableJsonFile, isVersion1 } from './durable-file.js';
 
 interface EpochsJson {
   readonly version: 1;
   /** producer id → [epoch, time of the bump in ms] */
   readonly epochs: Record<string, [number, number]>;
+}
+
+function isEpochsJson(value: unknown): value is EpochsJson {
+  if (!isVersion1(value) || typeof value.epochs !== 'object' || value.epochs === null) return false;
+  return Object.entries(value.epochs).every(([id, entry]) => /^\d+$/.test(id) && Array.isArray(entry) && entry.length === 2 && entry.every(Number.isSafeInteger));
 }
 
 export class ProducerEpochs {
@@ -21,7 +26,7 @@ export class ProducerEpochs {
   ) {}
 
   static async open(dataDir: string, expirationMs: number, now: number): Promise<ProducerEpochs> {
-    const file = new DurableJsonFile<EpochsJson>(join(dataDir, 'producer-epochs.json'));
+    const file = new DurableJsonFile(join(dataDir, 'producer-epochs.json'), isEpochsJson);
     const json = await file.read();
     const epochs = new Map<bigint, [number, number]>();
     for (const [id, entry] of Object.entries(json?.epochs ?? {})) {

@@ -17,10 +17,12 @@ export function offsetFileName(offset: number, suffix: string): string {
   return String(offset).padStart(OFFSET_DIGITS, '0') + suffix;
 }
 
+/** The offset a file name of offsetFileName's form holds; undefined for other names, and for offsets past 2⁵³ that brook never writes. */
 export function parseOffsetFileName(name: string, suffix: string): number | undefined {
   if (name.length !== OFFSET_DIGITS + suffix.length || !name.endsWith(suffix)) return undefined;
   const digits = name.slice(0, OFFSET_DIGITS);
-  return /^\d+$/.test(digits) ? Number(digits) : undefined;
+  const offset = Number(digits);
+  return /^\d+$/.test(digits) && Number.isSafeInteger(offset) ? offset : undefined;
 }
 
 /** Neither truncating nor appending-only: positional writes must land where asked. */

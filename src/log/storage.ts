@@ -3,15 +3,16 @@
  *   metadata.json         cluster id and topics (name, topic id, partition count)
  *   producer-ids.json     start of the next producer id block: ids below it may have been handed out
  *   <topic>-<partition>/  one PartitionLog each
- * Metadata is replaced atomically; a directory no topic owns (an interrupted create or delete)
- * is removed at start.
+ * Metadata is replaced atomically; a partition directory no topic owns (an interrupted create or
+ * delete) is removed at start, unless it holds files brook does not write: those are the user's.
  */
 import { randomBytes, randomUUID } from 'node:crypto';
 import { readdir, rm } from 'node:fs/promises';
 import { join } from 'node:path';
-import { DurableJsonFile } from './durable-file.js';
+import { DurableJsonFile, isVersion1 } from './durable-file.js';
 import { makeDirectory } from './make-directory.js';
 import { resolveLogOptions, type LogOptions, type Reporter } from './options.js';
+import { isPartitionFileName } from './partition-files.js';
 import { PartitionLog } from './partition-log.js';
 
 export interface TopicInfo {
@@ -48,6 +49,33 @@ const LEGAL_TOPIC_NAME = /^[a-zA-Z0-9._-]{1,249}$/;
 const MAX_PARTITIONS = 100_000;
 const PARTITION_DIR = /^(.+)-(\d+)$/;
 
+function isMetadata(value: unknown): value is Metadata {
+  return isVersion1(value) && typeof value.clusterId === 'string' && Array.isArray(value.topics) && value.topics.every(isTopicInfo);
+}
+
+function isTopicInfo(value: unknown): value is TopicInfo {
+  const topic = value as Partial<TopicInfo> | null;
+  return (
+    typeof topic === 'object' && topic !== null && typeof topic.name === 'string' && LEGAL_TOPIC_NAME.test(topic.name) &&
+    typeof topic.topicId === 'string' && Number.isInteger(topic.partitions) && topic.partitions! >= 1 && topic.partitions! <= MAX_PARTITIONS
+  );
+}
+
+function isProducerIds(value: unknown): value is ProducerIds {
+  return isVersion1(value) && typeof value.nextBlockStart === 'string' && /^\d+$/.test(value.nextBlockStart);
+}
+
+/** The directories of `dataDir` named as partitions are: a legal topic name, then a partition number. */
+async function partitionNamedDirectories(dataDir: string): Promise<string[]> {
+  const dirs = (await readdir(dataDir, { withFileTypes: true })).filter((d) => d.isDirectory()).map((d) => d.name);
+  return dirs.filter((dir) => LEGAL_TOPIC_NAME.test(PARTITION_DIR.exec(dir)?.[1] ?? ''));
+}
+
+/** A file in `dir` that brook does not write in partitions: then the directory is not one of brook's. */
+async function foreignFile(dir: string): Promise<string | undefined> {
+  return (await readdir(dir)).find((name) => !isPartitionFileName(name));
+}
+
 interface Topic {
   readonly info: TopicInfo;
   readonly logs: PartitionLog[];
@@ -78,12 +106,14 @@ export class Storage {
   static async open(dataDir: string, options: LogOptions = {}): Promise<Storage> {
     const report = resolveLogOptions(options).report;
     await makeDirectory(dataDir);
-    const metadataFile = new DurableJsonFile<Metadata>(join(dataDir, 'metadata.json'));
-    const producerIdsFile = new DurableJsonFile<ProducerIds>(join(dataDir, 'producer-ids.json'));
-    const dirs = (await readdir(dataDir, { withFileTypes: true })).filter((d) => d.isDirectory()).map((d) => d.name);
+    const metadataFile = new DurableJsonFile(join(dataDir, 'metadata.json'), isMetadata);
+    const producerIdsFile = new DurableJsonFile(join(dataDir, 'producer-ids.json'), isProducerIds);
+    const dirs = await partitionNamedDirectories(dataDir);
     let metadata = await metadataFile.read();
     if (metadata === undefined) {
-      if (dirs.some((d) => PARTITION_DIR.test(d))) throw new Error(`${dataDir} holds partition directories but no metadata.json`);
+      for (const dir of dirs) {
+        if ((await foreignFile(join(dataDir, dir))) === undefined) throw new Error(`${dataDir} holds partition directories but no metadata.json`);
+      }
       metadata = { version: 1, clusterId: randomBytes(16).toString('base64url'), topics: [] };
       await metadataFile.write(metadata);
     }
@@ -91,9 +121,16 @@ export class Storage {
     const storage = new Storage(dataDir, options, report, metadataFile, producerIdsFile, metadata.clusterId, BigInt(ids?.nextBlockStart ?? FIRST_PRODUCER_ID));
 
     const owned = new Set(metadata.topics.flatMap((t) => Array.from({ length: t.partitions }, (_, p) => `${t.name}-${p}`)));
-    const strays = dirs.filter((d) => PARTITION_DIR.test(d) && !owned.has(d));
-    for (const stray of strays) report.warn('removing a partition directory no topic owns', { dir: join(dataDir, stray) });
-    await Promise.all(strays.map((d) => rm(join(dataDir, d), { recursive: true, force: true })));
+    for (const stray of dirs.filter((d) => !owned.has(d))) {
+      const dir = join(dataDir, stray);
+      const foreign = await foreignFile(dir);
+      if (foreign !== undefined) {
+        report.warn('leaving alone a directory named like a partition: it holds a file brook does not write', { dir, file: foreign });
+        continue;
+      }
+      report.warn('removing a partition directory no topic owns', { dir });
+      await rm(dir, { recursive: true, force: true });
+    }
 
     for (const info of metadata.topics) {
       const logs = await Promise.all(Array.from({ length: info.partitions }, (_, p) => storage.openPartition(info.name, p)));
