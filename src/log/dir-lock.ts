@@ -1,10 +1,11 @@
 /**
- * One broker per data directory: a `.lock` file holding the owner's process id and, where /proc
- * tells it, the owner's start time, created exclusively. A lock whose process is gone (a kill -9)
- * is taken over. The start time tells a reused process id apart: in a container the broker
- * restarted after a kill -9 often gets the dead one's id back (often 1).
+ * One broker per data directory: a `.lock` file (`.lock.<n>` after takeovers) holding the owner's
+ * process id and, where /proc tells it, the owner's start time, created exclusively. A lock whose
+ * process is gone (a kill -9) is taken over. The start time tells a reused process id apart: in a
+ * container the broker restarted after a kill -9 often gets the dead one's id back (often 1).
  */
-import { open, readFile, rm } from 'node:fs/promises';
+import { randomUUID } from 'node:crypto';
+import { link, readdir, readFile, rm, writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
 
 export class DirectoryInUseError extends Error {}
@@ -33,25 +34,82 @@ async function ownerRuns(pid: number, started: string | undefined): Promise<bool
   return now === undefined || now === started;
 }
 
-/** Takes the directory's lock; resolves to its release. */
+/** The lock's owner and whether it still runs; undefined if the lock file is gone. */
+async function owner(path: string): Promise<{ pid: number; runs: boolean } | undefined> {
+  const text = await readFile(path, 'utf8').catch((err: NodeJS.ErrnoException) => {
+    if (err.code === 'ENOENT') return undefined;
+    throw err;
+  });
+  if (text === undefined) return undefined;
+  const [id, started] = text.trim().split(' ');
+  const pid = Number(id);
+  return { pid, runs: Number.isInteger(pid) && pid > 0 && (await ownerRuns(pid, started)) };
+}
+
+const LOCK = '.lock';
+
+/** Generation 0 is `.lock`; a lock taken over from a dead owner's generation g is `.lock.<g+1>`. */
+function lockName(generation: number): string {
+  return generation === 0 ? LOCK : `${LOCK}.${generation}`;
+}
+
+function generationOf(name: string): number | undefined {
+  if (name === LOCK) return 0;
+  const digits = /^\.lock\.(\d{1,9})$/.exec(name)?.[1];
+  return digits === undefined ? undefined : Number(digits);
+}
+
+async function generations(dir: string): Promise<number[]> {
+  return (await readdir(dir)).flatMap((name) => generationOf(name) ?? []).sort((a, b) => a - b);
+}
+
+/**
+ * Takes the directory's lock; resolves to its release. A lock file appears whole (linked from one
+ * written first) and is never replaced: a dead owner's lock is taken over by creating the next
+ * generation's file, which only one starter can do, and older generations are removed after.
+ */
 export async function lockDirectory(dir: string): Promise<() => Promise<void>> {
-  const path = join(dir, '.lock');
-  const self = [process.pid, await startTime('self')].filter((part) => part !== undefined).join(' ');
-  for (let attempt = 0; attempt < 2; attempt++) {
-    try {
-      const handle = await open(path, 'wx');
-      await handle.writeFile(`${self}\n`);
-      await handle.close();
-      return () => rm(path, { force: true });
-    } catch (err) {
-      if ((err as NodeJS.ErrnoException).code !== 'EEXIST') throw err;
-      const [id, started] = (await readFile(path, 'utf8').catch(() => '')).trim().split(' ');
-      const owner = Number(id);
-      if (Number.isInteger(owner) && owner > 0 && (await ownerRuns(owner, started))) {
-        throw new DirectoryInUseError(`data directory ${dir} is in use by process ${owner}`);
+  // The nonce tells this lock apart from another taken by the same process (or a reused id).
+  const content = `${[process.pid, await startTime('self')].filter((part) => part !== undefined).join(' ')} ${randomUUID()}\n`;
+  const mine = join(dir, `${LOCK}.${randomUUID()}.tmp`);
+  await writeFile(mine, content);
+  try {
+    for (let attempt = 0; attempt < 5; attempt++) {
+      const seen = await generations(dir);
+      const newest = seen.at(-1) ?? -1;
+      const current = newest < 0 ? undefined : await owner(join(dir, lockName(newest)));
+      if (current?.runs) throw new DirectoryInUseError(`data directory ${dir} is in use by process ${current.pid}`);
+      const path = join(dir, lockName(newest + 1));
+      try {
+        await link(mine, path);
+      } catch (err) {
+        if ((err as NodeJS.ErrnoException).code === 'EEXIST') continue; // another starter took this generation
+        throw err;
       }
-      await rm(path, { force: true });
+      await Promise.all(seen.map((g) => rm(join(dir, lockName(g)), { force: true })));
+      await refuseIfAnotherRuns(dir, path);
+      return async () => {
+        if ((await readFile(path, 'utf8').catch(() => undefined)) === content) await rm(path, { force: true });
+      };
     }
+  } finally {
+    await rm(mine, { force: true });
   }
   throw new DirectoryInUseError(`data directory ${dir} is being locked by another process`);
+}
+
+/**
+ * A starter that read the generations before a broker took and released the lock may take a
+ * generation beside a newer starter's: each then sees the other's and gives up its own.
+ */
+async function refuseIfAnotherRuns(dir: string, path: string): Promise<void> {
+  for (const g of await generations(dir)) {
+    const other = join(dir, lockName(g));
+    if (other === path) continue;
+    const running = await owner(other);
+    if (running?.runs) {
+      await rm(path, { force: true });
+      throw new DirectoryInUseError(`data directory ${dir} is in use by process ${running.pid}`);
+    }
+  }
 }

@@ -1,0 +1,37 @@
+import { test } from 'node:test';
+import assert from 'node:assert/strict';
+import { readdir, readFile, writeFile } from 'node:fs/promises';
+import { join } from 'node:path';
+import { DirectoryInUseError, lockDirectory } from '../src/log/dir-lock.js';
+import { tempDir } from './helpers/log.js';
+
+/** A process id no process has: above Linux's largest. */
+const GONE_PID = 4_194_305;
+
+test('brokers starting together over a stale lock: exactly one takes it, every time, and the stale lock is gone', async (t) => {
+  for (let trial = 0; trial < 200; trial++) {
+    const dir = await tempDir(t);
+    await writeFile(join(dir, '.lock'), `${GONE_PID} 12345\n`);
+    const results = await Promise.allSettled([lockDirectory(dir), lockDirectory(dir), lockDirectory(dir)]);
+    const taken = results.filter((r) => r.status === 'fulfilled');
+    assert.equal(taken.length, 1, `trial ${trial}`);
+    for (const r of results) if (r.status === 'rejected') assert.ok(r.reason instanceof DirectoryInUseError, String(r.reason));
+    const left = await readdir(dir);
+    assert.equal(left.length, 1, `one lock file and nothing beside it: ${left.join(' ')}`);
+    assert.match(left[0]!, /^\.lock\.1$/, 'the taken-over lock is the next generation');
+  }
+});
+
+test('the lock names its owner from the moment it exists, and its release removes only that lock', async (t) => {
+  const dir = await tempDir(t);
+  const release = await lockDirectory(dir);
+  assert.match(await readFile(join(dir, '.lock'), 'utf8'), new RegExp(`^${process.pid} `));
+  await assert.rejects(lockDirectory(dir), new RegExp(`in use by process ${process.pid}`));
+  await release();
+  assert.deepEqual(await readdir(dir), []);
+  const again = await lockDirectory(dir);
+  await release(); // the first release again: the lock is another's now
+  assert.deepEqual(await readdir(dir), ['.lock']);
+  await again();
+  assert.deepEqual(await readdir(dir), []);
+});
