@@ -6,6 +6,9 @@ import { runBrook } from './helpers/cli.js';
 import { startServe, tempDataDir } from './helpers/serve-process.js';
 import { WireClient } from './helpers/wire-client.js';
 import { ApiVersionsRequest, ApiVersionsResponse } from '../src/protocol/messages/api-versions.js';
+import { ListOffsetsRequest, ListOffsetsResponse } from '../src/protocol/messages/list-offsets.js';
+import { valuesBatch } from './helpers/batch.js';
+import { createTopic, produceBatch } from './helpers/wire-produce.js';
 
 /** One sentence on standard error, no stack trace, a non-zero exit. */
 function assertOneSentence(r: { code: number | null; stderr: string }, pattern: RegExp): void {
@@ -24,6 +27,30 @@ test('serve prints its listening line, serves, and stops cleanly on SIGTERM and 
     assert.equal(res.errorCode, 0);
     c.close();
     assert.equal(await serve.stop(signal), 0);
+  }
+});
+
+test('--retention-check-interval-ms sets how soon retention deletes old segments', async () => {
+  const serve = await startServe(['--segment-bytes', '1024', '--retention-bytes', '2048', '--retention-check-interval-ms', '50']);
+  const c = await WireClient.connect(serve.port);
+  try {
+    await createTopic(c, 'kept-short', 1);
+    for (let i = 0; i < 20; i++) assert.equal((await produceBatch(c, 'kept-short', 0, valuesBatch(3, {}, 'v'.repeat(100)))).errorCode, 0);
+    const earliest = async (): Promise<bigint> => {
+      const res = await c.request(ListOffsetsRequest, ListOffsetsResponse, 7, {
+        replicaId: -1,
+        isolationLevel: 0,
+        topics: [{ name: 'kept-short', partitions: [{ partitionIndex: 0, currentLeaderEpoch: -1, timestamp: -2n, maxNumOffsets: 1 }] }],
+        timeoutMs: 0,
+      });
+      return res.topics[0]!.partitions[0]!.offset;
+    };
+    const deadline = Date.now() + 10_000;
+    while ((await earliest()) === 0n && Date.now() < deadline) await new Promise((r) => setTimeout(r, 50));
+    assert.ok((await earliest()) > 0n, 'old segments deleted well before the default five minutes');
+  } finally {
+    c.close();
+    await serve.stop();
   }
 });
 

@@ -19,6 +19,8 @@ export interface BrokerConfig {
   readonly flush: FlushPolicy;
   readonly retentionMs: number;
   readonly retentionBytes: number;
+  /** log.retention.check.interval.ms: how often retention and producer expiration run. */
+  readonly retentionCheckIntervalMs: number;
   readonly producerIdExpirationMs: number;
   /**
    * log.message.timestamp.after.max.ms: how far ahead of the broker's clock a batch's timestamp
@@ -63,6 +65,7 @@ export const DEFAULT_CONFIG: BrokerConfig = {
   flush: 'none',
   retentionMs: 7 * 24 * 3600 * 1000,
   retentionBytes: -1,
+  retentionCheckIntervalMs: 300_000,
   producerIdExpirationMs: 86_400_000,
   messageTimestampAfterMaxMs: 3_600_000,
   maxRequestBytes: 104_857_600,

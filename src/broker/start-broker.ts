@@ -64,6 +64,7 @@ export async function startBroker(options: BrokerOptions = {}): Promise<Broker> 
       flush: config.flush,
       retentionMs: config.retentionMs,
       retentionBytes: config.retentionBytes,
+      retentionCheckIntervalMs: config.retentionCheckIntervalMs,
       producerIdExpirationMs: config.producerIdExpirationMs,
       logger,
     });

@@ -44,6 +44,7 @@ interface ServeOptions {
   flush: ReturnType<typeof parseFlushPolicy>;
   retentionMs: number;
   retentionBytes: number;
+  retentionCheckIntervalMs: number;
   producerIdExpirationMs: number;
   messageTimestampAfterMaxMs: number;
   maxRequestBytes: number;
@@ -77,6 +78,7 @@ export function addServeCommand(program: Command): void {
     .option('--flush <policy>', 'none | interval:<ms> | always', parsed(parseFlushPolicy), d.flush)
     .option('--retention-ms <ms>', 'delete segments older than this; -1 keeps them (retention.ms)', integer(-1), d.retentionMs)
     .option('--retention-bytes <n>', 'delete old segments past this partition size; -1 keeps them (retention.bytes)', integer(-1), d.retentionBytes)
+    .option('--retention-check-interval-ms <ms>', 'how often retention and producer expiration run (log.retention.check.interval.ms)', integer(1), d.retentionCheckIntervalMs)
     .option('--producer-id-expiration-ms <ms>', 'forget an idle producer after this (producer.id.expiration.ms)', integer(1), d.producerIdExpirationMs)
     .option('--message-timestamp-after-max-ms <ms>', 'refuse batches stamped further ahead of the broker clock (log.message.timestamp.after.max.ms)', integer(0), d.messageTimestampAfterMaxMs)
     .option('--max-request-bytes <n>', 'largest request accepted (socket.request.max.bytes)', integer(64, 2 ** 31 - 1), d.maxRequestBytes)
@@ -108,6 +110,7 @@ export function addServeCommand(program: Command): void {
         flush: o.flush,
         retentionMs: o.retentionMs,
         retentionBytes: o.retentionBytes,
+        retentionCheckIntervalMs: o.retentionCheckIntervalMs,
         producerIdExpirationMs: o.producerIdExpirationMs,
         messageTimestampAfterMaxMs: o.messageTimestampAfterMaxMs,
         maxRequestBytes: o.maxRequestBytes,
