@@ -347,6 +347,16 @@ test('request checks: empty group id, session timeout bounds, unknown member ids
   assert.equal(sync.errorCode, ErrorCode.UNKNOWN_MEMBER_ID);
 });
 
+test('a member id handed out but never used may leave: the Stable group does not rebalance for it', async (t) => {
+  const { groups, clock } = await coordinator(t);
+  const a = await soleStableMember(groups, clock);
+  const unused = await memberId(groups);
+  assert.equal(groups.leave('g', [{ memberId: unused, groupInstanceId: null }]).members[0]!.errorCode, ErrorCode.NONE);
+  assert.equal(heartbeat(groups, a.id, a.generation), ErrorCode.NONE);
+  assert.equal(groups.describe('g').state, 'Stable');
+  assert.equal((await groups.join(joinRequest({ memberId: unused }))).errorCode, ErrorCode.UNKNOWN_MEMBER_ID);
+});
+
 test('a member id handed out but never used expires after the session timeout', async (t) => {
   const { groups, clock } = await coordinator(t);
   const unused = await memberId(groups);

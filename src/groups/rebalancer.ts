@@ -94,11 +94,15 @@ export class Rebalancer {
 
   /** Removes each member that can be found, then rebalances once; the error code per member. */
   leave(group: ClassicGroup, identities: readonly MemberIdentity[]): number[] {
+    const members = group.members.size;
     const errors = identities.map((identity) => this.removeLeaving(group, identity));
     const left = identities.filter((_, i) => errors[i] === ErrorCode.NONE);
     if (left.length > 0) {
       this.options.log.info({ group: group.groupId, members: left.map((m) => m.memberId || m.groupInstanceId) }, 'members left group');
-      this.afterMemberRemoved(group);
+      // Only pending member ids leaving (a client closed mid-join) change no one's assignment: as
+      // in Kafka, no rebalance for them, though a join phase may now be complete.
+      if (group.members.size < members) this.afterMemberRemoved(group);
+      else this.maybeCompleteJoinPhase(group);
     }
     return errors;
   }
