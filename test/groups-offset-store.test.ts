@@ -106,10 +106,26 @@ test('a failed write rejects its commits and changes nothing; later writes go th
   await assert.rejects(store.commit('g', [at(4n)]), /closed/);
 });
 
-test('a file that is not an offsets file stops the open instead of being replaced', async (t) => {
+test('a file that is not an offsets file, or not of its form, stops the open naming the file instead of being replaced', async (t) => {
   const file = await tempFile(t);
   await writeFile(file, '{"format":"something-else","groups":{}}');
   await assert.rejects(OffsetStore.open(file), /not a brook group offsets file/);
   await writeFile(file, '{"form');
   await assert.rejects(OffsetStore.open(file), /not valid JSON/);
+  for (const text of ['null', '[]']) {
+    await writeFile(file, text);
+    await assert.rejects(OffsetStore.open(file), /not a brook group offsets file/, text);
+  }
+  const entry = (e: string): string => `{"format":"brook-group-offsets/1","groups":{"g":{"t":{"0":${e}}}}}`;
+  for (const text of [
+    '{"format":"brook-group-offsets/1"}',
+    '{"format":"brook-group-offsets/1","groups":{"g":[]}}',
+    entry('{"offset":"1.5","leaderEpoch":0,"metadata":""}'),
+    entry('{"offset":"abc","leaderEpoch":0,"metadata":""}'),
+    entry('{"offset":"1","metadata":""}'),
+    entry('5'),
+  ]) {
+    await writeFile(file, text);
+    await assert.rejects(OffsetStore.open(file), (err: Error) => err.message.startsWith(file) && /not of the form brook writes/.test(err.message), text);
+  }
 });
