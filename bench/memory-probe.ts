@@ -31,7 +31,7 @@ function fill(count: number): ProducerStates {
         baseSequence: b * 100,
         recordCount: 100,
       };
-      states.apply(header, offset);
+      states.apply(header, offset, now);
       offset += 100;
     }
   }

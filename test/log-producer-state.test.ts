@@ -4,6 +4,8 @@ import { readdir, readFile, writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import { check } from '../src/idempotence/rules.js';
 import type { PartitionLog } from '../src/log/partition-log.js';
+import { ProducerStates } from '../src/log/producer-states.js';
+import { crc32c } from '../src/protocol/crc32c.js';
 import { appendAll, batch, crashImage, openLog, producerBatches, producerView, tempDir, type TestBatch } from './helpers/log.js';
 import { until } from './helpers/until.js';
 
@@ -103,3 +105,30 @@ test('after an unclean stop with a damaged snapshot the replay still gives ident
   const recovered = await openLog(t, image, SMALL);
   assert.deepEqual(producerView(recovered), producerView(log));
 });
+
+test('a snapshot of the first format, without write times, loads whole; its producers count as written at the load', () => {
+  const states = new ProducerStates();
+  let offset = 0;
+  for (const b of traffic()) {
+    states.apply(b.header, offset, 5_000);
+    offset += b.header.recordCount;
+  }
+  const current = states.encode(42);
+  // The first format: version 1, and no writtenAt (8 bytes after each producer's lastTimestamp).
+  const parts = [current.subarray(0, 18)];
+  let pos = 18;
+  for (let i = 0; i < current.readUInt32BE(14); i++) {
+    const windowLength = current.readUInt8(pos + 26);
+    parts.push(current.subarray(pos, pos + 18), current.subarray(pos + 26, pos + 27 + windowLength * 16));
+    pos += 27 + windowLength * 16;
+  }
+  const v1 = Buffer.concat(parts);
+  v1.writeUInt16BE(1, 4);
+  v1.writeUInt32BE(crc32c(v1.subarray(4)), 0);
+  const loaded = ProducerStates.decode(v1, 9_000)!;
+  assert.equal(loaded.offset, 42);
+  const view = (s: ProducerStates, writtenAt: number) => [...s.entries()].map(([id, e]) => [id, e.state, e.lastTimestamp, e.writtenAt === writtenAt]);
+  assert.deepEqual(view(loaded.states, 9_000), view(states, 5_000));
+  assert.deepEqual(view(ProducerStates.decode(current, 9_000)!.states, 5_000), view(states, 5_000), 'the current format keeps write times');
+});
+

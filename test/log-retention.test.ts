@@ -3,7 +3,7 @@ import assert from 'node:assert/strict';
 import { readdir } from 'node:fs/promises';
 import { check } from '../src/idempotence/rules.js';
 import { offsetFileName } from '../src/log/segment.js';
-import { appendAll, batch, openLog, producerBatches, readAll, tempDir } from './helpers/log.js';
+import { appendAll, batch, crashImage, openLog, producerBatches, readAll, tempDir } from './helpers/log.js';
 
 const DAY = 86_400_000;
 
@@ -57,7 +57,8 @@ test('a live idle producer keeps its state when retention deletes its batches (K
   const t0 = 2_000_000_000;
   const idle = producerBatches(7n, [3], { baseTimestamp: t0 });
   const busy = producerBatches(8n, Array.from({ length: 40 }, () => 2), { baseTimestamp: t0 + 1000 });
-  appendAll(log, [...idle, ...busy], t0);
+  appendAll(log, idle, t0);
+  appendAll(log, busy, t0 + 1000);
   await log.whenWritten(log.logEndOffset - 1);
   await log.enforceRetention(t0 + 2000);
   assert.ok(log.logStartOffset > 3, 'the idle producer’s batch is gone');
@@ -75,3 +76,35 @@ test('a live idle producer keeps its state when retention deletes its batches (K
   assert.ok(reopened.producerState(8n) !== undefined, 'the busy one wrote later');
   assert.deepEqual(check(reopened.producerState(7n)?.state, next), { kind: 'out_of_order' });
 });
+
+test('expiry counts from when the broker wrote a producer\'s batch, not the time the batch carries: old event times, -1, or a clock behind', async (t) => {
+  const options = { segmentBytes: 800, retentionMs: -1, producerIdExpirationMs: DAY };
+  const now = 2_000_000_000;
+  for (const baseTimestamp of [now - 30 * DAY, -1, 0]) {
+    const dir = await tempDir(t);
+    const log = await openLog(t, dir, options);
+    appendAll(log, producerBatches(7n, [2, 2], { baseTimestamp }), now);
+    await log.enforceRetention(now + 1000);
+    const next = { epoch: 0, firstSeq: 4, count: 1 };
+    assert.deepEqual(check(log.producerState(7n)?.state, next), { kind: 'append' }, `a batch stamped ${baseTimestamp}, written a second ago`);
+    await log.enforceRetention(now + DAY);
+    assert.equal(log.producerState(7n), undefined, 'gone a day after the write');
+  }
+});
+
+test('a producer whose batches are replayed at a restart counts as written then', async (t) => {
+  const options = { segmentBytes: 100_000, retentionMs: -1, producerIdExpirationMs: DAY };
+  const dir = await tempDir(t);
+  const log = await openLog(t, dir, options);
+  appendAll(log, producerBatches(7n, [2], { baseTimestamp: 1000 }), 1000);
+  await log.whenWritten(log.logEndOffset - 1);
+  const image = await crashImage(dir, t);
+  const restarted = Date.now();
+  const recovered = await openLog(t, image, options);
+  assert.ok(recovered.recovery.replayedBatches > 0, 'no snapshot: the batch is replayed');
+  await recovered.enforceRetention(restarted + 1000);
+  assert.ok(recovered.producerState(7n) !== undefined, 'kept: written, as far as the broker knows, at the restart');
+  await recovered.enforceRetention(restarted + DAY + 60_000);
+  assert.equal(recovered.producerState(7n), undefined);
+});
+

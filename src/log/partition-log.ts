@@ -168,7 +168,7 @@ export class PartitionLog {
     // Copied before any state changes, so that a failed allocation leaves the log as it was.
     const staged = this.staging.add(batch);
     segment.place(baseOffset, header, this.options.indexIntervalBytes);
-    this.states.apply(header, baseOffset);
+    this.states.apply(header, baseOffset, now);
     this.logEnd = end;
 
     const last = this.queue[this.queue.length - 1];

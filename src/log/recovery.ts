@@ -109,7 +109,7 @@ export async function recoverPartition(dir: string, options: ResolvedLogOptions)
     await writeRecoveryPoint(dir, { segmentBase: active.baseOffset, position: active.size, nextOffset: logEndOffset });
   }
 
-  const { producers, snapshotOffset, replayedBatches } = await loadProducers(dir, segments, logEndOffset, options, progress);
+  const { producers, snapshotOffset, replayedBatches } = await loadProducers(dir, segments, logEndOffset, options, progress, started);
   for (const segment of segments) if (segment !== active) await segment.unload();
 
   const report = { scannedBytes, truncatedBytes, snapshotOffset, replayedBatches };
@@ -150,6 +150,8 @@ async function loadProducers(
   logEndOffset: number,
   options: ResolvedLogOptions,
   progress: (bytes: number) => void,
+  /** The time of the restart, which replayed batches count as written at. */
+  now: number,
 ): Promise<{ producers: ProducerStates; snapshotOffset: number | undefined; replayedBatches: number }> {
   const logStartOffset = segments[0]!.baseOffset;
   let producers = new ProducerStates();
@@ -157,7 +159,7 @@ async function loadProducers(
   for (const offset of await snapshotOffsets(dir)) {
     const path = snapshotPath(dir, offset);
     // A snapshot past the log end covers batches the log lost; one before the log start, batches retention deleted.
-    const decoded = offset > logEndOffset || offset < logStartOffset ? undefined : ProducerStates.decode(await readFile(path));
+    const decoded = offset > logEndOffset || offset < logStartOffset ? undefined : ProducerStates.decode(await readFile(path), now);
     if (decoded?.offset === offset) {
       producers = decoded.states;
       snapshotOffset = offset;
@@ -181,7 +183,7 @@ async function loadProducers(
       scanBatches(log, { from: start, to: segment.size, verify: false }, (header) => {
         progress(header.size);
         if (header.baseOffset < from) return;
-        producers.apply(header, header.baseOffset);
+        producers.apply(header, header.baseOffset, now);
         replayedBatches++;
       }),
     );
