@@ -2,7 +2,7 @@
  * InitProducerId without a transactional id: a producer id never handed out before, epoch 0.
  * A producer that names its id and current epoch (KIP-360, v3+) gets the same id with the next
  * epoch, which fences its older in-flight batches on every partition; naming an epoch that is
- * not the current one is INVALID_PRODUCER_EPOCH.
+ * neither the current one nor the one before the last bump is INVALID_PRODUCER_EPOCH.
  */
 import { ErrorCode } from '../../protocol/error-codes.js';
 import { InitProducerIdRequest, InitProducerIdResponse } from '../../protocol/messages/init-producer-id.js';
@@ -22,6 +22,9 @@ export const initProducerId = defineApi({
     // Some clients send 0/0 instead of -1/-1 on their first call; id 0 is never handed out, so 0 means "none".
     if (producerId > 0n && producerEpoch >= 0 && broker.storage.producerIdIssued(producerId)) {
       const current = broker.producerEpochs.current(producerId);
+      // The bump just made, asked again (its answer was lost): the same answer, as Kafka's
+      // coordinator gives a retry naming the epoch before its last bump.
+      if (current !== undefined && producerEpoch === current - 1) return answer(ErrorCode.NONE, producerId, current);
       if (current !== undefined && producerEpoch !== current) return answer(ErrorCode.INVALID_PRODUCER_EPOCH, -1n, -1);
       if (producerEpoch < MAX_EPOCH) {
         await broker.producerEpochs.record(producerId, producerEpoch + 1, Date.now());
