@@ -40,13 +40,23 @@ export class TopicExistsError extends Error {
   }
 }
 
+/** Kafka refuses a topic whose name differs from an existing one's only in '.' against '_': metric names would collide. */
+export class TopicCollisionError extends Error {
+  constructor(
+    name: string,
+    readonly existing: TopicInfo,
+  ) {
+    super(`topic '${name}' collides with existing topic '${existing.name}'`);
+  }
+}
+
 /** Ids reserved durably at a time, as Kafka's ProducerIdManager does. */
 const PRODUCER_ID_BLOCK = 1000n;
 /** Id 0 is never handed out: some clients send 0 to mean "none". */
 const FIRST_PRODUCER_ID = 1n;
 /** Kafka's legal topic names; also keeps names safe as directory names. */
 const LEGAL_TOPIC_NAME = /^[a-zA-Z0-9._-]{1,249}$/;
-const MAX_PARTITIONS = 100_000;
+export const MAX_PARTITIONS = 100_000;
 const PARTITION_DIR = /^(.+)-(\d+)$/;
 
 function isMetadata(value: unknown): value is Metadata {
@@ -152,11 +162,17 @@ export class Storage {
     return this.topics().find((t) => t.topicId === topicId);
   }
 
+  /** Another topic whose name differs from `name` only in '.' against '_'. */
+  collidingTopic(name: string): TopicInfo | undefined {
+    const key = name.replaceAll('.', '_');
+    return this.topics().find((t) => t.name !== name && t.name.replaceAll('.', '_') === key);
+  }
+
   partition(topic: string, index: number): PartitionLog | undefined {
     return this.byName.get(topic)?.logs[index];
   }
 
-  /** Creates the partitions, then records the topic; throws TopicExistsError if the name is taken. */
+  /** Creates the partitions, then records the topic; throws TopicExistsError if the name is taken, TopicCollisionError if another collides with it. */
   async createTopic(name: string, partitions: number): Promise<TopicInfo> {
     if (!LEGAL_TOPIC_NAME.test(name) || name === '.' || name === '..') throw new RangeError(`'${name}' is not a legal topic name`);
     if (!(Number.isInteger(partitions) && partitions >= 1 && partitions <= MAX_PARTITIONS)) {
@@ -165,6 +181,8 @@ export class Storage {
     return this.change(async () => {
       const existing = this.byName.get(name);
       if (existing !== undefined) throw new TopicExistsError(existing.info);
+      const colliding = this.collidingTopic(name);
+      if (colliding !== undefined) throw new TopicCollisionError(name, colliding);
       const info: TopicInfo = { name, topicId: randomUUID(), partitions };
       const dirs = Array.from({ length: partitions }, (_, p) => this.partitionDir(name, p));
       // Left by a create or delete that a crash interrupted.

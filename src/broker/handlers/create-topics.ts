@@ -1,12 +1,21 @@
-/** CreateTopics: one replica on this broker; -1 partitions means num.partitions. */
+/**
+ * CreateTopics: one replica on this broker; -1 partitions means num.partitions. Checked as Kafka
+ * checks, validateOnly alike: a name given twice in one request is INVALID_REQUEST and created
+ * not at all; configs must be Kafka's topic configs with values of their types (brook then
+ * applies its broker-wide settings to every topic, which the response's configs show).
+ */
 import { ErrorCode } from '../../protocol/error-codes.js';
-import { CreateTopicsRequest, CreateTopicsResponse } from '../../protocol/messages/create-topics.js';
+import { CreateTopicsRequest, CreateTopicsResponse, type CreateTopicsRequestCreatableTopic } from '../../protocol/messages/create-topics.js';
 import { ZERO_UUID } from '../../protocol/primitives/reader.js';
-import { TopicExistsError } from '../../log/storage.js';
+import { MAX_PARTITIONS, TopicCollisionError, TopicExistsError } from '../../log/storage.js';
 import { defineApi } from '../api-handler.js';
+import type { BrokerContext } from '../broker-context.js';
+import { NODE_ID } from '../config.js';
+import { topicConfigEntries, topicConfigProblem } from '../topic-configs.js';
 import { topicNameProblem } from '../topic-names.js';
 
 type Result = CreateTopicsResponse['topics'][number];
+type Refusal = readonly [errorCode: number, errorMessage: string];
 
 export const createTopics = defineApi({
   request: CreateTopicsRequest,
@@ -14,37 +23,78 @@ export const createTopics = defineApi({
   minVersion: 0,
   maxVersion: 7,
   async handle(request, _info, broker): Promise<CreateTopicsResponse> {
+    const mentions = new Map<string, number>();
+    for (const t of request.topics) mentions.set(t.name, (mentions.get(t.name) ?? 0) + 1);
     const topics: Result[] = [];
     for (const t of request.topics) {
-      const partitions = t.numPartitions === -1 ? broker.config.partitions : t.numPartitions;
-      const fail = (errorCode: number, errorMessage: string): Result => ({
-        name: t.name,
-        topicId: ZERO_UUID,
-        errorCode,
-        errorMessage,
-        numPartitions: -1,
-        replicationFactor: -1,
-        configs: null,
-      });
-      const nameProblem = topicNameProblem(t.name);
-      if (nameProblem !== undefined) topics.push(fail(ErrorCode.INVALID_TOPIC_EXCEPTION, nameProblem));
-      else if (broker.storage.topic(t.name) !== undefined) topics.push(fail(ErrorCode.TOPIC_ALREADY_EXISTS, `topic '${t.name}' already exists`));
-      else if (t.assignments.length > 0) topics.push(fail(ErrorCode.INVALID_REQUEST, 'replica assignments are not supported by a single broker'));
-      else if (partitions < 1) topics.push(fail(ErrorCode.INVALID_PARTITIONS, `number of partitions must be at least 1, not ${partitions}`));
-      else if (t.replicationFactor !== -1 && t.replicationFactor !== 1) {
-        topics.push(fail(ErrorCode.INVALID_REPLICATION_FACTOR, `replication factor ${t.replicationFactor} is larger than the 1 available broker`));
-      } else {
-        let topicId = ZERO_UUID;
-        try {
-          if (!request.validateOnly) topicId = (await broker.storage.createTopic(t.name, partitions)).topicId;
-        } catch (err) {
-          topics.push(err instanceof TopicExistsError ? fail(ErrorCode.TOPIC_ALREADY_EXISTS, err.message) : fail(ErrorCode.UNKNOWN_SERVER_ERROR, (err as Error).message));
-          continue;
-        }
-        if (!request.validateOnly) broker.logger.info({ topic: t.name, partitions }, 'topic created');
-        topics.push({ name: t.name, topicId, errorCode: ErrorCode.NONE, errorMessage: null, numPartitions: partitions, replicationFactor: 1, configs: [] });
-      }
+      if (mentions.get(t.name) === 1) topics.push(await create(broker, t, request.validateOnly));
     }
+    for (const [name, count] of mentions) if (count > 1) topics.push(failure(name, [ErrorCode.INVALID_REQUEST, 'Duplicate topic name.']));
     return { throttleTimeMs: 0, topics };
   },
 });
+
+function failure(name: string, [errorCode, errorMessage]: Refusal): Result {
+  return { name, topicId: ZERO_UUID, errorCode, errorMessage, numPartitions: -1, replicationFactor: -1, configs: null };
+}
+
+async function create(broker: BrokerContext, t: CreateTopicsRequestCreatableTopic, validateOnly: boolean): Promise<Result> {
+  const partitions = t.assignments.length > 0 ? t.assignments.length : t.numPartitions === -1 ? broker.config.partitions : t.numPartitions;
+  const refusal = refusalOf(broker, t, partitions);
+  if (refusal !== undefined) return failure(t.name, refusal);
+  let topicId = ZERO_UUID;
+  if (!validateOnly) {
+    try {
+      topicId = (await broker.storage.createTopic(t.name, partitions)).topicId;
+    } catch (err) {
+      if (err instanceof TopicExistsError) return failure(t.name, [ErrorCode.TOPIC_ALREADY_EXISTS, err.message]);
+      if (err instanceof TopicCollisionError) return failure(t.name, [ErrorCode.INVALID_TOPIC_EXCEPTION, err.message]);
+      return failure(t.name, [ErrorCode.UNKNOWN_SERVER_ERROR, (err as Error).message]);
+    }
+    broker.logger.info({ topic: t.name, partitions }, 'topic created');
+  }
+  const configs = topicConfigEntries(broker.config).map((c) => ({ ...c, readOnly: true, isSensitive: false }));
+  return { name: t.name, topicId, errorCode: ErrorCode.NONE, errorMessage: null, numPartitions: partitions, replicationFactor: 1, configs };
+}
+
+/** Why the topic cannot be created as asked, if it cannot. */
+function refusalOf(broker: BrokerContext, t: CreateTopicsRequestCreatableTopic, partitions: number): Refusal | undefined {
+  const nameProblem = topicNameProblem(t.name);
+  if (nameProblem !== undefined) return [ErrorCode.INVALID_TOPIC_EXCEPTION, nameProblem];
+  if (broker.storage.topic(t.name) !== undefined) return [ErrorCode.TOPIC_ALREADY_EXISTS, `Topic '${t.name}' already exists.`];
+  const colliding = broker.storage.collidingTopic(t.name);
+  if (colliding !== undefined) return [ErrorCode.INVALID_TOPIC_EXCEPTION, new TopicCollisionError(t.name, colliding).message];
+  if (t.assignments.length > 0) {
+    if (t.numPartitions !== -1 || t.replicationFactor !== -1) {
+      return [ErrorCode.INVALID_REQUEST, 'Both numPartitions or replicationFactor and replicasAssignments were set. Both cannot be used at the same time.'];
+    }
+    const problem = assignmentProblem(t.assignments);
+    if (problem !== undefined) return [ErrorCode.INVALID_REPLICA_ASSIGNMENT, problem];
+  }
+  if (partitions < 1 || partitions > MAX_PARTITIONS) return [ErrorCode.INVALID_PARTITIONS, `Number of partitions must be between 1 and ${MAX_PARTITIONS}, not ${partitions}.`];
+  if (t.replicationFactor === 0 || t.replicationFactor < -1) return [ErrorCode.INVALID_REPLICATION_FACTOR, `Replication factor must be larger than 0, or -1 to use the default.`];
+  if (t.replicationFactor > 1) {
+    return [ErrorCode.INVALID_REPLICATION_FACTOR, `Unable to replicate the partition ${t.replicationFactor} time(s): only 1 broker is registered.`];
+  }
+  for (const { name, value } of t.configs) {
+    if (value === null) return [ErrorCode.INVALID_REQUEST, `Null value not supported for topic configs: ${name}`];
+    const problem = topicConfigProblem(name, value);
+    if (problem !== undefined) return [ErrorCode.INVALID_CONFIG, problem];
+  }
+  return undefined;
+}
+
+/** Manual assignments are accepted as Kafka accepts them, which here means each partition on this broker alone. */
+function assignmentProblem(assignments: CreateTopicsRequestCreatableTopic['assignments']): string | undefined {
+  const indexes = new Set(assignments.map((a) => a.partitionIndex));
+  if (indexes.size !== assignments.length || assignments.some((a) => a.partitionIndex < 0 || a.partitionIndex >= assignments.length)) {
+    return 'partitions should be a consecutive 0-based integer sequence';
+  }
+  for (const { partitionIndex, brokerIds } of assignments) {
+    if (brokerIds.length === 0) return `The manual partition assignment includes an empty replica list for partition ${partitionIndex}.`;
+    const other = brokerIds.find((id) => id !== NODE_ID);
+    if (other !== undefined) return `The manual partition assignment includes broker ${other}, but no such broker is registered.`;
+    if (brokerIds.length > 1) return `The manual partition assignment includes the partition ${partitionIndex} with duplicate replicas.`;
+  }
+  return undefined;
+}

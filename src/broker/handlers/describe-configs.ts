@@ -3,36 +3,18 @@ import { ErrorCode } from '../../protocol/error-codes.js';
 import { DescribeConfigsRequest, DescribeConfigsResponse } from '../../protocol/messages/describe-configs.js';
 import { defineApi } from '../api-handler.js';
 import type { BrokerContext } from '../broker-context.js';
-import { NODE_ID } from '../config.js';
+import { DEFAULT_CONFIG, NODE_ID, type BrokerConfig } from '../config.js';
+import { configEntries, DEFAULT_CONFIG_SOURCE, topicConfigEntries, type ConfigEntry } from '../topic-configs.js';
+import { topicNameProblem } from '../topic-names.js';
 
 const TOPIC = 2;
 const BROKER = 4;
-/** Kafka's ConfigSource values. */
-const STATIC_BROKER_CONFIG = 4;
-const DEFAULT_CONFIG = 5;
 
 type Result = DescribeConfigsResponse['results'][number];
 
-function topicConfigs(broker: BrokerContext): Record<string, string> {
-  const c = broker.config;
+function brokerConfigs(c: BrokerConfig, advertised: BrokerContext['advertised']): Record<string, string> {
   return {
-    'cleanup.policy': 'delete',
-    'compression.type': 'producer',
-    'max.message.bytes': String(c.maxRequestBytes),
-    'message.timestamp.after.max.ms': String(c.messageTimestampAfterMaxMs),
-    'message.timestamp.type': 'CreateTime',
-    'min.insync.replicas': '1',
-    'retention.bytes': String(c.retentionBytes),
-    'retention.ms': String(c.retentionMs),
-    'segment.bytes': String(c.segmentBytes),
-    'segment.ms': String(c.segmentMs),
-  };
-}
-
-function brokerConfigs(broker: BrokerContext): Record<string, string> {
-  const c = broker.config;
-  return {
-    'advertised.listeners': `PLAINTEXT://${broker.advertised.host}:${broker.advertised.port}`,
+    'advertised.listeners': `PLAINTEXT://${advertised.host}:${advertised.port}`,
     'auto.create.topics.enable': String(c.autoCreateTopics),
     'broker.id': String(NODE_ID),
     'connections.max.idle.ms': String(c.idleTimeoutMs),
@@ -40,6 +22,7 @@ function brokerConfigs(broker: BrokerContext): Record<string, string> {
     'log.dirs': c.dataDir,
     'log.message.timestamp.after.max.ms': String(c.messageTimestampAfterMaxMs),
     'log.retention.bytes': String(c.retentionBytes),
+    'log.retention.check.interval.ms': String(c.retentionCheckIntervalMs),
     'log.retention.ms': String(c.retentionMs),
     'log.segment.bytes': String(c.segmentBytes),
     'max.connections': String(c.maxConnections),
@@ -56,19 +39,20 @@ export const describeConfigs = defineApi({
   maxVersion: 4,
   handle(request, _info, broker): DescribeConfigsResponse {
     const results = request.resources.map((res): Result => {
-      const result = (errorCode: number, errorMessage: string | null, configs: Record<string, string>): Result => ({
+      const result = (errorCode: number, errorMessage: string | null, configs: ConfigEntry[] = []): Result => ({
         errorCode,
         errorMessage,
         resourceType: res.resourceType,
         resourceName: res.resourceName,
-        configs: Object.entries(configs)
-          .filter(([name]) => res.configurationKeys === null || res.configurationKeys.includes(name))
-          .map(([name, value]) => ({
+        configs: configs
+          .filter(({ name }) => res.configurationKeys === null || res.configurationKeys.includes(name))
+          .map(({ name, value, configSource }) => ({
             name,
             value,
+            // No AlterConfigs: nothing can be changed while brook runs.
             readOnly: true,
-            isDefault: res.resourceType === TOPIC,
-            configSource: res.resourceType === TOPIC ? DEFAULT_CONFIG : STATIC_BROKER_CONFIG,
+            isDefault: configSource === DEFAULT_CONFIG_SOURCE,
+            configSource,
             isSensitive: false,
             synonyms: [],
             configType: 0,
@@ -76,14 +60,16 @@ export const describeConfigs = defineApi({
           })),
       });
       if (res.resourceType === TOPIC) {
-        if (broker.storage.topic(res.resourceName) === undefined) return result(ErrorCode.UNKNOWN_TOPIC_OR_PARTITION, `no topic '${res.resourceName}'`, {});
-        return result(ErrorCode.NONE, null, topicConfigs(broker));
+        const problem = topicNameProblem(res.resourceName);
+        if (problem !== undefined) return result(ErrorCode.INVALID_TOPIC_EXCEPTION, problem);
+        if (broker.storage.topic(res.resourceName) === undefined) return result(ErrorCode.UNKNOWN_TOPIC_OR_PARTITION, `no topic '${res.resourceName}'`);
+        return result(ErrorCode.NONE, null, topicConfigEntries(broker.config));
       }
       if (res.resourceType === BROKER) {
-        if (res.resourceName !== '' && res.resourceName !== String(NODE_ID)) return result(ErrorCode.INVALID_REQUEST, `no broker '${res.resourceName}'`, {});
-        return result(ErrorCode.NONE, null, brokerConfigs(broker));
+        if (res.resourceName !== '' && res.resourceName !== String(NODE_ID)) return result(ErrorCode.INVALID_REQUEST, `no broker '${res.resourceName}'`);
+        return result(ErrorCode.NONE, null, configEntries(brokerConfigs(broker.config, broker.advertised), brokerConfigs(DEFAULT_CONFIG, broker.advertised)));
       }
-      return result(ErrorCode.INVALID_REQUEST, `resource type ${res.resourceType} is not supported`, {});
+      return result(ErrorCode.INVALID_REQUEST, `resource type ${res.resourceType} is not supported`);
     });
     return { throttleTimeMs: 0, results };
   },

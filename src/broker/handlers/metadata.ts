@@ -5,7 +5,7 @@ import { ZERO_UUID } from '../../protocol/primitives/reader.js';
 import { defineApi } from '../api-handler.js';
 import { LEADER_EPOCH, NODE_ID } from '../config.js';
 import { topicNameProblem } from '../topic-names.js';
-import { TopicExistsError, type TopicInfo } from '../../log/storage.js';
+import { TopicCollisionError, TopicExistsError, type TopicInfo } from '../../log/storage.js';
 import type { BrokerContext } from '../broker-context.js';
 
 type ResponseTopic = MetadataResponse['topics'][number];
@@ -56,6 +56,7 @@ async function autoCreate(broker: BrokerContext, name: string): Promise<Response
     return describeTopic(topic);
   } catch (err) {
     if (err instanceof TopicExistsError) return describeTopic(err.existing);
+    if (err instanceof TopicCollisionError) return errorTopic(name, ZERO_UUID, ErrorCode.INVALID_TOPIC_EXCEPTION);
     broker.logger.error({ topic: name, err }, 'creating a topic on metadata request failed');
     return errorTopic(name, ZERO_UUID, ErrorCode.UNKNOWN_SERVER_ERROR);
   }

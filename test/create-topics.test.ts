@@ -1,0 +1,126 @@
+import { test, before, after } from 'node:test';
+import assert from 'node:assert/strict';
+import { startBroker, type Broker } from '../src/broker/start-broker.js';
+import { ErrorCode } from '../src/protocol/error-codes.js';
+import { CreateTopicsRequest, CreateTopicsResponse, type CreateTopicsRequestCreatableTopic } from '../src/protocol/messages/create-topics.js';
+import { DescribeConfigsRequest, DescribeConfigsResponse } from '../src/protocol/messages/describe-configs.js';
+import { MetadataRequest, MetadataResponse } from '../src/protocol/messages/metadata.js';
+import { ZERO_UUID } from '../src/protocol/primitives/reader.js';
+import { WireClient } from './helpers/wire-client.js';
+
+let broker: Broker;
+let client: WireClient;
+
+before(async () => {
+  broker = await startBroker({ port: 0, retentionMs: 12345 });
+  client = await WireClient.connect(broker.port);
+});
+
+after(async () => {
+  client.close();
+  await broker.close();
+});
+
+function topic(name: string, fields: Partial<CreateTopicsRequestCreatableTopic> = {}): CreateTopicsRequestCreatableTopic {
+  return { name, numPartitions: 1, replicationFactor: 1, assignments: [], configs: [], ...fields };
+}
+
+async function create(topics: CreateTopicsRequestCreatableTopic[], validateOnly = false): Promise<CreateTopicsResponse['topics']> {
+  return (await client.request(CreateTopicsRequest, CreateTopicsResponse, 7, { topics, timeoutMs: 1000, validateOnly })).topics;
+}
+
+async function exists(name: string): Promise<boolean> {
+  const res = await client.request(MetadataRequest, MetadataResponse, 12, {
+    topics: [{ topicId: ZERO_UUID, name }],
+    allowAutoTopicCreation: false,
+    includeClusterAuthorizedOperations: false,
+    includeTopicAuthorizedOperations: false,
+  });
+  return res.topics[0]!.errorCode === ErrorCode.NONE;
+}
+
+test('a name given twice in one request is answered once, INVALID_REQUEST, and not created; the others are', async () => {
+  const answers = await create([topic('twice'), topic('once'), topic('twice')]);
+  assert.deepEqual(
+    answers.map((t) => [t.name, t.errorCode]),
+    [
+      ['once', 0],
+      ['twice', ErrorCode.INVALID_REQUEST],
+    ],
+  );
+  assert.equal(await exists('twice'), false);
+  assert.equal(await exists('once'), true);
+});
+
+test('a name that differs from an existing topic only in . against _ is INVALID_TOPIC_EXCEPTION', async () => {
+  assert.equal((await create([topic('metrics.cpu')]))[0]!.errorCode, 0);
+  for (const validateOnly of [true, false]) {
+    const [answer] = await create([topic('metrics_cpu')], validateOnly);
+    assert.equal(answer!.errorCode, ErrorCode.INVALID_TOPIC_EXCEPTION);
+    assert.match(answer!.errorMessage!, /collides with existing topic 'metrics.cpu'/);
+  }
+  assert.equal(await exists('metrics_cpu'), false);
+});
+
+test('replica assignments to this broker create the topic; others are refused as Kafka refuses them', async () => {
+  const on = (...brokerIds: number[][]) => brokerIds.map((ids, partitionIndex) => ({ partitionIndex, brokerIds: ids }));
+  const [placed] = await create([topic('placed', { numPartitions: -1, replicationFactor: -1, assignments: on([1], [1], [1]) })]);
+  assert.deepEqual([placed!.errorCode, placed!.numPartitions, placed!.replicationFactor], [0, 3, 1]);
+  const cases: [string, Partial<CreateTopicsRequestCreatableTopic>, number][] = [
+    ['another broker', { numPartitions: -1, replicationFactor: -1, assignments: on([2]) }, ErrorCode.INVALID_REPLICA_ASSIGNMENT],
+    ['two replicas', { numPartitions: -1, replicationFactor: -1, assignments: on([1, 1]) }, ErrorCode.INVALID_REPLICA_ASSIGNMENT],
+    ['no replica', { numPartitions: -1, replicationFactor: -1, assignments: on([]) }, ErrorCode.INVALID_REPLICA_ASSIGNMENT],
+    ['a gap', { numPartitions: -1, replicationFactor: -1, assignments: [{ partitionIndex: 1, brokerIds: [1] }] }, ErrorCode.INVALID_REPLICA_ASSIGNMENT],
+    ['with a count too', { numPartitions: 1, replicationFactor: -1, assignments: on([1]) }, ErrorCode.INVALID_REQUEST],
+  ];
+  for (const [what, fields, code] of cases) assert.equal((await create([topic(`misplaced`, fields)]))[0]!.errorCode, code, what);
+  assert.equal(await exists('misplaced'), false);
+});
+
+test('validateOnly answers what the create would, and creates nothing', async () => {
+  const cases: [string, Partial<CreateTopicsRequestCreatableTopic>, number][] = [
+    ['too many partitions', { numPartitions: 200_000 }, ErrorCode.INVALID_PARTITIONS],
+    ['no partitions', { numPartitions: 0 }, ErrorCode.INVALID_PARTITIONS],
+    ['three replicas', { replicationFactor: 3 }, ErrorCode.INVALID_REPLICATION_FACTOR],
+    ['zero replicas', { replicationFactor: 0 }, ErrorCode.INVALID_REPLICATION_FACTOR],
+    ['an unknown config', { configs: [{ name: 'retention.msec', value: '1000' }] }, ErrorCode.INVALID_CONFIG],
+    ['a value of another type', { configs: [{ name: 'retention.ms', value: 'abc' }] }, ErrorCode.INVALID_CONFIG],
+    ['a value not among the choices', { configs: [{ name: 'cleanup.policy', value: 'nonsense' }] }, ErrorCode.INVALID_CONFIG],
+    ['a null value', { configs: [{ name: 'retention.ms', value: null }] }, ErrorCode.INVALID_REQUEST],
+    ['configs of the right types', { configs: [{ name: 'retention.ms', value: '60000' }, { name: 'cleanup.policy', value: 'compact,delete' }, { name: 'preallocate', value: 'true' }] }, 0],
+  ];
+  for (const [what, fields, code] of cases) {
+    for (const validateOnly of [true, false]) {
+      const name = `checked-${validateOnly}`;
+      const [answer] = await create([topic(name, fields)], validateOnly);
+      assert.equal(answer!.errorCode, code, `${what}, validateOnly ${validateOnly}: ${answer!.errorMessage}`);
+      assert.equal(await exists(name), code === 0 && !validateOnly, what);
+      if (code === 0 && !validateOnly) assert.equal((await create([topic(name)]))[0]!.errorCode, ErrorCode.TOPIC_ALREADY_EXISTS);
+    }
+  }
+});
+
+test('the answer lists the configs in force, and DescribeConfigs tells a setting given from a default', async () => {
+  const [answer] = await create([topic('configured', { configs: [{ name: 'retention.ms', value: '60000' }] })]);
+  const configs = new Map(answer!.configs!.map((c) => [c.name, c]));
+  // brook applies its broker-wide settings to every topic: --retention-ms here, not the topic's 60000.
+  assert.deepEqual([configs.get('retention.ms')!.value, configs.get('retention.ms')!.configSource], ['12345', 4]);
+  assert.deepEqual([configs.get('segment.bytes')!.value, configs.get('segment.bytes')!.configSource], [String(64 * 1024 * 1024), 5]);
+  const described = await client.request(DescribeConfigsRequest, DescribeConfigsResponse, 4, {
+    resources: [
+      { resourceType: 2, resourceName: 'configured', configurationKeys: ['retention.ms', 'segment.bytes'] },
+      { resourceType: 2, resourceName: 'no/such', configurationKeys: null },
+    ],
+    includeSynonyms: false,
+    includeDocumentation: false,
+  });
+  const [topicResult, badName] = described.results;
+  assert.deepEqual(
+    topicResult!.configs.map((c) => [c.name, c.value, c.configSource]),
+    [
+      ['retention.ms', '12345', 4],
+      ['segment.bytes', String(64 * 1024 * 1024), 5],
+    ],
+  );
+  assert.equal(badName!.errorCode, ErrorCode.INVALID_TOPIC_EXCEPTION);
+});
