@@ -1,4 +1,7 @@
-/** DeleteTopics: by name, or by topic id from v6; every group's committed offsets there go too. */
+/**
+ * DeleteTopics: by name, or by topic id from v6 (not both); every group's committed offsets there
+ * go too. A topic named twice in one request is INVALID_REQUEST and not deleted, as in Kafka.
+ */
 import { ErrorCode } from '../../protocol/error-codes.js';
 import { DeleteTopicsRequest, DeleteTopicsResponse } from '../../protocol/messages/delete-topics.js';
 import { ZERO_UUID } from '../../protocol/primitives/reader.js';
@@ -16,11 +19,32 @@ export const deleteTopics = defineApi({
   maxVersion: 6,
   async handle(request, info, broker): Promise<DeleteTopicsResponse> {
     const wanted = info.apiVersion >= 6 ? request.topics : request.topicNames.map((name) => ({ name, topicId: ZERO_UUID }));
+    const mentions = new Map<string, number>();
+    for (const key of wanted.map(keyOf)) mentions.set(key, (mentions.get(key) ?? 0) + 1);
     const responses: Result[] = [];
-    for (const w of wanted) responses.push(await deleteOne(broker, w));
+    for (const w of wanted) {
+      if (w.name !== null && w.topicId !== ZERO_UUID) responses.push(refused(w, 'You may not specify both topic name and topic id.'));
+      else if (w.name === null && w.topicId === ZERO_UUID) responses.push(refused(w, 'Neither topic name nor id were specified.'));
+      else if (mentions.get(keyOf(w)) === 1) responses.push(await deleteOne(broker, w));
+    }
+    // As Kafka does: a topic named twice is answered once, and not deleted.
+    for (const w of wanted) {
+      if (mentions.get(keyOf(w))! > 1 && mentions.delete(keyOf(w))) {
+        responses.push(refused(w, w.name === null ? 'Duplicate topic id.' : 'Duplicate topic name.'));
+      }
+    }
     return { throttleTimeMs: 0, responses };
   },
 });
+
+/** What names the topic: its name, or its id when the name is null. */
+function keyOf(w: Wanted): string {
+  return w.name === null ? `id:${w.topicId}` : `name:${w.name}`;
+}
+
+function refused(w: Wanted, errorMessage: string): Result {
+  return { name: w.name, topicId: w.topicId, errorCode: ErrorCode.INVALID_REQUEST, errorMessage };
+}
 
 /**
  * The topic is looked for again when the delete's turn comes, since an earlier change (another

@@ -3,6 +3,7 @@ import assert from 'node:assert/strict';
 import { startBroker, type Broker } from '../src/broker/start-broker.js';
 import { ErrorCode } from '../src/protocol/error-codes.js';
 import { CreateTopicsRequest, CreateTopicsResponse, type CreateTopicsRequestCreatableTopic } from '../src/protocol/messages/create-topics.js';
+import { DeleteTopicsRequest, DeleteTopicsResponse } from '../src/protocol/messages/delete-topics.js';
 import { DescribeConfigsRequest, DescribeConfigsResponse } from '../src/protocol/messages/describe-configs.js';
 import { MetadataRequest, MetadataResponse } from '../src/protocol/messages/metadata.js';
 import { ZERO_UUID } from '../src/protocol/primitives/reader.js';
@@ -124,3 +125,34 @@ test('the answer lists the configs in force, and DescribeConfigs tells a setting
   );
   assert.equal(badName!.errorCode, ErrorCode.INVALID_TOPIC_EXCEPTION);
 });
+
+test('DeleteTopics: a topic named by both name and id, by neither, or twice is INVALID_REQUEST and stays', async () => {
+  const created = await create([topic('kept-a'), topic('kept-b'), topic('gone')]);
+  const [, b, gone] = created.map((t) => t.topicId);
+  const wrongId = b!;
+  const res = await client.request(DeleteTopicsRequest, DeleteTopicsResponse, 6, {
+    topics: [
+      { name: 'kept-a', topicId: wrongId },
+      { name: null, topicId: ZERO_UUID },
+      { name: null, topicId: b! },
+      { name: null, topicId: b! },
+      { name: 'gone', topicId: ZERO_UUID },
+    ],
+    topicNames: [],
+    timeoutMs: 1000,
+  });
+  assert.deepEqual(
+    res.responses.map((r) => [r.name, r.topicId, r.errorCode]),
+    [
+      ['kept-a', wrongId, ErrorCode.INVALID_REQUEST],
+      [null, ZERO_UUID, ErrorCode.INVALID_REQUEST],
+      ['gone', gone, 0],
+      [null, b, ErrorCode.INVALID_REQUEST],
+    ],
+  );
+  assert.deepEqual([await exists('kept-a'), await exists('kept-b'), await exists('gone')], [true, true, false]);
+  const byName = await client.request(DeleteTopicsRequest, DeleteTopicsResponse, 4, { topics: [], topicNames: ['kept-a', 'kept-a'], timeoutMs: 1000 });
+  assert.deepEqual(byName.responses.map((r) => [r.name, r.errorCode]), [['kept-a', ErrorCode.INVALID_REQUEST]]);
+  assert.equal(await exists('kept-a'), true);
+});
+
