@@ -10,6 +10,7 @@ import { InitProducerIdRequest, InitProducerIdResponse } from '../src/protocol/m
 import { ListOffsetsRequest, ListOffsetsResponse } from '../src/protocol/messages/list-offsets.js';
 import { MetadataRequest, MetadataResponse } from '../src/protocol/messages/metadata.js';
 import { ZERO_UUID } from '../src/protocol/primitives/reader.js';
+import { ErrorCode } from '../src/protocol/error-codes.js';
 import { ProduceRequest, ProduceResponse } from '../src/protocol/messages/produce.js';
 import { readBatchHeader } from '../src/protocol/record-batch.js';
 import { buildBatch, valuesBatch, type BatchOptions } from './helpers/batch.js';
@@ -262,6 +263,26 @@ test('ListOffsets: earliest, latest, by timestamp to the record, and the largest
   assert.deepEqual(await listOffset('times', 0, BigInt(t0 + 601)), { offset: -1, timestamp: -1 }, 'after everything');
   assert.deepEqual(await listOffset('times', 0, -3n), { offset: 4, timestamp: t0 + 600 }, 'the record with the largest timestamp');
   assert.equal((await listOffset('times', 0, BigInt(t0 + 15), 0)).offset, 2, 'v0 answers in old-style offsets');
+});
+
+test('ListOffsets and Fetch check the leader epoch a client names: older FENCED_LEADER_EPOCH, newer UNKNOWN_LEADER_EPOCH', async () => {
+  assert.equal((await produce('plain', 0, 1, {})).errorCode, 0);
+  const listed = async (currentLeaderEpoch: number) => {
+    const res = await client.request(ListOffsetsRequest, ListOffsetsResponse, 7, {
+      replicaId: -1,
+      isolationLevel: 0,
+      topics: [{ name: 'plain', partitions: [{ partitionIndex: 0, currentLeaderEpoch, timestamp: -1n, maxNumOffsets: 1 }] }],
+      timeoutMs: 0,
+    });
+    return res.topics[0]!.partitions[0]!.errorCode;
+  };
+  const fetched = async (currentLeaderEpoch: number) => {
+    const res = await client.request(FetchRequest, FetchResponse, 12, fetchOf('plain', [0], { currentLeaderEpoch }));
+    return res.responses[0]!.partitions[0]!.errorCode;
+  };
+  for (const ask of [listed, fetched]) {
+    assert.deepEqual([await ask(-1), await ask(0), await ask(5), await ask(-3)], [0, 0, ErrorCode.UNKNOWN_LEADER_EPOCH, ErrorCode.FENCED_LEADER_EPOCH], ask.name);
+  }
 });
 
 test('an epoch bump by InitProducerId fences the old epoch on every partition, answers its retry the same, and survives a restart', async (t) => {

@@ -1,5 +1,6 @@
 /** Broker settings, named after the Kafka settings they mirror. */
 import type { FlushPolicy } from '../log/options.js';
+import { ErrorCode } from '../protocol/error-codes.js';
 import type { TlsListener } from '../server/tcp-server.js';
 
 export type { FlushPolicy };
@@ -52,6 +53,15 @@ export interface BrokerConfig {
 export const NODE_ID = 1;
 /** The only leader epoch there is: one broker leads every partition from the start. */
 export const LEADER_EPOCH = 0;
+
+/**
+ * What Kafka answers a request that names the leader epoch it last saw: -1 names none; an older
+ * one is FENCED_LEADER_EPOCH, a newer one (metadata this broker has not got) UNKNOWN_LEADER_EPOCH.
+ */
+export function leaderEpochError(currentLeaderEpoch: number): number {
+  if (currentLeaderEpoch === -1 || currentLeaderEpoch === LEADER_EPOCH) return ErrorCode.NONE;
+  return currentLeaderEpoch < LEADER_EPOCH ? ErrorCode.FENCED_LEADER_EPOCH : ErrorCode.UNKNOWN_LEADER_EPOCH;
+}
 
 export const DEFAULT_CONFIG: BrokerConfig = {
   host: '127.0.0.1',

@@ -9,11 +9,13 @@ export interface FetchLimits {
   readonly minBytes?: number;
   readonly maxBytes?: number;
   readonly partitionMaxBytes?: number;
+  /** The leader epoch the consumer last saw; -1, none, unless given. */
+  readonly currentLeaderEpoch?: number;
 }
 
 /** A Fetch of `topic`, naming these partitions in this order, each from `offset` (0 unless given). */
 export function fetchOf(topic: string, partitions: readonly number[], limits: FetchLimits = {}): FetchRequest {
-  const { offset = 0, maxWaitMs = 0, minBytes = 0, maxBytes = 1 << 20, partitionMaxBytes = maxBytes } = limits;
+  const { offset = 0, maxWaitMs = 0, minBytes = 0, maxBytes = 1 << 20, partitionMaxBytes = maxBytes, currentLeaderEpoch = -1 } = limits;
   return {
     clusterId: null,
     replicaId: -1,
@@ -30,7 +32,7 @@ export function fetchOf(topic: string, partitions: readonly number[], limits: Fe
         topicId: ZERO_UUID,
         partitions: partitions.map((partition) => ({
           partition,
-          currentLeaderEpoch: -1,
+          currentLeaderEpoch,
           fetchOffset: BigInt(offset),
           lastFetchedEpoch: -1,
           logStartOffset: -1n,

@@ -17,6 +17,7 @@ import { AnswerMemory } from '../../memory/answer-memory.js';
 import type { SentHooks } from '../../server/connection.js';
 import { defineApi } from '../api-handler.js';
 import type { BrokerContext } from '../broker-context.js';
+import { leaderEpochError } from '../config.js';
 import { PartitionWaiters } from '../partition-waiters.js';
 
 type PartitionData = FetchResponsePartitionData;
@@ -96,6 +97,12 @@ async function readPartitions(fetched: ReadonlyMap<string, Fetched>, maxBytes: n
     if (log === undefined) {
       answerNow = true;
       partitions.push(partitionData(p.partition, ErrorCode.UNKNOWN_TOPIC_OR_PARTITION, -1, -1, EMPTY));
+      continue;
+    }
+    const epochError = leaderEpochError(p.currentLeaderEpoch);
+    if (epochError !== ErrorCode.NONE) {
+      answerNow = true;
+      partitions.push(partitionData(p.partition, epochError, -1, -1, EMPTY));
       continue;
     }
     const offset = Number(p.fetchOffset);

@@ -5,7 +5,7 @@
 import { ErrorCode } from '../../protocol/error-codes.js';
 import { ListOffsetsRequest, ListOffsetsResponse } from '../../protocol/messages/list-offsets.js';
 import { defineApi } from '../api-handler.js';
-import { LEADER_EPOCH } from '../config.js';
+import { LEADER_EPOCH, leaderEpochError } from '../config.js';
 import type { PartitionLog } from '../../log/partition-log.js';
 import { firstRecordAtOrAfter } from '../../protocol/record-batch.js';
 
@@ -24,11 +24,12 @@ export const listOffsets = defineApi({
       const partitions: ListOffsetsResponse['topics'][number]['partitions'] = [];
       for (const p of t.partitions) {
         const log = broker.storage.partition(t.name, p.partitionIndex);
-        const found = log === undefined ? undefined : await lookup(log, p.timestamp);
+        const errorCode = log === undefined ? ErrorCode.UNKNOWN_TOPIC_OR_PARTITION : leaderEpochError(p.currentLeaderEpoch);
+        const found = log === undefined || errorCode !== ErrorCode.NONE ? undefined : await lookup(log, p.timestamp);
         const offset = found?.offset ?? -1;
         partitions.push({
           partitionIndex: p.partitionIndex,
-          errorCode: log === undefined ? ErrorCode.UNKNOWN_TOPIC_OR_PARTITION : ErrorCode.NONE,
+          errorCode,
           oldStyleOffsets: found === undefined ? [] : [BigInt(offset)],
           timestamp: BigInt(found?.timestamp ?? -1),
           offset: BigInt(offset),
