@@ -237,12 +237,20 @@ test('ApiVersions of an unknown version is answered with UNSUPPORTED_VERSION in 
   c.close();
 });
 
-test('ApiVersions lists what is served', async () => {
+test('ApiVersions lists what is served, by api key; from v3 a client software name outside Kafka\'s pattern is INVALID_REQUEST', async () => {
   const res = await client.request(ApiVersionsRequest, ApiVersionsResponse, 3, { clientSoftwareName: 'x', clientSoftwareVersion: '1' });
   const byKey = new Map(res.apiKeys.map((k) => [k.apiKey, [k.minVersion, k.maxVersion]]));
   assert.deepEqual(byKey.get(0), [3, 11]);
   assert.deepEqual(byKey.get(18), [0, 4]);
   assert.ok(byKey.has(22) && byKey.has(3) && byKey.has(1) && byKey.has(2) && byKey.has(19));
+  const keys = res.apiKeys.map((k) => k.apiKey);
+  assert.deepEqual(keys, [...keys].sort((a, b) => a - b));
+  for (const [clientSoftwareName, clientSoftwareVersion] of [['!!bad name', '1'], ['librdkafka', '2.0.2 beta'], ['', '1']]) {
+    const refused = await client.request(ApiVersionsRequest, ApiVersionsResponse, 3, { clientSoftwareName, clientSoftwareVersion });
+    assert.deepEqual([refused.errorCode, refused.apiKeys], [ErrorCode.INVALID_REQUEST, []], `${clientSoftwareName} ${clientSoftwareVersion}`);
+  }
+  const named = await client.request(ApiVersionsRequest, ApiVersionsResponse, 3, { clientSoftwareName: 'confluent-kafka-python', clientSoftwareVersion: '2.0.2-rdkafka-2.0.2' });
+  assert.equal(named.errorCode, 0);
 });
 
 test('ListOffsets: earliest, latest, by timestamp to the record, and the largest timestamp', async () => {
