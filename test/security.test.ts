@@ -4,7 +4,11 @@ import { readFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import { Kafka, logLevel, type KafkaConfig, type SASLOptions } from 'kafkajs';
 import { startBroker, type Broker } from '../src/broker/start-broker.js';
+import { MetadataRequest, MetadataResponse } from '../src/protocol/messages/metadata.js';
 import { ProduceRequest } from '../src/protocol/messages/produce.js';
+import { SaslAuthenticateRequest, SaslAuthenticateResponse } from '../src/protocol/messages/sasl-authenticate.js';
+import { SaslHandshakeRequest, SaslHandshakeResponse } from '../src/protocol/messages/sasl-handshake.js';
+import { ErrorCode } from '../src/protocol/error-codes.js';
 import { valuesBatch } from './helpers/batch.js';
 import { consumeAll } from './helpers/kafkajs.js';
 import { runBrook } from './helpers/cli.js';
@@ -130,3 +134,17 @@ test('TLS with client certificates required: with one it works, without one it i
   const withoutCert = client(b, { ssl: { ca: [certs.ca] }, retry: { retries: 0 } }).admin();
   await assert.rejects(withoutCert.connect());
 });
+
+test('a listener without SASL answers SaslHandshake and SaslAuthenticate ILLEGAL_SASL_STATE and goes on serving, as Kafka does', async () => {
+  const b = await startBroker({ port: 0 });
+  brokers.push(b);
+  const c = await WireClient.connect(b.port);
+  const handshake = await c.request(SaslHandshakeRequest, SaslHandshakeResponse, 1, { mechanism: 'PLAIN' });
+  assert.deepEqual([handshake.errorCode, handshake.mechanisms], [ErrorCode.ILLEGAL_SASL_STATE, []]);
+  const authenticate = await c.request(SaslAuthenticateRequest, SaslAuthenticateResponse, 2, { authBytes: Buffer.from('\0user\0secret') });
+  assert.equal(authenticate.errorCode, ErrorCode.ILLEGAL_SASL_STATE);
+  const metadata = await c.request(MetadataRequest, MetadataResponse, 12, { topics: null, allowAutoTopicCreation: false, includeClusterAuthorizedOperations: false, includeTopicAuthorizedOperations: false });
+  assert.equal(metadata.brokers.length, 1);
+  c.close();
+});
+

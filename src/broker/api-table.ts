@@ -21,14 +21,14 @@ import { metadata } from './handlers/metadata.js';
 import { offsetCommit } from './handlers/offset-commit.js';
 import { offsetFetch } from './handlers/offset-fetch.js';
 import { produce } from './handlers/produce.js';
-import { saslAuthenticate } from './handlers/sasl-authenticate.js';
-import { saslHandshake } from './handlers/sasl-handshake.js';
+import { saslAuthenticate, saslAuthenticateWithoutSasl } from './handlers/sasl-authenticate.js';
+import { saslHandshake, saslHandshakeWithoutSasl } from './handlers/sasl-handshake.js';
 import { syncGroup } from './handlers/sync-group.js';
 
-/** SaslHandshake and SaslAuthenticate are served only by a listener that requires SASL. */
+/** SaslHandshake and SaslAuthenticate authenticate on a listener that requires SASL; elsewhere they are ILLEGAL_SASL_STATE, as in Kafka. */
 export function buildApiTable(sasl: SaslGate | undefined): ReadonlyMap<number, ApiHandler> {
   const handlers: ApiHandler[] = [
-    ...(sasl === undefined ? [] : [saslHandshake(sasl), saslAuthenticate(sasl)]),
+    ...(sasl === undefined ? [saslHandshakeWithoutSasl, saslAuthenticateWithoutSasl] : [saslHandshake(sasl), saslAuthenticate(sasl)]),
     ...[produce, fetch, listOffsets, metadata, findCoordinator, createTopics, deleteTopics, initProducerId, describeConfigs],
     ...[joinGroup, syncGroup, heartbeat, leaveGroup, offsetCommit, offsetFetch, listGroups, describeGroups, deleteGroups],
     describeProducers,

@@ -37,3 +37,12 @@ export function saslAuthenticate(gate: SaslGate) {
     },
   });
 }
+
+/** On a listener without SASL, Kafka answers SaslAuthenticate ILLEGAL_SASL_STATE and goes on. */
+export const saslAuthenticateWithoutSasl = defineApi({
+  request: SaslAuthenticateRequest,
+  response: SaslAuthenticateResponse,
+  minVersion: 0,
+  maxVersion: 2,
+  handle: (): SaslAuthenticateResponse => ({ errorCode: ErrorCode.ILLEGAL_SASL_STATE, errorMessage: 'this listener does not use SASL', authBytes: NOTHING, sessionLifetimeMs: 0n }),
+});

@@ -26,3 +26,12 @@ export function saslHandshake(gate: SaslGate) {
     },
   });
 }
+
+/** On a listener without SASL, Kafka answers a handshake ILLEGAL_SASL_STATE and goes on. */
+export const saslHandshakeWithoutSasl = defineApi({
+  request: SaslHandshakeRequest,
+  response: SaslHandshakeResponse,
+  minVersion: 0,
+  maxVersion: 1,
+  handle: (): SaslHandshakeResponse => ({ errorCode: ErrorCode.ILLEGAL_SASL_STATE, mechanisms: [] }),
+});
