@@ -9,6 +9,7 @@ import { FetchRequest, FetchResponse } from '../src/protocol/messages/fetch.js';
 import { InitProducerIdRequest, InitProducerIdResponse } from '../src/protocol/messages/init-producer-id.js';
 import { ListOffsetsRequest, ListOffsetsResponse } from '../src/protocol/messages/list-offsets.js';
 import { MetadataRequest, MetadataResponse } from '../src/protocol/messages/metadata.js';
+import { DescribeGroupsRequest, DescribeGroupsResponse } from '../src/protocol/messages/describe-groups.js';
 import { ZERO_UUID } from '../src/protocol/primitives/reader.js';
 import { ErrorCode } from '../src/protocol/error-codes.js';
 import { ProduceRequest, ProduceResponse } from '../src/protocol/messages/produce.js';
@@ -337,6 +338,21 @@ test('topics created at once from two connections: both Metadata requests see th
   const create = (c: WireClient) => c.request(CreateTopicsRequest, CreateTopicsResponse, 7, { topics: [{ name: 'raced-create', numPartitions: 1, replicationFactor: 1, assignments: [], configs: [] }], timeoutMs: 1000, validateOnly: false });
   const codes = (await Promise.all([create(a), create(b)])).map((r) => r.topics[0]!.errorCode).sort();
   assert.deepEqual(codes, [0, 36]);
+});
+
+test('Metadata and DescribeGroups report every operation as authorized when asked, as Kafka does without an authorizer', async () => {
+  const asked = async (include: boolean) =>
+    client.request(MetadataRequest, MetadataResponse, 10, { topics: [{ topicId: ZERO_UUID, name: 'plain' }], allowAutoTopicCreation: false, includeClusterAuthorizedOperations: include, includeTopicAuthorizedOperations: include });
+  const field = (...codes: number[]) => codes.reduce((sum, code) => sum + 2 ** code, 0);
+  const yes = await asked(true);
+  // READ WRITE CREATE DELETE ALTER DESCRIBE DESCRIBE_CONFIGS ALTER_CONFIGS, by AclOperation code.
+  assert.equal(yes.topics[0]!.topicAuthorizedOperations, field(3, 4, 5, 6, 7, 8, 10, 11));
+  // CREATE ALTER DESCRIBE CLUSTER_ACTION DESCRIBE_CONFIGS ALTER_CONFIGS IDEMPOTENT_WRITE CREATE_TOKENS DESCRIBE_TOKENS.
+  assert.equal(yes.clusterAuthorizedOperations, field(5, 7, 8, 9, 10, 11, 12, 13, 14));
+  const no = await asked(false);
+  assert.deepEqual([no.topics[0]!.topicAuthorizedOperations, no.clusterAuthorizedOperations], [-2147483648, -2147483648]);
+  const groups = await client.request(DescribeGroupsRequest, DescribeGroupsResponse, 5, { groups: ['nobody'], includeAuthorizedOperations: true });
+  assert.equal(groups.groups[0]!.authorizedOperations, field(3, 6, 8), 'READ DELETE DESCRIBE');
 });
 
 test('Metadata v10 and v11 naming a topic by id are refused with INVALID_REQUEST on every topic, as Kafka does; v12 answers by id', async (t) => {

@@ -2,8 +2,7 @@
 import { ErrorCode } from '../../protocol/error-codes.js';
 import { DescribeGroupsRequest, DescribeGroupsResponse } from '../../protocol/messages/describe-groups.js';
 import { defineApi } from '../api-handler.js';
-
-const NO_OPERATIONS = -2147483648;
+import { authorizedOperations, GROUP_OPERATIONS } from '../authorized-operations.js';
 
 export const describeGroups = defineApi({
   request: DescribeGroupsRequest,
@@ -27,7 +26,7 @@ export const describeGroups = defineApi({
           memberMetadata: m.metadata,
           memberAssignment: m.assignment,
         })),
-        authorizedOperations: NO_OPERATIONS,
+        authorizedOperations: authorizedOperations(request.includeAuthorizedOperations, GROUP_OPERATIONS),
       };
     });
     return { throttleTimeMs: 0, groups };

@@ -3,13 +3,13 @@ import { ErrorCode } from '../../protocol/error-codes.js';
 import { MetadataRequest, MetadataResponse, type MetadataRequestTopic } from '../../protocol/messages/metadata.js';
 import { ZERO_UUID } from '../../protocol/primitives/reader.js';
 import { defineApi } from '../api-handler.js';
+import { authorizedOperations, CLUSTER_OPERATIONS, NOT_ASKED, TOPIC_OPERATIONS } from '../authorized-operations.js';
 import { LEADER_EPOCH, NODE_ID } from '../config.js';
 import { topicNameProblem } from '../topic-names.js';
 import { TopicCollisionError, TopicExistsError, type TopicInfo } from '../../log/storage.js';
 import type { BrokerContext } from '../broker-context.js';
 
 type ResponseTopic = MetadataResponse['topics'][number];
-const NO_OPERATIONS = -2147483648;
 
 export const metadata = defineApi({
   request: MetadataRequest,
@@ -24,13 +24,14 @@ export const metadata = defineApi({
     if (all) topics = broker.storage.topics().map(describeTopic);
     else if (info.apiVersion < 12 && wanted.some((w) => w.name === null || w.topicId !== ZERO_UUID)) topics = wanted.map(rejectedTopic);
     else for (const w of wanted) topics.push(await answerTopic(broker, w, request.allowAutoTopicCreation));
+    for (const t of topics) if (t.errorCode === ErrorCode.NONE) t.topicAuthorizedOperations = authorizedOperations(request.includeTopicAuthorizedOperations, TOPIC_OPERATIONS);
     return {
       throttleTimeMs: 0,
       brokers: [{ nodeId: NODE_ID, host: broker.advertised.host, port: broker.advertised.port, rack: null }],
       clusterId: broker.clusterId,
       controllerId: NODE_ID,
       topics,
-      clusterAuthorizedOperations: NO_OPERATIONS,
+      clusterAuthorizedOperations: authorizedOperations(request.includeClusterAuthorizedOperations, CLUSTER_OPERATIONS),
     };
   },
 });
@@ -86,10 +87,10 @@ function describeTopic(topic: TopicInfo): ResponseTopic {
       isrNodes: [NODE_ID],
       offlineReplicas: [],
     })),
-    topicAuthorizedOperations: NO_OPERATIONS,
+    topicAuthorizedOperations: NOT_ASKED,
   };
 }
 
 function errorTopic(name: string | null, topicId: string, errorCode: number): ResponseTopic {
-  return { errorCode, name, topicId, isInternal: false, partitions: [], topicAuthorizedOperations: NO_OPERATIONS };
+  return { errorCode, name, topicId, isInternal: false, partitions: [], topicAuthorizedOperations: NOT_ASKED };
 }
