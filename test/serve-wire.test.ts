@@ -122,6 +122,15 @@ test('plain producers (producer id -1) are appended without checks; acks=0 gets 
   assert.equal(body.responses[0]!.partitionResponses[0]!.baseOffset, 5n);
 });
 
+test('acks=0 with an error closes the connection, as Kafka does, since no answer can carry it', async (t) => {
+  const c = await WireClient.connect(broker.port);
+  t.after(() => c.close());
+  c.sendRaw(c.frame(ProduceRequest, 9, produceRequest('plain', 1, valuesBatch(1), 0), 1));
+  c.sendRaw(c.frame(ProduceRequest, 9, produceRequest('no-such-topic', 0, valuesBatch(1), 0), 2));
+  assert.equal(await c.nextFrame(), undefined, 'closed, without an answer');
+  assert.equal(await latestOffset('plain', 1), 1, 'the good acks=0 batch before it is stored');
+});
+
 test('a corrupt batch is refused and nothing is appended', async () => {
   const before = await latestOffset('plain', 1);
   const bad = valuesBatch(3);

@@ -22,7 +22,7 @@ export const produce = defineApi({
   response: ProduceResponse,
   minVersion: 3,
   maxVersion: 11,
-  async handle(request, _info, broker): Promise<ProduceResponse | undefined> {
+  async handle(request, info, broker): Promise<ProduceResponse | undefined> {
     broker.metrics.produceRequest();
     const acksValid = request.acks === 0 || request.acks === 1 || request.acks === -1;
     const written: Promise<void>[] = [];
@@ -39,7 +39,11 @@ export const produce = defineApi({
       }),
     }));
     await Promise.all(written);
-    if (request.acks === 0) return undefined;
+    if (request.acks === 0) {
+      // No answer to carry an error: as Kafka does, the connection closes, so the client notices.
+      if (responses.some((t) => t.partitionResponses.some((p) => p.errorCode !== ErrorCode.NONE))) info.connection.end();
+      return undefined;
+    }
     return { responses, throttleTimeMs: 0 };
   },
 });
