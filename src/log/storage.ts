@@ -50,6 +50,9 @@ export class TopicCollisionError extends Error {
   }
 }
 
+/** A partition count a topic cannot grow to. */
+export class InvalidPartitionsError extends Error {}
+
 /** Ids reserved durably at a time, as Kafka's ProducerIdManager does. */
 const PRODUCER_ID_BLOCK = 1000n;
 /** Id 0 is never handed out: some clients send 0 to mean "none". */
@@ -58,6 +61,14 @@ const FIRST_PRODUCER_ID = 1n;
 const LEGAL_TOPIC_NAME = /^[a-zA-Z0-9._-]{1,249}$/;
 export const MAX_PARTITIONS = 100_000;
 const PARTITION_DIR = /^(.+)-(\d+)$/;
+
+/** Why the topic cannot grow to `count` partitions, in Kafka's words where it has them; undefined if it can. */
+export function partitionIncreaseProblem(topic: TopicInfo, count: number): string | undefined {
+  if (count < topic.partitions) return `Topic currently has ${topic.partitions} partitions, which is higher than the requested ${count}.`;
+  if (count === topic.partitions) return `Topic already has ${topic.partitions} partitions.`;
+  if (count > MAX_PARTITIONS) return `A topic has at most ${MAX_PARTITIONS} partitions, not ${count}.`;
+  return undefined;
+}
 
 function isMetadata(value: unknown): value is Metadata {
   return isVersion1(value) && typeof value.clusterId === 'string' && Array.isArray(value.topics) && value.topics.every(isTopicInfo);
@@ -184,22 +195,27 @@ export class Storage {
       const colliding = this.collidingTopic(name);
       if (colliding !== undefined) throw new TopicCollisionError(name, colliding);
       const info: TopicInfo = { name, topicId: randomUUID(), partitions };
-      const dirs = Array.from({ length: partitions }, (_, p) => this.partitionDir(name, p));
-      // Left by a create or delete that a crash interrupted.
-      await Promise.all(dirs.map((d) => rm(d, { recursive: true, force: true })));
-      // Settled, so that when one partition fails to open the others are closed, not leaked.
-      const opened = await Promise.allSettled(dirs.map((_, p) => this.openPartition(name, p)));
-      const logs = opened.flatMap((o) => (o.status === 'fulfilled' ? [o.value] : []));
-      try {
-        const failed = opened.find((o) => o.status === 'rejected');
-        if (failed !== undefined) throw failed.reason;
-        await this.saveMetadata([...this.topics(), info]);
-      } catch (err) {
-        await Promise.all(logs.map((l) => l.close().catch(() => {})));
-        await Promise.all(dirs.map((d) => rm(d, { recursive: true, force: true })));
-        throw err;
-      }
+      const logs = await this.addPartitions(name, 0, partitions, () => this.saveMetadata([...this.topics(), info]));
       this.byName.set(name, { info, logs });
+      return info;
+    });
+  }
+
+  /**
+   * Grows the topic to `count` partitions: creates the new ones, then records the count.
+   * Undefined when, by the time the change's turn comes, no topic holds the name; throws
+   * InvalidPartitionsError when the topic cannot grow to `count` then (an earlier change grew it).
+   */
+  async createPartitions(name: string, count: number): Promise<TopicInfo | undefined> {
+    return this.change(async () => {
+      const topic = this.byName.get(name);
+      if (topic === undefined) return undefined;
+      const problem = partitionIncreaseProblem(topic.info, count);
+      if (problem !== undefined) throw new InvalidPartitionsError(problem);
+      const info: TopicInfo = { ...topic.info, partitions: count };
+      const saved = this.topics().map((t) => (t.name === name ? info : t));
+      const added = await this.addPartitions(name, topic.info.partitions, count, () => this.saveMetadata(saved));
+      this.byName.set(name, { info, logs: [...topic.logs, ...added] });
       return info;
     });
   }
@@ -248,6 +264,30 @@ export class Storage {
 
   private openPartition(topic: string, index: number): Promise<PartitionLog> {
     return PartitionLog.open(this.partitionDir(topic, index), this.options);
+  }
+
+  /**
+   * Opens partitions `from` up to `to` of `name` afresh, then runs `record`, which saves the
+   * metadata owning them; if either fails, the partitions are closed and removed again.
+   */
+  private async addPartitions(name: string, from: number, to: number, record: () => Promise<void>): Promise<PartitionLog[]> {
+    const indexes = Array.from({ length: to - from }, (_, i) => from + i);
+    const dirs = indexes.map((p) => this.partitionDir(name, p));
+    // Left by a create or delete that a crash interrupted.
+    await Promise.all(dirs.map((d) => rm(d, { recursive: true, force: true })));
+    // Settled, so that when one partition fails to open the others are closed, not leaked.
+    const opened = await Promise.allSettled(indexes.map((p) => this.openPartition(name, p)));
+    const logs = opened.flatMap((o) => (o.status === 'fulfilled' ? [o.value] : []));
+    try {
+      const failed = opened.find((o) => o.status === 'rejected');
+      if (failed !== undefined) throw failed.reason;
+      await record();
+    } catch (err) {
+      await Promise.all(logs.map((l) => l.close().catch(() => {})));
+      await Promise.all(dirs.map((d) => rm(d, { recursive: true, force: true })));
+      throw err;
+    }
+    return logs;
   }
 
   private partitionDir(topic: string, index: number): string {

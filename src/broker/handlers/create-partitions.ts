@@ -1,0 +1,58 @@
+/** CreatePartitions: grows topics by partitions this broker leads; a name asked for twice is refused. */
+import { ErrorCode } from '../../protocol/error-codes.js';
+import { CreatePartitionsRequest, CreatePartitionsResponse } from '../../protocol/messages/create-partitions.js';
+import { InvalidPartitionsError, partitionIncreaseProblem } from '../../log/storage.js';
+import { defineApi } from '../api-handler.js';
+import type { BrokerContext } from '../broker-context.js';
+import { assignmentProblem } from '../replica-assignments.js';
+
+type Wanted = CreatePartitionsRequest['topics'][number];
+type Result = CreatePartitionsResponse['results'][number];
+
+export const createPartitions = defineApi({
+  request: CreatePartitionsRequest,
+  response: CreatePartitionsResponse,
+  minVersion: 0,
+  maxVersion: 3,
+  async handle(request, _info, broker): Promise<CreatePartitionsResponse> {
+    const asked = new Map<string, number>();
+    for (const t of request.topics) asked.set(t.name, (asked.get(t.name) ?? 0) + 1);
+    const results: Result[] = [];
+    for (const t of request.topics) {
+      const times = asked.get(t.name);
+      if (times === 1) results.push(await growTopic(broker, t, request.validateOnly));
+      // As Kafka: a duplicate name is answered once, and none of its asks is carried out.
+      else if (times !== undefined) results.push(result(t.name, ErrorCode.INVALID_REQUEST, 'Duplicate topic name.'));
+      asked.delete(t.name);
+    }
+    return { throttleTimeMs: 0, results };
+  },
+});
+
+/** Checked here as Kafka orders its checks; storage checks the count again when the change's turn comes. */
+async function growTopic(broker: BrokerContext, t: Wanted, validateOnly: boolean): Promise<Result> {
+  const topic = broker.storage.topic(t.name);
+  if (topic === undefined) return unknownTopic(t.name);
+  const countProblem = partitionIncreaseProblem(topic, t.count);
+  if (countProblem !== undefined) return result(t.name, ErrorCode.INVALID_PARTITIONS, countProblem);
+  const assignmentsProblem = t.assignments === null ? undefined : assignmentProblem(t.assignments, t.count - topic.partitions);
+  if (assignmentsProblem !== undefined) return result(t.name, ErrorCode.INVALID_REPLICA_ASSIGNMENT, assignmentsProblem);
+  if (validateOnly) return result(t.name, ErrorCode.NONE, null);
+  try {
+    if ((await broker.storage.createPartitions(t.name, t.count)) === undefined) return unknownTopic(t.name);
+  } catch (err) {
+    if (err instanceof InvalidPartitionsError) return result(t.name, ErrorCode.INVALID_PARTITIONS, err.message);
+    broker.logger.error({ topic: t.name, err }, 'creating partitions failed');
+    return result(t.name, ErrorCode.UNKNOWN_SERVER_ERROR, (err as Error).message);
+  }
+  broker.logger.info({ topic: t.name, partitions: t.count }, 'partitions created');
+  return result(t.name, ErrorCode.NONE, null);
+}
+
+function unknownTopic(name: string): Result {
+  return result(name, ErrorCode.UNKNOWN_TOPIC_OR_PARTITION, `The topic '${name}' does not exist.`);
+}
+
+function result(name: string, errorCode: number, errorMessage: string | null): Result {
+  return { name, errorCode, errorMessage };
+}

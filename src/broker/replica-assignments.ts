@@ -1,0 +1,15 @@
+/** Replica assignments a client may ask for: with one broker, each new partition's can only be [NODE_ID]. */
+import { NODE_ID } from './config.js';
+
+/** What is wrong with `assignments` for `added` new partitions, in Kafka's words; undefined if nothing. */
+export function assignmentProblem(assignments: readonly { readonly brokerIds: readonly number[] }[], added: number): string | undefined {
+  if (assignments.length !== added) return `Increasing the number of partitions by ${added} but ${assignments.length} assignments provided.`;
+  for (const { brokerIds } of assignments) {
+    if (brokerIds.length === 0) return 'The manual partition assignment includes an empty replica list.';
+    const unknown = new Set(brokerIds.filter((id) => id !== NODE_ID));
+    if (unknown.size > 0) return `Unknown broker(s) in replica assignment: ${[...unknown].join(', ')}.`;
+    // Only this broker is left, so more than one replica names it again.
+    if (brokerIds.length > 1) return `Duplicate brokers not allowed in replica assignment: ${brokerIds.join(', ')}.`;
+  }
+  return undefined;
+}
