@@ -6,6 +6,7 @@ import { apiVersions } from './handlers/api-versions.js';
 import { createPartitions } from './handlers/create-partitions.js';
 import { createTopics } from './handlers/create-topics.js';
 import { deleteGroups } from './handlers/delete-groups.js';
+import { deleteRecords } from './handlers/delete-records.js';
 import { deleteTopics } from './handlers/delete-topics.js';
 import { describeProducers } from './handlers/describe-producers.js';
 import { describeConfigs } from './handlers/describe-configs.js';
@@ -32,7 +33,7 @@ export function buildApiTable(sasl: SaslGate | undefined): ReadonlyMap<number, A
     ...(sasl === undefined ? [saslHandshakeWithoutSasl, saslAuthenticateWithoutSasl] : [saslHandshake(sasl), saslAuthenticate(sasl)]),
     ...[produce, fetch, listOffsets, metadata, findCoordinator, createTopics, deleteTopics, initProducerId, describeConfigs],
     ...[joinGroup, syncGroup, heartbeat, leaveGroup, offsetCommit, offsetFetch, listGroups, describeGroups, deleteGroups],
-    ...[createPartitions, describeProducers],
+    ...[createPartitions, deleteRecords, describeProducers],
   ];
   const table = new Map<number, ApiHandler>(handlers.map((h) => [h.request.apiKey, h]));
   table.set(ApiKey.ApiVersions, apiVersions(table));

@@ -6,6 +6,10 @@
  * the active segment: that is the clean-shutdown marker, and the next start scans nothing.
  *   crc32c of the rest (u32) | version (u16) | segment base offset (i64) | position (i64) | offset there (i64)
  *
+ * `log-start-offset`: the log start DeleteRecords moved it to, which may lie inside a segment;
+ * absent, the first segment's base offset. Retention moves the start only by deleting segments.
+ *   crc32c of the rest (u32) | version (u16) | log start offset (i64)
+ *
  * `<offset>.snapshot`: producer state (see producer-states.ts), the newest few kept.
  */
 import { readdir, rm } from 'node:fs/promises';
@@ -22,17 +26,18 @@ export interface RecoveryPoint {
 }
 
 const RECOVERY_POINT_FILE = 'recovery-point';
-const RECOVERY_POINT_SIZE = 30;
+const LOG_START_OFFSET_FILE = 'log-start-offset';
 const VERSION = 1;
+/** Checksum and version, before each file's fields. */
+const HEADER_SIZE = 6;
 
 const SNAPSHOT_SUFFIX = '.snapshot';
 /** Snapshots kept: the newest, and older ones to fall back on if it is damaged. */
 const SNAPSHOTS_KEPT = 3;
 
 export async function readRecoveryPoint(dir: string): Promise<RecoveryPoint | undefined> {
-  const bytes = await readFileIfExists(join(dir, RECOVERY_POINT_FILE));
-  if (bytes?.length !== RECOVERY_POINT_SIZE || crc32c(bytes.subarray(4)) !== bytes.readUInt32BE(0)) return undefined;
-  if (bytes.readUInt16BE(4) !== VERSION) return undefined;
+  const bytes = await readChecked(join(dir, RECOVERY_POINT_FILE), 24);
+  if (bytes === undefined) return undefined;
   return {
     segmentBase: Number(bytes.readBigInt64BE(6)),
     position: Number(bytes.readBigInt64BE(14)),
@@ -42,19 +47,44 @@ export async function readRecoveryPoint(dir: string): Promise<RecoveryPoint | un
 
 /** The caller has fsynced the log and index up to `point`. */
 export function writeRecoveryPoint(dir: string, point: RecoveryPoint): Promise<void> {
-  const bytes = Buffer.alloc(RECOVERY_POINT_SIZE);
-  bytes.writeUInt16BE(VERSION, 4);
+  const bytes = Buffer.alloc(HEADER_SIZE + 24);
   bytes.writeBigInt64BE(BigInt(point.segmentBase), 6);
   bytes.writeBigInt64BE(BigInt(point.position), 14);
   bytes.writeBigInt64BE(BigInt(point.nextOffset), 22);
+  return writeChecked(join(dir, RECOVERY_POINT_FILE), bytes);
+}
+
+/** Undefined when none was stored, or the file is damaged. */
+export async function readLogStartOffset(dir: string): Promise<number | undefined> {
+  const bytes = await readChecked(join(dir, LOG_START_OFFSET_FILE), 8);
+  return bytes === undefined ? undefined : Number(bytes.readBigInt64BE(HEADER_SIZE));
+}
+
+export function writeLogStartOffset(dir: string, offset: number): Promise<void> {
+  const bytes = Buffer.alloc(HEADER_SIZE + 8);
+  bytes.writeBigInt64BE(BigInt(offset), HEADER_SIZE);
+  return writeChecked(join(dir, LOG_START_OFFSET_FILE), bytes);
+}
+
+/** The file's bytes, header included, if it holds `fieldsSize` bytes of fields under a sound header. */
+async function readChecked(path: string, fieldsSize: number): Promise<Buffer | undefined> {
+  const bytes = await readFileIfExists(path);
+  if (bytes?.length !== HEADER_SIZE + fieldsSize || crc32c(bytes.subarray(4)) !== bytes.readUInt32BE(0)) return undefined;
+  return bytes.readUInt16BE(4) === VERSION ? bytes : undefined;
+}
+
+/** Fills in the header of `bytes`, whose fields follow it, and stores them. */
+function writeChecked(path: string, bytes: Buffer): Promise<void> {
+  bytes.writeUInt16BE(VERSION, 4);
   bytes.writeUInt32BE(crc32c(bytes.subarray(4)), 0);
-  return writeFileDurably(join(dir, RECOVERY_POINT_FILE), bytes);
+  return writeFileDurably(path, bytes);
 }
 
 /** Whether brook writes files of this name in a partition directory. */
 export function isPartitionFileName(name: string): boolean {
   return (
     name === RECOVERY_POINT_FILE ||
+    name === LOG_START_OFFSET_FILE ||
     name.endsWith('.tmp') ||
     ['.log', '.index', SNAPSHOT_SUFFIX].some((suffix) => parseOffsetFileName(name, suffix) !== undefined)
   );

@@ -13,7 +13,7 @@ import { readAt, scanBatches, type ReadMemory } from './batch-file.js';
 import { syncDir } from './durable-file.js';
 import { OffsetIndex } from './offset-index.js';
 import { resolveLogOptions, type LogOptions, type ResolvedLogOptions } from './options.js';
-import { pruneSnapshots, writeRecoveryPoint, writeSnapshot } from './partition-files.js';
+import { pruneSnapshots, readLogStartOffset, writeLogStartOffset, writeRecoveryPoint, writeSnapshot } from './partition-files.js';
 import type { ProducerEntry, ProducerStates } from './producer-states.js';
 import { recoverPartition, type RecoveryReport } from './recovery.js';
 import { Segment, SegmentCache } from './segment.js';
@@ -54,6 +54,9 @@ class Turn {
   }
 }
 
+/** An offset the log start cannot move to. */
+export class OffsetOutOfRangeError extends RangeError {}
+
 /** Old segments kept open for reading at once, per partition. */
 const OPEN_OLD_SEGMENTS = 4;
 /** Relative offsets in the index are 32-bit. */
@@ -74,6 +77,8 @@ export class PartitionLog {
   private readonly oldSegments = new SegmentCache(OPEN_OLD_SEGMENTS);
   private logEnd: number;
   private hw: number;
+  /** Where DeleteRecords moved the log start; retention moves it by deleting segments. */
+  private startOffset: number;
   private queue: PendingWrite[] = [];
   /** Holds the queued batches; its spare holds those of the write in progress. */
   private staging = new StagingBuffer();
@@ -104,6 +109,7 @@ export class PartitionLog {
     options: ResolvedLogOptions,
     segments: Segment[],
     logEnd: number,
+    startOffset: number,
     states: ProducerStates,
     /** What opening found and did. */
     readonly recovery: RecoveryReport,
@@ -112,6 +118,7 @@ export class PartitionLog {
     this.segments = segments;
     this.states = states;
     this.logEnd = logEnd;
+    this.startOffset = startOffset;
     this.hw = logEnd;
     this.writtenEnd = logEnd;
     this.tail = new TailCache(options.tailCacheBytes);
@@ -124,13 +131,17 @@ export class PartitionLog {
   static async open(dir: string, options: LogOptions = {}): Promise<PartitionLog> {
     const resolved = resolveLogOptions(options);
     const recovered = await recoverPartition(dir, resolved);
-    const log = new PartitionLog(dir, resolved, recovered.segments, recovered.logEndOffset, recovered.producers, recovered.report);
+    // A stored start past the log end (a tail not yet fsynced, lost in a crash) is taken as the
+    // log end: offsets from there are handed out again, as after any lost tail.
+    const startOffset = Math.min((await readLogStartOffset(dir)) ?? 0, recovered.logEndOffset);
+    const log = new PartitionLog(dir, resolved, recovered.segments, recovered.logEndOffset, startOffset, recovered.producers, recovered.report);
     log.startTimers();
     return log;
   }
 
+  /** The first offset served: below it, reads answer nothing, as if those records were gone. */
   get logStartOffset(): number {
-    return this.segments[0]!.baseOffset;
+    return Math.max(this.startOffset, this.oldestBase);
   }
 
   /** Next offset to assign; counts batches queued but not yet written. */
@@ -252,9 +263,13 @@ export class PartitionLog {
     return largest;
   }
 
-  /** The first batch whose maxTimestamp is at least `timestamp` (ListOffsets): its base offset and maxTimestamp. */
+  /**
+   * The first batch reaching the log start whose maxTimestamp is at least `timestamp` (ListOffsets):
+   * its base offset (the log start, if that lies inside it) and maxTimestamp.
+   */
   async offsetForTimestamp(timestamp: number): Promise<{ offset: number; timestamp: number } | undefined> {
     const hw = this.hw;
+    const logStart = this.logStartOffset;
     for (const segment of [...this.segments]) {
       if (segment.baseOffset >= hw) break;
       const found = await this.fromSegment(segment, undefined, async (log) => {
@@ -263,8 +278,8 @@ export class PartitionLog {
         let hit: { offset: number; timestamp: number } | undefined;
         await scanBatches(log, { from: start.position, to: segment.written, verify: false }, (header) => {
           if (header.baseOffset >= hw) return false;
-          if (header.maxTimestamp < timestamp) return true;
-          hit = { offset: header.baseOffset, timestamp: header.maxTimestamp };
+          if (header.maxTimestamp < timestamp || header.baseOffset + header.lastOffsetDelta < logStart) return true;
+          hit = { offset: Math.max(header.baseOffset, logStart), timestamp: header.maxTimestamp };
           return false;
         });
         return hit;
@@ -275,7 +290,29 @@ export class PartitionLog {
   }
 
   /**
-   * Deletes old segments (never the active one) past retention.ms or beyond retention.bytes,
+   * Moves the log start up to `offset` (DeleteRecords); OffsetOutOfRangeError for an offset below
+   * zero or past the high watermark.
+   * The start is stored before it is served, so a restart keeps it; the segments then wholly
+   * below it are deleted, and a segment it lies inside stays, its records below it unserved.
+   */
+  advanceLogStart(offset: number): Promise<void> {
+    if (this.closing !== undefined) return Promise.reject(new Error(`partition log ${this.dir} is closed`));
+    if (offset < 0 || offset > this.hw) return Promise.reject(new OffsetOutOfRangeError(`offset ${offset} is outside [0, ${this.hw}], the high watermark`));
+    // Queued behind segment deletions and snapshot writes, which close() waits for too.
+    const stored = this.maintenance.then(async () => {
+      if (offset <= this.logStartOffset) return;
+      await writeLogStartOffset(this.dir, offset);
+      this.startOffset = offset;
+      let below = 0;
+      while (below < this.segments.length - 1 && this.belowStart(this.segments[below + 1]!)) below++;
+      if (below > 0) this.deleteOldest(below, 'deleted segments below the log start');
+    });
+    this.maintenance = stored.catch(() => {});
+    return stored;
+  }
+
+  /**
+   * Deletes old segments (never the active one) wholly below the log start, past retention.ms or beyond retention.bytes,
    * moving the log start, and forgets producers idle for producer.id.expiration.ms. Producer
    * state outlives its batches: retention alone never forgets a producer (KAFKA-7190).
    */
@@ -394,7 +431,7 @@ export class PartitionLog {
       if (!previous.deleted) this.oldSegments.touch(previous);
     });
     if (snapshot !== undefined) {
-      this.background(false, 'storing a producer snapshot', () => writeSnapshot(this.dir, segment.baseOffset, snapshot, this.logStartOffset));
+      this.background(false, 'storing a producer snapshot', () => writeSnapshot(this.dir, segment.baseOffset, snapshot, this.oldestBase));
     }
     const point = { segmentBase: segment.baseOffset, position: 0, nextOffset: segment.baseOffset };
     this.background(false, 'recording the recovery point', () => writeRecoveryPoint(this.dir, point));
@@ -419,32 +456,49 @@ export class PartitionLog {
   private async retain(now: number): Promise<void> {
     if (this.closing !== undefined || this.failure !== undefined) return;
     const { retentionMs, retentionBytes, producerIdExpirationMs } = this.options;
-    let total = this.segments.reduce((sum, s) => sum + s.size, 0);
+    // A copy, since DeleteRecords may delete the oldest segments meanwhile.
+    const segments = [...this.segments];
+    let total = segments.reduce((sum, s) => sum + s.size, 0);
     let doomed = 0;
-    for (let i = 0; i < this.segments.length - 1; i++) {
-      const segment = this.segments[i]!;
-      if (this.segments[i + 1]!.baseOffset > this.hw) break;
-      const bySize = retentionBytes >= 0 && total - segment.size >= retentionBytes;
-      const byTime = !bySize && retentionMs >= 0 && now - (await this.fromSegment(segment, now, () => segment.largest())) > retentionMs;
-      if (!bySize && !byTime) break;
+    for (let i = 0; i < segments.length - 1; i++) {
+      const segment = segments[i]!;
+      if (segments[i + 1]!.baseOffset > this.hw) break;
+      const byStart = this.belowStart(segments[i + 1]!);
+      const bySize = !byStart && retentionBytes >= 0 && total - segment.size >= retentionBytes;
+      const byTime = !byStart && !bySize && retentionMs >= 0 && now - (await this.fromSegment(segment, now, () => segment.largest())) > retentionMs;
+      if (!byStart && !bySize && !byTime) break;
       total -= segment.size;
       doomed++;
     }
-    if (doomed > 0 && this.closing === undefined) {
-      const deleted = this.segments.splice(0, doomed);
-      this.options.report.info('retention deleted segments', {
-        dir: this.dir,
-        segments: deleted.length,
-        logStartOffset: this.logStartOffset,
-      });
-      for (const segment of deleted) {
-        this.oldSegments.forget(segment);
-        this.background(false, 'deleting a segment', () => segment.delete());
-      }
-      this.background(false, 'pruning producer snapshots', () => pruneSnapshots(this.dir, this.logStartOffset));
-    }
+    // Up to the last doomed segment still there: those before it may be gone already.
+    const count = doomed === 0 ? 0 : this.segments.indexOf(segments[doomed - 1]!) + 1;
+    if (count > 0 && this.closing === undefined) this.deleteOldest(count, 'retention deleted segments');
     this.states.expire(now, producerIdExpirationMs);
     await this.maintenance;
+  }
+
+  /** Whether the segment before `next` holds only offsets below the log start. */
+  private belowStart(next: Segment): boolean {
+    return next.baseOffset <= this.startOffset;
+  }
+
+  /** Deletes the oldest `count` segments, never the active one, and the producer snapshots before them. */
+  private deleteOldest(count: number, what: string): void {
+    const deleted = this.segments.splice(0, count);
+    this.options.report.info(what, { dir: this.dir, segments: deleted.length, logStartOffset: this.logStartOffset });
+    for (const segment of deleted) {
+      this.oldSegments.forget(segment);
+      this.background(false, 'deleting a segment', () => segment.delete());
+    }
+    this.background(false, 'pruning producer snapshots', () => pruneSnapshots(this.dir, this.oldestBase));
+  }
+
+  /**
+   * Where the oldest segment starts. Producer snapshots are kept from here, not from the log
+   * start: recovery replays a segment from its start.
+   */
+  private get oldestBase(): number {
+    return this.segments[0]!.baseOffset;
   }
 
   /** Runs `fn` on an old or active segment's file; if retention deleted the segment meanwhile, `gone`. */
@@ -519,7 +573,7 @@ export class PartitionLog {
     if (this.failure === undefined) {
       const active = this.active;
       await active.sync(true);
-      await writeSnapshot(this.dir, this.logEnd, this.states.encode(this.logEnd), this.logStartOffset);
+      await writeSnapshot(this.dir, this.logEnd, this.states.encode(this.logEnd), this.oldestBase);
       await writeRecoveryPoint(this.dir, { segmentBase: active.baseOffset, position: active.size, nextOffset: this.logEnd });
     }
     await Promise.all(this.segments.map((s) => s.close()));
