@@ -8,6 +8,7 @@ import { createTopics } from './handlers/create-topics.js';
 import { deleteGroups } from './handlers/delete-groups.js';
 import { deleteRecords } from './handlers/delete-records.js';
 import { deleteTopics } from './handlers/delete-topics.js';
+import { describeCluster } from './handlers/describe-cluster.js';
 import { describeProducers } from './handlers/describe-producers.js';
 import { describeConfigs } from './handlers/describe-configs.js';
 import { describeGroups } from './handlers/describe-groups.js';
@@ -33,7 +34,7 @@ export function buildApiTable(sasl: SaslGate | undefined): ReadonlyMap<number, A
     ...(sasl === undefined ? [saslHandshakeWithoutSasl, saslAuthenticateWithoutSasl] : [saslHandshake(sasl), saslAuthenticate(sasl)]),
     ...[produce, fetch, listOffsets, metadata, findCoordinator, createTopics, deleteTopics, initProducerId, describeConfigs],
     ...[joinGroup, syncGroup, heartbeat, leaveGroup, offsetCommit, offsetFetch, listGroups, describeGroups, deleteGroups],
-    ...[createPartitions, deleteRecords, describeProducers],
+    ...[createPartitions, deleteRecords, describeCluster, describeProducers],
   ];
   const table = new Map<number, ApiHandler>(handlers.map((h) => [h.request.apiKey, h]));
   table.set(ApiKey.ApiVersions, apiVersions(table));
