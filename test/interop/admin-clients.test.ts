@@ -1,6 +1,7 @@
 import { test, before, after } from 'node:test';
 import assert from 'node:assert/strict';
 import { rm } from 'node:fs/promises';
+import { runPython } from '../helpers/external.js';
 import { kafkajs } from '../helpers/kafkajs.js';
 import { Admin } from '../helpers/platformatic.js';
 import { startServe, type ServeProcess } from '../helpers/serve-process.js';
@@ -38,4 +39,20 @@ test('@platformatic/kafka Admin: creates a topic with its partition count and li
   } finally {
     await admin.close();
   }
+});
+
+test('librdkafka and kafka-python create_partitions grow a topic, and hear INVALID_PARTITIONS for a count not above it', async () => {
+  const admin = kafkajs(serve.bootstrap).admin();
+  await admin.connect();
+  try {
+    await admin.createTopics({ topics: [{ topic: 'python-grown', numPartitions: 1 }] });
+  } finally {
+    await admin.disconnect();
+  }
+  assert.deepEqual(await runPython('create_partitions.py', [serve.bootstrap, 'python-grown']), {
+    'librdkafka count': 3,
+    'librdkafka error': ['INVALID_PARTITIONS', 'Topic currently has 3 partitions, which is higher than the requested 2.'],
+    'kafka-python count': 5,
+    'kafka-python error': 'InvalidPartitionsError',
+  });
 });
