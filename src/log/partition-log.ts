@@ -291,9 +291,9 @@ export class PartitionLog {
 
   /**
    * Moves the log start up to `offset` (DeleteRecords); OffsetOutOfRangeError for an offset below
-   * zero or past the high watermark.
-   * The start is stored before it is served, so a restart keeps it; the segments then wholly
-   * below it are deleted, and a segment it lies inside stays, its records below it unserved.
+   * zero or past the high watermark. The start is stored before it is served, so a restart keeps
+   * it; the segments then wholly below it are deleted, and a segment it lies inside stays, its
+   * records below it unserved.
    */
   advanceLogStart(offset: number): Promise<void> {
     if (this.closing !== undefined) return Promise.reject(new Error(`partition log ${this.dir} is closed`));
@@ -312,9 +312,10 @@ export class PartitionLog {
   }
 
   /**
-   * Deletes old segments (never the active one) wholly below the log start, past retention.ms or beyond retention.bytes,
-   * moving the log start, and forgets producers idle for producer.id.expiration.ms. Producer
-   * state outlives its batches: retention alone never forgets a producer (KAFKA-7190).
+   * Deletes old segments (never the active one) wholly below the log start, past retention.ms or
+   * beyond retention.bytes, moving the log start, and forgets producers idle for
+   * producer.id.expiration.ms. Producer state outlives its batches: retention alone never forgets
+   * a producer (KAFKA-7190).
    */
   enforceRetention(now: number): Promise<void> {
     this.retaining ??= this.retain(now).finally(() => {
