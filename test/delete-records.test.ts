@@ -12,6 +12,7 @@ import { writeLogStartOffset } from '../src/log/partition-files.js';
 import { parseOffsetFileName } from '../src/log/segment.js';
 import { DeleteRecordsRequest, DeleteRecordsResponse } from '../src/protocol/messages/delete-records.js';
 import { FetchRequest, FetchResponse } from '../src/protocol/messages/fetch.js';
+import { ListOffsetsRequest, ListOffsetsResponse } from '../src/protocol/messages/list-offsets.js';
 import { valuesBatch } from './helpers/batch.js';
 import { kafkajs } from './helpers/kafkajs.js';
 import { appendAll, batch, openLog, tempDir } from './helpers/log.js';
@@ -62,6 +63,13 @@ test('DeleteRecords inside a segment: Fetch below it is OFFSET_OUT_OF_RANGE, Lis
   assert.deepEqual(await fetchFrom(client, 'trimmed', 15), { errorCode: 1, logStartOffset: 16, firstBase: undefined });
   assert.deepEqual(await fetchFrom(client, 'trimmed', 16), { errorCode: 0, logStartOffset: 16, firstBase: 15 });
   assert.deepEqual(await segmentBases(partitionDir), before.filter((base) => base >= holding16));
+  const byTime = await client.request(ListOffsetsRequest, ListOffsetsResponse, 7, {
+    replicaId: -1,
+    isolationLevel: 0,
+    topics: [{ name: 'trimmed', partitions: [{ partitionIndex: 0, currentLeaderEpoch: -1, timestamp: 0n, maxNumOffsets: 1 }] }],
+    timeoutMs: 0,
+  });
+  assert.equal(byTime.topics[0]!.partitions[0]!.offset, 16n, 'a look-up by time finds no record below the log start, though its batch begins there');
 
   assert.deepEqual(await deleteBefore(client, 'trimmed', [[0, 4n]], 0), [{ partitionIndex: 0, lowWatermark: 16n, errorCode: 0 }], 'the start never moves back');
   assert.deepEqual(await deleteBefore(client, 'trimmed', [[0, 31n], [0, -2n], [1, 1n], [2, 0n]]), [

@@ -13,8 +13,6 @@ const CLUSTER_ACTION = 9;
 const DESCRIBE_CONFIGS = 10;
 const ALTER_CONFIGS = 11;
 const IDEMPOTENT_WRITE = 12;
-const CREATE_TOKENS = 13;
-const DESCRIBE_TOKENS = 14;
 
 /** What the field holds when the request did not ask for it. */
 export const NOT_ASKED = -2147483648;
@@ -22,7 +20,7 @@ export const NOT_ASKED = -2147483648;
 const bits = (...operations: number[]): number => operations.reduce((field, op) => field | (1 << op), 0);
 
 export const TOPIC_OPERATIONS = bits(READ, WRITE, CREATE, DESCRIBE, DELETE, ALTER, DESCRIBE_CONFIGS, ALTER_CONFIGS);
-export const CLUSTER_OPERATIONS = bits(CREATE, CLUSTER_ACTION, DESCRIBE_CONFIGS, ALTER_CONFIGS, IDEMPOTENT_WRITE, ALTER, DESCRIBE, CREATE_TOKENS, DESCRIBE_TOKENS);
+export const CLUSTER_OPERATIONS = bits(CREATE, CLUSTER_ACTION, DESCRIBE_CONFIGS, ALTER_CONFIGS, IDEMPOTENT_WRITE, ALTER, DESCRIBE);
 export const GROUP_OPERATIONS = bits(READ, DESCRIBE, DELETE);
 
 export function authorizedOperations(asked: boolean, operations: number): number {

@@ -264,12 +264,12 @@ export class PartitionLog {
   }
 
   /**
-   * The first batch reaching the log start whose maxTimestamp is at least `timestamp` (ListOffsets):
-   * its base offset (the log start, if that lies inside it) and maxTimestamp.
+   * The first batch reaching `from` (the log start unless later) whose maxTimestamp is at least
+   * `timestamp` (ListOffsets): its base offset (or `from`, if that lies inside it) and maxTimestamp.
    */
-  async offsetForTimestamp(timestamp: number): Promise<{ offset: number; timestamp: number } | undefined> {
+  async offsetForTimestamp(timestamp: number, from = 0): Promise<{ offset: number; timestamp: number } | undefined> {
     const hw = this.hw;
-    const logStart = this.logStartOffset;
+    const logStart = Math.max(this.logStartOffset, from);
     for (const segment of [...this.segments]) {
       if (segment.baseOffset >= hw) break;
       const found = await this.fromSegment(segment, undefined, async (log) => {

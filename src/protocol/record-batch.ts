@@ -172,18 +172,18 @@ function decompressRecords(codec: Exclude<Compression, Compression.None>, payloa
 }
 
 /**
- * The first record, in the stored batch at the start of `batch`, whose timestamp is at least
- * `timestamp` (ListOffsets by time). A compressed batch is not opened: its base offset and max
- * timestamp stand for it.
+ * The first record at offset `from` or later, in the stored batch at the start of `batch`, whose
+ * timestamp is at least `timestamp` (ListOffsets by time). A compressed batch is not opened: its
+ * base offset (or `from`, if later) and max timestamp stand for its records.
  */
-export function firstRecordAtOrAfter(batch: Buffer, timestamp: number): { offset: number; timestamp: number } | undefined {
+export function firstRecordAtOrAfter(batch: Buffer, timestamp: number, from = 0): { offset: number; timestamp: number } | undefined {
   const header = readBatchHeader(batch, 0);
-  if (header.maxTimestamp < timestamp) return undefined;
-  if (compressionOf(header.attributes) !== Compression.None) return { offset: header.baseOffset, timestamp: header.maxTimestamp };
+  if (header.maxTimestamp < timestamp || header.baseOffset + header.lastOffsetDelta < from) return undefined;
+  if (compressionOf(header.attributes) !== Compression.None) return { offset: Math.max(header.baseOffset, from), timestamp: header.maxTimestamp };
   let found: { offset: number; timestamp: number } | undefined;
   walkRecords(batch.subarray(0, header.size), BATCH_HEADER_SIZE, header.recordCount, (offsetDelta, timestampDelta) => {
     const recordTimestamp = header.baseTimestamp + timestampDelta;
-    if (recordTimestamp < timestamp) return false;
+    if (recordTimestamp < timestamp || header.baseOffset + offsetDelta < from) return false;
     found = { offset: header.baseOffset + offsetDelta, timestamp: recordTimestamp };
     return true;
   });

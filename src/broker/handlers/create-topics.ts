@@ -10,7 +10,7 @@ import { ZERO_UUID } from '../../protocol/primitives/reader.js';
 import { MAX_PARTITIONS, TopicCollisionError, TopicExistsError } from '../../log/storage.js';
 import { defineApi } from '../api-handler.js';
 import type { BrokerContext } from '../broker-context.js';
-import { NODE_ID } from '../config.js';
+import { assignmentProblem } from '../replica-assignments.js';
 import { topicConfigEntries, topicConfigProblem } from '../topic-configs.js';
 import { topicNameProblem } from '../topic-names.js';
 
@@ -68,7 +68,7 @@ function refusalOf(broker: BrokerContext, t: CreateTopicsRequestCreatableTopic, 
     if (t.numPartitions !== -1 || t.replicationFactor !== -1) {
       return [ErrorCode.INVALID_REQUEST, 'Both numPartitions or replicationFactor and replicasAssignments were set. Both cannot be used at the same time.'];
     }
-    const problem = assignmentProblem(t.assignments);
+    const problem = topicAssignmentProblem(t.assignments);
     if (problem !== undefined) return [ErrorCode.INVALID_REPLICA_ASSIGNMENT, problem];
   }
   if (partitions < 1 || partitions > MAX_PARTITIONS) return [ErrorCode.INVALID_PARTITIONS, `Number of partitions must be between 1 and ${MAX_PARTITIONS}, not ${partitions}.`];
@@ -84,17 +84,11 @@ function refusalOf(broker: BrokerContext, t: CreateTopicsRequestCreatableTopic, 
   return undefined;
 }
 
-/** Manual assignments are accepted as Kafka accepts them, which here means each partition on this broker alone. */
-function assignmentProblem(assignments: CreateTopicsRequestCreatableTopic['assignments']): string | undefined {
+/** Manual assignments are accepted as Kafka accepts them: partitions 0, 1, 2, …, each on this broker alone. */
+function topicAssignmentProblem(assignments: CreateTopicsRequestCreatableTopic['assignments']): string | undefined {
   const indexes = new Set(assignments.map((a) => a.partitionIndex));
   if (indexes.size !== assignments.length || assignments.some((a) => a.partitionIndex < 0 || a.partitionIndex >= assignments.length)) {
     return 'partitions should be a consecutive 0-based integer sequence';
   }
-  for (const { partitionIndex, brokerIds } of assignments) {
-    if (brokerIds.length === 0) return `The manual partition assignment includes an empty replica list for partition ${partitionIndex}.`;
-    const other = brokerIds.find((id) => id !== NODE_ID);
-    if (other !== undefined) return `The manual partition assignment includes broker ${other}, but no such broker is registered.`;
-    if (brokerIds.length > 1) return `The manual partition assignment includes the partition ${partitionIndex} with duplicate replicas.`;
-  }
-  return undefined;
+  return assignmentProblem(assignments, assignments.length);
 }

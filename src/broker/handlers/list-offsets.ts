@@ -7,7 +7,7 @@ import { ListOffsetsRequest, ListOffsetsResponse } from '../../protocol/messages
 import { defineApi } from '../api-handler.js';
 import { LEADER_EPOCH, leaderEpochError } from '../config.js';
 import type { PartitionLog } from '../../log/partition-log.js';
-import { firstRecordAtOrAfter } from '../../protocol/record-batch.js';
+import { firstRecordAtOrAfter, readBatchHeader } from '../../protocol/record-batch.js';
 
 const LATEST = -1n;
 const EARLIEST = -2n;
@@ -47,8 +47,16 @@ async function lookup(log: PartitionLog, timestamp: bigint): Promise<{ offset: n
   if (timestamp === EARLIEST) return { offset: log.logStartOffset, timestamp: -1 };
   const target = timestamp === MAX_TIMESTAMP ? await log.maxTimestamp() : Number(timestamp);
   if (target < 0) return undefined;
-  const batch = await log.offsetForTimestamp(target);
-  if (batch === undefined) return undefined;
-  const bytes = await log.read(batch.offset, 1);
-  return bytes.length === 0 ? undefined : firstRecordAtOrAfter(bytes, target);
+  // As Kafka: the first record at or after the log start whose timestamp reaches the target; a
+  // batch the log start lies inside may hold none past the start, and then the next batch is looked at.
+  for (let from = log.logStartOffset; ; ) {
+    const batch = await log.offsetForTimestamp(target, from);
+    if (batch === undefined) return undefined;
+    const bytes = await log.read(batch.offset, 1);
+    if (bytes.length === 0) return undefined;
+    const found = firstRecordAtOrAfter(bytes, target, from);
+    if (found !== undefined) return found;
+    const header = readBatchHeader(bytes, 0);
+    from = header.baseOffset + header.lastOffsetDelta + 1;
+  }
 }
