@@ -132,8 +132,11 @@ export class PartitionLog {
     const resolved = resolveLogOptions(options);
     const recovered = await recoverPartition(dir, resolved);
     // A stored start past the log end (a tail not yet fsynced, lost in a crash) is taken as the
-    // log end: offsets from there are handed out again, as after any lost tail.
-    const startOffset = Math.min((await readLogStartOffset(dir)) ?? 0, recovered.logEndOffset);
+    // log end, and stored so: offsets from there are handed out again, as after any lost tail,
+    // and the next start must not hide them.
+    const stored = (await readLogStartOffset(dir)) ?? 0;
+    const startOffset = Math.min(stored, recovered.logEndOffset);
+    if (startOffset < stored) await writeLogStartOffset(dir, startOffset);
     const log = new PartitionLog(dir, resolved, recovered.segments, recovered.logEndOffset, startOffset, recovered.producers, recovered.report);
     log.startTimers();
     return log;
