@@ -84,6 +84,13 @@ test('directories named like partitions that hold files brook does not write are
   await storage.close();
   assert.deepEqual((await readdir(dataDir)).filter((n) => !n.endsWith('.json')).sort(), ['backup-2024', 'not a topic-1']);
   assert.deepEqual((await readdir(join(dataDir, 'backup-2024'))).sort(), ['notes.txt', 'photos']);
+
+  // Nor does creating a topic of that name remove them.
+  const storage2 = closeAtEnd(t, await Storage.open(dataDir));
+  await assert.rejects(storage2.createTopic('backup', 2025), /backup-2024 holds notes.txt, which brook does not write/);
+  assert.deepEqual((await readdir(join(dataDir, 'backup-2024'))).sort(), ['notes.txt', 'photos']);
+  assert.equal(storage2.topic('backup'), undefined);
+  assert.deepEqual((await readdir(dataDir)).filter((n) => n.startsWith('backup-')), ['backup-2024'], 'no partition of it is made');
 });
 
 test('metadata and producer id files of another shape refuse the start, naming the file', async (t) => {

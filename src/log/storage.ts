@@ -92,9 +92,16 @@ async function partitionNamedDirectories(dataDir: string): Promise<string[]> {
   return dirs.filter((dir) => LEGAL_TOPIC_NAME.test(PARTITION_DIR.exec(dir)?.[1] ?? ''));
 }
 
-/** A file in `dir` that brook does not write in partitions: then the directory is not one of brook's. */
+/** A file in `dir` that brook does not write in partitions (or `dir` itself, if a file): then the directory is not one of brook's. */
 async function foreignFile(dir: string): Promise<string | undefined> {
-  return (await readdir(dir)).find((name) => !isPartitionFileName(name));
+  try {
+    return (await readdir(dir)).find((name) => !isPartitionFileName(name));
+  } catch (err) {
+    const code = (err as NodeJS.ErrnoException).code;
+    if (code === 'ENOENT') return undefined;
+    if (code === 'ENOTDIR') return dir;
+    throw err;
+  }
 }
 
 interface Topic {
@@ -273,6 +280,10 @@ export class Storage {
   private async addPartitions(name: string, from: number, to: number, record: () => Promise<void>): Promise<PartitionLog[]> {
     const indexes = Array.from({ length: to - from }, (_, i) => from + i);
     const dirs = indexes.map((p) => this.partitionDir(name, p));
+    for (const dir of dirs) {
+      const foreign = await foreignFile(dir);
+      if (foreign !== undefined) throw new Error(`${dir} holds ${foreign}, which brook does not write: it is left alone, and the partition cannot be made there`);
+    }
     // Left by a create or delete that a crash interrupted.
     await Promise.all(dirs.map((d) => rm(d, { recursive: true, force: true })));
     // Settled, so that when one partition fails to open the others are closed, not leaked.
