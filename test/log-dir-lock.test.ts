@@ -1,5 +1,7 @@
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
+import fs from 'node:fs';
+import { syncBuiltinESMExports } from 'node:module';
 import { readdir, readFile, writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import { DirectoryInUseError, lockDirectory } from '../src/log/dir-lock.js';
@@ -35,3 +37,35 @@ test('the lock names its owner from the moment it exists, and its release remove
   await again();
   assert.deepEqual(await readdir(dir), []);
 });
+
+test('a starter that read the locks before another broker came and went, and a third took the lock, gives up and leaves the third its lock', async (t) => {
+  // Holds the first link() back, so that the others run in between: the interleaving two processes could have.
+  const link = fs.promises.link;
+  let resume: (() => void) | undefined;
+  let held = false;
+  fs.promises.link = async (from, to) => {
+    if (!held) {
+      held = true;
+      await new Promise<void>((r) => (resume = r));
+    }
+    return link(from, to);
+  };
+  syncBuiltinESMExports();
+  t.after(() => {
+    fs.promises.link = link;
+    syncBuiltinESMExports();
+  });
+  const dir = await tempDir(t);
+  await writeFile(join(dir, '.lock'), `${GONE_PID} 12345\n`);
+  const slow = lockDirectory(dir); // reads the dead lock, then waits before its link
+  while (resume === undefined) await new Promise((r) => setTimeout(r, 5));
+  const releaseFirst = await lockDirectory(dir);
+  await releaseFirst();
+  const releaseThird = await lockDirectory(dir);
+  const third = await readdir(dir);
+  resume();
+  await assert.rejects(slow, DirectoryInUseError);
+  assert.deepEqual((await readdir(dir)).filter((n) => !n.endsWith('.tmp')), third.filter((n) => !n.endsWith('.tmp')), 'the third\'s lock is still there');
+  await releaseThird();
+});
+

@@ -66,7 +66,7 @@ async function generations(dir: string): Promise<number[]> {
 /**
  * Takes the directory's lock; resolves to its release. A lock file appears whole (linked from one
  * written first) and is never replaced: a dead owner's lock is taken over by creating the next
- * generation's file, which only one starter can do, and older generations are removed after.
+ * generation's file, which only one starter can do; dead owners' older generations are removed after.
  */
 export async function lockDirectory(dir: string): Promise<() => Promise<void>> {
   // The nonce tells this lock apart from another taken by the same process (or a reused id).
@@ -86,8 +86,12 @@ export async function lockDirectory(dir: string): Promise<() => Promise<void>> {
         if ((err as NodeJS.ErrnoException).code === 'EEXIST') continue; // another starter took this generation
         throw err;
       }
-      await Promise.all(seen.map((g) => rm(join(dir, lockName(g)), { force: true })));
       await refuseIfAnotherRuns(dir, path);
+      // Only the dead owners' locks go: read again, as one seen before may have been replaced by a live one since.
+      for (const g of seen) {
+        const older = join(dir, lockName(g));
+        if (!(await owner(older))?.runs) await rm(older, { force: true });
+      }
       return async () => {
         if ((await readFile(path, 'utf8').catch(() => undefined)) === content) await rm(path, { force: true });
       };
