@@ -13,7 +13,11 @@ import { ListGroupsRequest, ListGroupsResponse } from '../src/protocol/messages/
 import { OffsetCommitRequest, OffsetCommitResponse } from '../src/protocol/messages/offset-commit.js';
 import { OffsetFetchRequest, OffsetFetchResponse } from '../src/protocol/messages/offset-fetch.js';
 import { SyncGroupRequest, SyncGroupResponse } from '../src/protocol/messages/sync-group.js';
+import { mkdtemp, rm } from 'node:fs/promises';
+import { tmpdir } from 'node:os';
+import { join as joinPath } from 'node:path';
 import { startBroker, type Broker } from '../src/broker/start-broker.js';
+import { OFFSETS_FILE, OffsetStore } from '../src/groups/offset-store.js';
 import { valuesBatch } from './helpers/batch.js';
 import { WireClient } from './helpers/wire-client.js';
 import { produceBatch } from './helpers/wire-produce.js';
@@ -209,6 +213,30 @@ test('DeleteTopics takes every group\'s offsets of the topic with it: not fetche
   await createTopic('doomed');
   const recreated = await client.request(OffsetFetchRequest, OffsetFetchResponse, 7, { groupId: 'only-doomed', topics: [{ name: 'doomed', partitionIndexes: [0] }], groups: [], requireStable: false });
   assert.equal(recreated.topics[0]?.partitions[0]?.committedOffset, -1n);
+});
+
+test('offsets of a topic that is gone when the broker starts (a delete cut short, or made before deletes took offsets) are removed', async (t) => {
+  const dataDir = await mkdtemp(joinPath(tmpdir(), 'brook-stale-offsets-'));
+  let b = await startBroker({ port: 0, dataDir });
+  let c = await WireClient.connect(b.port);
+  await c.request(CreateTopicsRequest, CreateTopicsResponse, 5, { topics: [{ name: 'kept', numPartitions: 1, replicationFactor: 1, assignments: [], configs: [] }], timeoutMs: 1000, validateOnly: false });
+  c.close();
+  await b.close();
+  // Written while the broker is stopped, as a data directory of such a past would hold them.
+  const store = await OffsetStore.open(joinPath(dataDir, OFFSETS_FILE));
+  await store.commit('g', [
+    { topic: 'gone', partition: 0, offset: 7n, leaderEpoch: -1, metadata: '' },
+    { topic: 'kept', partition: 0, offset: 9n, leaderEpoch: -1, metadata: '' },
+  ]);
+  b = await startBroker({ port: 0, dataDir });
+  c = await WireClient.connect(b.port);
+  t.after(async () => {
+    c.close();
+    await b.close();
+    await rm(dataDir, { recursive: true, force: true });
+  });
+  const all = await c.request(OffsetFetchRequest, OffsetFetchResponse, 7, { groupId: 'g', topics: null, groups: [], requireStable: false });
+  assert.deepEqual(all.topics.map((topic) => [topic.name, topic.partitions.map((p) => p.committedOffset)]), [['kept', [9n]]]);
 });
 
 test('a large JoinGroup\'s metadata is kept intact after the memory its request arrived in is reused for the next large request', async () => {

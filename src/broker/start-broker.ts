@@ -71,6 +71,7 @@ export async function startBroker(options: BrokerOptions = {}): Promise<Broker> 
     closers.push(() => storage.close());
     const groups = await GroupCoordinator.open(dataDir, { log: logger });
     closers.push(() => groups.close());
+    await groups.deleteOffsetsOfMissingTopics((topic) => storage.topic(topic) !== undefined);
     const producerEpochs = await ProducerEpochs.open(dataDir, config.producerIdExpirationMs, Date.now());
     const sasl = config.saslUsersFile === undefined ? undefined : new SaslGate(await loadSaslUsers(config.saslUsersFile), config.failedAuthenticationDelayMs);
     const waiters = new PartitionWaiters();

@@ -167,6 +167,15 @@ export class GroupCoordinator {
     }
   }
 
+  /**
+   * Removes the offsets of every topic `exists` does not know: those of a delete whose offset
+   * removal failed or was cut short by a stop, or made before deletes removed offsets.
+   */
+  async deleteOffsetsOfMissingTopics(exists: (topic: string) => boolean): Promise<void> {
+    const topics = new Set(this.offsetStore.groupIds().flatMap((groupId) => [...(this.offsetStore.offsets(groupId)?.keys() ?? [])]));
+    for (const topic of topics) if (!exists(topic)) await this.deleteTopicOffsets(topic);
+  }
+
   committedOffsets(groupId: string): GroupOffsets | undefined {
     return this.offsetStore.offsets(groupId);
   }
