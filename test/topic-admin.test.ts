@@ -45,8 +45,8 @@ test('a name given twice in one request is answered once, INVALID_REQUEST, and n
   assert.deepEqual(
     answers.map((t) => [t.name, t.errorCode]),
     [
-      ['once', 0],
       ['twice', ErrorCode.INVALID_REQUEST],
+      ['once', 0],
     ],
   );
   assert.equal(await exists('twice'), false);
@@ -146,8 +146,8 @@ test('DeleteTopics: a topic named by both name and id, by neither, or twice is I
     [
       ['kept-a', wrongId, ErrorCode.INVALID_REQUEST],
       [null, ZERO_UUID, ErrorCode.INVALID_REQUEST],
-      ['gone', gone, 0],
       [null, b, ErrorCode.INVALID_REQUEST],
+      ['gone', gone, 0],
     ],
   );
   assert.deepEqual([await exists('kept-a'), await exists('kept-b'), await exists('gone')], [true, true, false]);

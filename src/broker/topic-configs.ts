@@ -70,7 +70,7 @@ export function topicConfigProblem(name: string, value: string): string | undefi
 }
 
 /** The configs in force for every topic, from the broker's settings. */
-export function topicConfigs(c: BrokerConfig): Record<string, string> {
+function topicConfigs(c: BrokerConfig): Record<string, string> {
   return {
     'cleanup.policy': 'delete',
     'compression.type': 'producer',

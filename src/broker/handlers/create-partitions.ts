@@ -4,6 +4,7 @@ import { CreatePartitionsRequest, CreatePartitionsResponse } from '../../protoco
 import { InvalidPartitionsError, partitionIncreaseProblem } from '../../log/storage.js';
 import { defineApi } from '../api-handler.js';
 import type { BrokerContext } from '../broker-context.js';
+import { answerEachNamedOnce } from '../named-once.js';
 import { assignmentProblem } from '../replica-assignments.js';
 
 type Wanted = CreatePartitionsRequest['topics'][number];
@@ -15,16 +16,12 @@ export const createPartitions = defineApi({
   minVersion: 0,
   maxVersion: 3,
   async handle(request, _info, broker): Promise<CreatePartitionsResponse> {
-    const asked = new Map<string, number>();
-    for (const t of request.topics) asked.set(t.name, (asked.get(t.name) ?? 0) + 1);
-    const results: Result[] = [];
-    for (const t of request.topics) {
-      const times = asked.get(t.name);
-      if (times === 1) results.push(await growTopic(broker, t, request.validateOnly));
-      // As Kafka: a duplicate name is answered once, and none of its asks is carried out.
-      else if (times !== undefined) results.push(result(t.name, ErrorCode.INVALID_REQUEST, 'Duplicate topic name.'));
-      asked.delete(t.name);
-    }
+    const results = await answerEachNamedOnce(
+      request.topics,
+      (t) => t.name,
+      (t) => growTopic(broker, t, request.validateOnly),
+      (t) => result(t.name, ErrorCode.INVALID_REQUEST, 'Duplicate topic name.'),
+    );
     return { throttleTimeMs: 0, results };
   },
 });

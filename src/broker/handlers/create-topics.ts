@@ -10,6 +10,7 @@ import { ZERO_UUID } from '../../protocol/primitives/reader.js';
 import { MAX_PARTITIONS, TopicCollisionError, TopicExistsError } from '../../log/storage.js';
 import { defineApi } from '../api-handler.js';
 import type { BrokerContext } from '../broker-context.js';
+import { answerEachNamedOnce } from '../named-once.js';
 import { assignmentProblem } from '../replica-assignments.js';
 import { topicConfigEntries, topicConfigProblem } from '../topic-configs.js';
 import { topicNameProblem } from '../topic-names.js';
@@ -23,13 +24,12 @@ export const createTopics = defineApi({
   minVersion: 0,
   maxVersion: 7,
   async handle(request, _info, broker): Promise<CreateTopicsResponse> {
-    const mentions = new Map<string, number>();
-    for (const t of request.topics) mentions.set(t.name, (mentions.get(t.name) ?? 0) + 1);
-    const topics: Result[] = [];
-    for (const t of request.topics) {
-      if (mentions.get(t.name) === 1) topics.push(await create(broker, t, request.validateOnly));
-    }
-    for (const [name, count] of mentions) if (count > 1) topics.push(failure(name, [ErrorCode.INVALID_REQUEST, 'Duplicate topic name.']));
+    const topics = await answerEachNamedOnce(
+      request.topics,
+      (t) => t.name,
+      (t) => create(broker, t, request.validateOnly),
+      (t) => failure(t.name, [ErrorCode.INVALID_REQUEST, 'Duplicate topic name.']),
+    );
     return { throttleTimeMs: 0, topics };
   },
 });

@@ -8,6 +8,7 @@ import { ZERO_UUID } from '../../protocol/primitives/reader.js';
 import type { TopicInfo } from '../../log/storage.js';
 import { defineApi } from '../api-handler.js';
 import type { BrokerContext } from '../broker-context.js';
+import { answerEachNamedOnce } from '../named-once.js';
 
 type Wanted = DeleteTopicsRequest['topics'][number];
 type Result = DeleteTopicsResponse['responses'][number];
@@ -19,20 +20,16 @@ export const deleteTopics = defineApi({
   maxVersion: 6,
   async handle(request, info, broker): Promise<DeleteTopicsResponse> {
     const wanted = info.apiVersion >= 6 ? request.topics : request.topicNames.map((name) => ({ name, topicId: ZERO_UUID }));
-    const mentions = new Map<string, number>();
-    for (const key of wanted.map(keyOf)) mentions.set(key, (mentions.get(key) ?? 0) + 1);
-    const responses: Result[] = [];
-    for (const w of wanted) {
-      if (w.name !== null && w.topicId !== ZERO_UUID) responses.push(refused(w, 'You may not specify both topic name and topic id.'));
-      else if (w.name === null && w.topicId === ZERO_UUID) responses.push(refused(w, 'Neither topic name nor id were specified.'));
-      else if (mentions.get(keyOf(w)) === 1) responses.push(await deleteOne(broker, w));
-    }
-    // As Kafka does: a topic named twice is answered once, and not deleted.
-    for (const w of wanted) {
-      if (mentions.get(keyOf(w))! > 1 && mentions.delete(keyOf(w))) {
-        responses.push(refused(w, w.name === null ? 'Duplicate topic id.' : 'Duplicate topic name.'));
-      }
-    }
+    const responses = await answerEachNamedOnce(
+      wanted,
+      keyOf,
+      async (w) => {
+        if (w.name !== null && w.topicId !== ZERO_UUID) return refused(w, 'You may not specify both topic name and topic id.');
+        if (w.name === null && w.topicId === ZERO_UUID) return refused(w, 'Neither topic name nor id were specified.');
+        return deleteOne(broker, w);
+      },
+      (w) => refused(w, w.name === null ? 'Duplicate topic id.' : 'Duplicate topic name.'),
+    );
     return { throttleTimeMs: 0, responses };
   },
 });
