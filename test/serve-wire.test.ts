@@ -364,6 +364,20 @@ test('Metadata and DescribeGroups report every operation as authorized when aske
   assert.equal(groups.groups[0]!.authorizedOperations, field(3, 6, 8), 'READ DELETE DESCRIBE');
 });
 
+test('Metadata answers a topic asked for twice once; Fetch under read_committed lists no aborted transactions, as an empty list', async () => {
+  const metadata = await client.request(MetadataRequest, MetadataResponse, 12, {
+    topics: [{ topicId: ZERO_UUID, name: 'plain' }, { topicId: ZERO_UUID, name: 'wire' }, { topicId: ZERO_UUID, name: 'plain' }],
+    allowAutoTopicCreation: false,
+    includeClusterAuthorizedOperations: false,
+    includeTopicAuthorizedOperations: false,
+  });
+  assert.deepEqual(metadata.topics.map((t) => t.name), ['plain', 'wire']);
+  for (const [isolationLevel, aborted] of [[0, null], [1, []]] as const) {
+    const res = await client.request(FetchRequest, FetchResponse, 12, { ...fetchOf('plain', [0]), isolationLevel });
+    assert.deepEqual(res.responses[0]!.partitions[0]!.abortedTransactions, aborted, `isolation level ${isolationLevel}`);
+  }
+});
+
 test('Metadata v10 and v11 naming a topic by id are refused with INVALID_REQUEST on every topic, as Kafka does; v12 answers by id', async (t) => {
   const c = await WireClient.connect(broker.port);
   t.after(() => c.close());

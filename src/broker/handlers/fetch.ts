@@ -29,6 +29,8 @@ interface Fetched {
   readonly partition: FetchRequestFetchPartition;
 }
 
+const READ_COMMITTED = 1;
+
 export const fetch = defineApi({
   request: FetchRequest,
   response: FetchResponse,
@@ -48,6 +50,10 @@ export const fetch = defineApi({
       result = await collect(fetched, maxBytes, broker, memory, info.sent);
     }
     broker.metrics.fetched(result.bytes);
+    // Under read_committed Kafka lists the aborted transactions of what it answers: none here.
+    if (request.isolationLevel === READ_COMMITTED) {
+      for (const t of result.response.responses) for (const p of t.partitions) if (p.errorCode === ErrorCode.NONE) p.abortedTransactions = [];
+    }
     return result.response;
   },
 });

@@ -19,7 +19,8 @@ export const metadata = defineApi({
   async handle(request, info, broker) {
     // v0 asks for every topic with an empty list; later versions with null.
     const all = request.topics === null || (info.apiVersion === 0 && request.topics.length === 0);
-    const wanted = request.topics ?? [];
+    // A topic asked for twice is answered once, as Kafka answers a set of topics.
+    const wanted = [...new Map((request.topics ?? []).map((w) => [w.name ?? w.topicId, w])).values()];
     let topics: ResponseTopic[] = [];
     if (all) topics = broker.storage.topics().map(describeTopic);
     else if (info.apiVersion < 12 && wanted.some((w) => w.name === null || w.topicId !== ZERO_UUID)) topics = wanted.map(rejectedTopic);
