@@ -283,6 +283,16 @@ test('ListOffsets: earliest, latest, by timestamp to the record, and the largest
   assert.equal((await listOffset('times', 0, BigInt(t0 + 15), 0)).offset, 2, 'v0 answers in old-style offsets');
 });
 
+test('ListOffsets naming a partition twice answers each mention INVALID_REQUEST, as Kafka does', async () => {
+  const res = await client.request(ListOffsetsRequest, ListOffsetsResponse, 7, {
+    replicaId: -1,
+    isolationLevel: 0,
+    topics: [{ name: 'plain', partitions: [0, 1, 0].map((partitionIndex) => ({ partitionIndex, currentLeaderEpoch: -1, timestamp: -1n, maxNumOffsets: 1 })) }],
+    timeoutMs: 0,
+  });
+  assert.deepEqual(res.topics[0]!.partitions.map((p) => [p.partitionIndex, p.errorCode]), [[0, ErrorCode.INVALID_REQUEST], [1, 0], [0, ErrorCode.INVALID_REQUEST]]);
+});
+
 test('ListOffsets and Fetch check the leader epoch a client names: older FENCED_LEADER_EPOCH, newer UNKNOWN_LEADER_EPOCH', async () => {
   assert.equal((await produce('plain', 0, 1, {})).errorCode, 0);
   const listed = async (currentLeaderEpoch: number) => {

@@ -19,12 +19,21 @@ export const listOffsets = defineApi({
   minVersion: 0,
   maxVersion: 7,
   async handle(request, _info, broker): Promise<ListOffsetsResponse> {
+    const asked = new Map<string, number>();
+    const key = (topic: string, partition: number): string => `${topic}:${partition}`;
+    for (const t of request.topics) for (const p of t.partitions) asked.set(key(t.name, p.partitionIndex), (asked.get(key(t.name, p.partitionIndex)) ?? 0) + 1);
     const topics: ListOffsetsResponse['topics'] = [];
     for (const t of request.topics) {
       const partitions: ListOffsetsResponse['topics'][number]['partitions'] = [];
       for (const p of t.partitions) {
         const log = broker.storage.partition(t.name, p.partitionIndex);
-        const errorCode = log === undefined ? ErrorCode.UNKNOWN_TOPIC_OR_PARTITION : leaderEpochError(p.currentLeaderEpoch);
+        // As Kafka: every mention of a partition named more than once is INVALID_REQUEST.
+        const errorCode =
+          asked.get(key(t.name, p.partitionIndex))! > 1
+            ? ErrorCode.INVALID_REQUEST
+            : log === undefined
+              ? ErrorCode.UNKNOWN_TOPIC_OR_PARTITION
+              : leaderEpochError(p.currentLeaderEpoch);
         const found = log === undefined || errorCode !== ErrorCode.NONE ? undefined : await lookup(log, p.timestamp);
         const offset = found?.offset ?? -1;
         partitions.push({
