@@ -4,7 +4,7 @@ import assert from 'node:assert/strict';
 import { spawn } from 'node:child_process';
 import { readFile, stat } from 'node:fs/promises';
 import { createServer } from 'node:net';
-import { startBroker, type Broker } from 'brook';
+import { startBroker, type Broker, type BrokerOptions } from 'brook';
 import { kafkajs } from './helpers/kafkajs.js';
 import { tempDataDir } from './helpers/serve-process.js';
 
@@ -80,6 +80,19 @@ test('a taken metrics port fails startBroker and leaves nothing listening', asyn
   } finally {
     await taken.close();
   }
+});
+
+test('an unknown option, or a value of the wrong type, is refused rather than ignored', async () => {
+  const refused: [Record<string, unknown>, RegExp][] = [
+    [{ connectionsMaxIdleMs: 500 }, /unknown option 'connectionsMaxIdleMs'.*idleTimeoutMs/],
+    [{ flush: 'interval:100' }, /option 'flush' cannot be "interval:100"/],
+    [{ advertisedListener: 'example.com:1234' }, /option 'advertisedListener'/],
+    [{ segmentBytes: '1024' }, /option 'segmentBytes'/],
+    [{ autoCreateTopics: 'no' }, /option 'autoCreateTopics'/],
+  ];
+  for (const [options, message] of refused) await assert.rejects(startBroker(options as BrokerOptions), message);
+  const broker = await startBroker({ flush: { intervalMs: 100 }, advertisedListener: { host: 'example.com', port: 1234 }, idleTimeoutMs: 500 });
+  await broker.close();
 });
 
 test('a data directory the caller names outlives close', async () => {

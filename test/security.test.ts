@@ -1,6 +1,6 @@
 import { test, before, after } from 'node:test';
 import assert from 'node:assert/strict';
-import { readFile } from 'node:fs/promises';
+import { readFile, stat } from 'node:fs/promises';
 import { join } from 'node:path';
 import { Kafka, logLevel, type KafkaConfig, type SASLOptions } from 'kafkajs';
 import { startBroker, type Broker } from '../src/broker/start-broker.js';
@@ -58,11 +58,15 @@ async function produceAndCount(kafka: Kafka, topic: string): Promise<number> {
   return Number(offsets!.high);
 }
 
-test('the users file holds salted SCRAM credentials, never the password', async () => {
+test('the users file holds salted SCRAM credentials, never the password, and only its owner may read it', async () => {
   const text = await readFile(usersFile, 'utf8');
   assert.doesNotMatch(text, /alice-secret|bob-secret/);
   const users = JSON.parse(text).users;
   assert.deepEqual(Object.keys(users.alice).sort(), ['SCRAM-SHA-256', 'SCRAM-SHA-512']);
+  assert.equal((await stat(usersFile)).mode & 0o777, 0o600);
+  const odd = join(await tempDataDir(), 'users.json');
+  for (const user of ['__proto__', 'carol']) assert.equal((await runBrook(['add-user', '--users-file', odd, '--user', user], 'pw\n')).code, 0);
+  assert.deepEqual(Object.keys(JSON.parse(await readFile(odd, 'utf8')).users), ['__proto__', 'carol'], 'any user name is kept');
 });
 
 test('SASL: PLAIN, SCRAM-SHA-256 and SCRAM-SHA-512 with the right password work', async () => {

@@ -60,6 +60,8 @@ export async function saveSaslUser(path: string, user: string, password: string,
     const c = scramCredential(mechanism, password, iterations);
     entry[mechanism] = { salt: c.salt.toString('base64'), iterations: c.iterations, storedKey: c.storedKey.toString('base64'), serverKey: c.serverKey.toString('base64') };
   }
-  json.users[user] = entry;
-  await writeFileDurably(path, `${JSON.stringify(json, null, 2)}\n`);
+  // Spread, not assigned: a user named __proto__ is an entry like any other.
+  json.users = { ...json.users, ...Object.fromEntries([[user, entry]]) };
+  // Only the owner reads it: the salted credentials would let others try passwords offline.
+  await writeFileDurably(path, `${JSON.stringify(json, null, 2)}\n`, 0o600);
 }

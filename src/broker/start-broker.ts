@@ -44,6 +44,8 @@ export interface Broker {
 }
 
 export async function startBroker(options: BrokerOptions = {}): Promise<Broker> {
+  const problem = optionProblem(options);
+  if (problem !== undefined) throw new TypeError(`startBroker: ${problem}`);
   const temporary = options.dataDir === undefined;
   const dataDir = options.dataDir ?? (await mkdtemp(join(tmpdir(), 'brook-')));
   const port = options.port ?? (temporary ? 0 : DEFAULT_CONFIG.port);
@@ -130,6 +132,32 @@ export async function startBroker(options: BrokerOptions = {}): Promise<Broker> 
     await closeAll();
     throw err;
   }
+}
+
+/** Options beside the broker settings. */
+const OWN_OPTIONS = ['dataDir', 'logger', 'metricsPort'];
+
+/** Settings whose values are not of their default's type: absent by default, or of several forms. */
+const SHAPES: Readonly<Record<string, (value: unknown) => boolean>> = {
+  flush: (v) => v === 'none' || v === 'always' || Number.isInteger((v as { intervalMs?: unknown } | null)?.intervalMs),
+  advertisedListener: (v) => typeof (v as { host?: unknown } | null)?.host === 'string' && Number.isInteger((v as { port?: unknown } | null)?.port),
+  tls: (v) => typeof v === 'object' && v !== null && 'cert' in v && 'key' in v,
+  saslUsersFile: (v) => typeof v === 'string',
+};
+
+/**
+ * What is wrong with options passed from plain JavaScript, where no types check them: an unknown
+ * name, or a value of another type than the setting's, would otherwise be ignored.
+ */
+function optionProblem(options: object): string | undefined {
+  const defaults: Record<string, unknown> = { ...DEFAULT_CONFIG };
+  for (const [name, value] of Object.entries(options)) {
+    if (value === undefined || OWN_OPTIONS.includes(name)) continue;
+    if (!(name in defaults)) return `unknown option '${name}'; the options are ${[...Object.keys(defaults), ...OWN_OPTIONS].sort().join(', ')}`;
+    const fits = SHAPES[name] ?? ((v: unknown) => typeof v === typeof defaults[name]);
+    if (!fits(value)) return `option '${name}' cannot be ${JSON.stringify(value)}`;
+  }
+  return undefined;
 }
 
 function withoutUndefined<T extends object>(o: T): Partial<T> {

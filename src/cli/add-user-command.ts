@@ -10,6 +10,7 @@ export function addAddUserCommand(program: Command): void {
     .requiredOption('--users-file <file>', 'the users file to create or update')
     .requiredOption('--user <name>', 'the user name')
     .action(async (o: { usersFile: string; user: string }) => {
+      if (process.stdin.isTTY) process.stderr.write('password (it shows as typed), then Enter and Ctrl-D: ');
       const password = (await text(process.stdin)).replace(/\r?\n$/, '');
       if (password === '') throw new Error('give the password on standard input.');
       await saveSaslUser(o.usersFile, o.user, password, SCRAM_MECHANISMS);

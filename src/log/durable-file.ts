@@ -15,11 +15,13 @@ export async function syncDir(dir: string): Promise<void> {
   }
 }
 
-/** Writes a temp file, fsyncs it, renames it over `path` and fsyncs the directory. */
-export async function writeFileDurably(path: string, data: Buffer | string): Promise<void> {
+/** Writes a temp file (with `mode`, if given), fsyncs it, renames it over `path` and fsyncs the directory. */
+export async function writeFileDurably(path: string, data: Buffer | string, mode?: number): Promise<void> {
   const temp = `${path}.tmp`;
   const handle = await open(temp, 'w');
   try {
+    // Set on the open file, as a temporary file a stop left behind keeps its own mode.
+    if (mode !== undefined) await handle.chmod(mode);
     await handle.writeFile(data);
     await handle.sync();
   } finally {
