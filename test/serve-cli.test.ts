@@ -54,6 +54,12 @@ test('--retention-check-interval-ms sets how soon retention deletes old segments
   }
 });
 
+test('--version prints the package version', async () => {
+  const { version } = JSON.parse(await readFile(new URL('../package.json', import.meta.url), 'utf8')) as { version: string };
+  const r = await runBrook(['--version']);
+  assert.deepEqual([r.code, r.stdout.trim()], [0, version]);
+});
+
 test('bad flags are refused with one sentence', async () => {
   assertOneSentence(await runBrook(['serve', '--port', 'abc']), /--port.*whole number/);
   assertOneSentence(await runBrook(['serve', '--flush', 'sometimes']), /--flush must be none, always or interval:<ms>/);

@@ -1,11 +1,13 @@
 #!/usr/bin/env node
+import { createRequire } from 'node:module';
 import { Command } from 'commander';
 import { addAddUserCommand } from './add-user-command.js';
 import { addProducersCommand } from './producers-command.js';
 import { addReplayCommand } from './replay-command.js';
 import { addServeCommand } from './serve-command.js';
 
-const program = new Command('brook').description('a Kafka-wire-compatible broker whose idempotent producer is exact');
+const { version } = createRequire(import.meta.url)('../../package.json') as { version: string };
+const program = new Command('brook').description('a Kafka-wire-compatible broker whose idempotent producer is exact').version(version);
 addReplayCommand(program);
 addServeCommand(program);
 addProducersCommand(program);
