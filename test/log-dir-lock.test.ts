@@ -69,3 +69,21 @@ test('a starter that read the locks before another broker came and went, and a t
   await releaseThird();
 });
 
+test('on a file system without hard links the lock is still taken exclusively and names its owner', async (t) => {
+  const link = fs.promises.link;
+  fs.promises.link = async () => {
+    throw Object.assign(new Error('operation not permitted'), { code: 'EPERM' });
+  };
+  syncBuiltinESMExports();
+  t.after(() => {
+    fs.promises.link = link;
+    syncBuiltinESMExports();
+  });
+  const dir = await tempDir(t);
+  const release = await lockDirectory(dir);
+  assert.match(await readFile(join(dir, '.lock'), 'utf8'), new RegExp(`^${process.pid} `));
+  await assert.rejects(lockDirectory(dir), DirectoryInUseError);
+  await release();
+  assert.deepEqual(await readdir(dir), []);
+});
+

@@ -5,7 +5,8 @@
  * container the broker restarted after a kill -9 often gets the dead one's id back (often 1).
  */
 import { randomUUID } from 'node:crypto';
-import { link, readdir, readFile, rm, writeFile } from 'node:fs/promises';
+import { constants } from 'node:fs';
+import { copyFile, link, readdir, readFile, rm, writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
 
 export class DirectoryInUseError extends Error {}
@@ -81,7 +82,7 @@ export async function lockDirectory(dir: string): Promise<() => Promise<void>> {
       if (current?.runs) throw new DirectoryInUseError(`data directory ${dir} is in use by process ${current.pid}`);
       const path = join(dir, lockName(newest + 1));
       try {
-        await link(mine, path);
+        await createFrom(mine, path);
       } catch (err) {
         if ((err as NodeJS.ErrnoException).code === 'EEXIST') continue; // another starter took this generation
         throw err;
@@ -100,6 +101,18 @@ export async function lockDirectory(dir: string): Promise<() => Promise<void>> {
     await rm(mine, { force: true });
   }
   throw new DirectoryInUseError(`data directory ${dir} is being locked by another process`);
+}
+
+/** Creates `path` holding `from`'s bytes, failing with EEXIST if it exists. */
+async function createFrom(from: string, path: string): Promise<void> {
+  try {
+    await link(from, path);
+  } catch (err) {
+    const code = (err as NodeJS.ErrnoException).code;
+    if (code !== 'EPERM' && code !== 'ENOTSUP' && code !== 'EOPNOTSUPP') throw err;
+    // A file system without hard links: still created exclusively, though its bytes follow.
+    await copyFile(from, path, constants.COPYFILE_EXCL);
+  }
 }
 
 /**
