@@ -347,6 +347,16 @@ test('request checks: empty group id, session timeout bounds, unknown member ids
   assert.equal(sync.errorCode, ErrorCode.UNKNOWN_MEMBER_ID);
 });
 
+test('a SyncGroup of a Stable group restarts the member\'s session, as a heartbeat does', async (t) => {
+  const { groups, clock } = await coordinator(t);
+  const a = await soleStableMember(groups, clock);
+  await clock.advance(SESSION - 1000);
+  const synced = await groups.sync({ groupId: 'g', generationId: a.generation, memberId: a.id, groupInstanceId: null, protocolType: null, protocolName: null, assignments: [] });
+  assert.equal(synced.errorCode, ErrorCode.NONE);
+  await clock.advance(SESSION - 1000);
+  assert.equal(heartbeat(groups, a.id, a.generation), ErrorCode.NONE, 'still a member, a session after its last heartbeat');
+});
+
 test('a member id handed out but never used may leave: the Stable group does not rebalance for it', async (t) => {
   const { groups, clock } = await coordinator(t);
   const a = await soleStableMember(groups, clock);

@@ -65,6 +65,8 @@ export class Rebalancer {
         return Promise.resolve(syncError(ErrorCode.REBALANCE_IN_PROGRESS));
       case 'Stable':
         this.syncReceived(group, member.memberId);
+        // As in Kafka, a SyncGroup of a Stable group restarts the member's session, as a heartbeat does.
+        this.keepAlive(group, member);
         return Promise.resolve({ errorCode: ErrorCode.NONE, protocolType: group.protocolType, protocolName: group.protocolName, assignment: member.assignment });
       case 'CompletingRebalance':
         return new Promise((respond) => {
