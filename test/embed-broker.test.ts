@@ -89,6 +89,8 @@ test('an unknown option, or a value of the wrong type, is refused rather than ig
     [{ advertisedListener: 'example.com:1234' }, /option 'advertisedListener'/],
     [{ segmentBytes: '1024' }, /option 'segmentBytes'/],
     [{ autoCreateTopics: 'no' }, /option 'autoCreateTopics'/],
+    [{ flush: { intervalMs: 0 } }, /option 'flush'/],
+    [{ tls: { cert: 'c', key: 'k' } }, /option 'tls'/],
   ];
   for (const [options, message] of refused) await assert.rejects(startBroker(options as BrokerOptions), message);
   const broker = await startBroker({ flush: { intervalMs: 100 }, advertisedListener: { host: 'example.com', port: 1234 }, idleTimeoutMs: 500 });

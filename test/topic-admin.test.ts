@@ -151,6 +151,27 @@ test('DeleteTopics: a topic named by both name and id, by neither, or twice is I
     ],
   );
   assert.deepEqual([await exists('kept-a'), await exists('kept-b'), await exists('gone')], [true, true, false]);
+  const malformed = await client.request(DeleteTopicsRequest, DeleteTopicsResponse, 6, {
+    topics: [
+      { name: null, topicId: ZERO_UUID },
+      { name: null, topicId: ZERO_UUID },
+      { name: 'kept-a', topicId: wrongId },
+      { name: 'kept-b', topicId: ZERO_UUID },
+    ],
+    topicNames: [],
+    timeoutMs: 1000,
+  });
+  assert.deepEqual(
+    malformed.responses.map((r) => [r.name, r.errorCode, r.errorMessage]),
+    [
+      [null, ErrorCode.INVALID_REQUEST, 'Neither topic name nor id were specified.'],
+      [null, ErrorCode.INVALID_REQUEST, 'Neither topic name nor id were specified.'],
+      ['kept-a', ErrorCode.INVALID_REQUEST, 'You may not specify both topic name and topic id.'],
+      ['kept-b', 0, null],
+    ],
+    'each malformed entry is answered alone, and names no topic',
+  );
+  assert.deepEqual([await exists('kept-a'), await exists('kept-b')], [true, false]);
   const byName = await client.request(DeleteTopicsRequest, DeleteTopicsResponse, 4, { topics: [], topicNames: ['kept-a', 'kept-a'], timeoutMs: 1000 });
   assert.deepEqual(byName.responses.map((r) => [r.name, r.errorCode]), [['kept-a', ErrorCode.INVALID_REQUEST]]);
   assert.equal(await exists('kept-a'), true);

@@ -139,9 +139,9 @@ const OWN_OPTIONS = ['dataDir', 'logger', 'metricsPort'];
 
 /** Settings whose values are not of their default's type: absent by default, or of several forms. */
 const SHAPES: Readonly<Record<string, (value: unknown) => boolean>> = {
-  flush: (v) => v === 'none' || v === 'always' || Number.isInteger((v as { intervalMs?: unknown } | null)?.intervalMs),
+  flush: (v) => v === 'none' || v === 'always' || Number((v as { intervalMs?: unknown } | null)?.intervalMs) >= 1,
   advertisedListener: (v) => typeof (v as { host?: unknown } | null)?.host === 'string' && Number.isInteger((v as { port?: unknown } | null)?.port),
-  tls: (v) => typeof v === 'object' && v !== null && 'cert' in v && 'key' in v,
+  tls: (v) => typeof v === 'object' && v !== null && 'cert' in v && 'key' in v && ['none', 'requested', 'required'].includes((v as { clientAuth?: string }).clientAuth ?? ''),
   saslUsersFile: (v) => typeof v === 'string',
 };
 
@@ -153,7 +153,7 @@ function optionProblem(options: object): string | undefined {
   const defaults: Record<string, unknown> = { ...DEFAULT_CONFIG };
   for (const [name, value] of Object.entries(options)) {
     if (value === undefined || OWN_OPTIONS.includes(name)) continue;
-    if (!(name in defaults)) return `unknown option '${name}'; the options are ${[...Object.keys(defaults), ...OWN_OPTIONS].sort().join(', ')}`;
+    if (!(name in defaults)) return `unknown option '${name}'; the options are ${[...new Set([...Object.keys(defaults), ...OWN_OPTIONS])].sort().join(', ')}`;
     const fits = SHAPES[name] ?? ((v: unknown) => typeof v === typeof defaults[name]);
     if (!fits(value)) return `option '${name}' cannot be ${JSON.stringify(value)}`;
   }

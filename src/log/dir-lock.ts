@@ -110,7 +110,8 @@ async function createFrom(from: string, path: string): Promise<void> {
   } catch (err) {
     const code = (err as NodeJS.ErrnoException).code;
     if (code !== 'EPERM' && code !== 'ENOTSUP' && code !== 'EOPNOTSUPP') throw err;
-    // A file system without hard links: still created exclusively, though its bytes follow.
+    // A file system without hard links: still created exclusively, though its bytes follow, so a
+    // starter reading it meanwhile may find it empty and give up or judge it dead; rare, and only then.
     await copyFile(from, path, constants.COPYFILE_EXCL);
   }
 }

@@ -32,8 +32,6 @@ async function deleteBefore(broker: BrokerContext, topic: string, p: Wanted): Pr
     await log.advanceLogStart(p.offset === HIGH_WATERMARK ? log.highWatermark : Number(p.offset));
   } catch (err) {
     if (err instanceof OffsetOutOfRangeError) return answer(ErrorCode.OFFSET_OUT_OF_RANGE);
-    // The topic was deleted meanwhile, closing its logs.
-    if (broker.storage.partition(topic, p.partitionIndex) !== log) return answer(ErrorCode.UNKNOWN_TOPIC_OR_PARTITION);
     broker.logger.error({ topic, partition: p.partitionIndex, err }, 'deleting records failed');
     return answer(ErrorCode.KAFKA_STORAGE_ERROR);
   }

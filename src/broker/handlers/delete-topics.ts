@@ -34,8 +34,9 @@ export const deleteTopics = defineApi({
   },
 });
 
-/** What names the topic: its name, or its id when the name is null. */
-function keyOf(w: Wanted): string {
+/** What names the topic: its name, or its id when the name is null; nothing when it gives both or neither. */
+function keyOf(w: Wanted): string | undefined {
+  if ((w.name === null) === (w.topicId === ZERO_UUID)) return undefined;
   return w.name === null ? `id:${w.topicId}` : `name:${w.name}`;
 }
 
