@@ -6,7 +6,7 @@
  */
 import { mkdir } from 'node:fs/promises';
 import { dirname } from 'node:path';
-import { readFileIfExists, writeFileDurably } from '../log/durable-file.js';
+import { isJsonObject, readFileIfExists, writeFileDurably } from '../log/durable-file.js';
 
 export const OFFSETS_FILE = 'group-offsets.json';
 const FORMAT = 'brook-group-offsets/1';
@@ -181,17 +181,13 @@ function toObject<K, V, W>(map: ReadonlyMap<K, V>, value: (v: V) => W): Record<s
   return Object.fromEntries([...map].map(([key, v]) => [String(key), value(v)]));
 }
 
-function isObject(value: unknown): value is Record<string, unknown> {
-  return typeof value === 'object' && value !== null && !Array.isArray(value);
-}
-
 /** topic → partition → entry, as serialize() writes them. */
 function isGroupEntry(topics: unknown): boolean {
-  return isObject(topics) && Object.values(topics).every((partitions) => isObject(partitions) && Object.entries(partitions).every(([p, e]) => /^\d+$/.test(p) && isFileEntry(e)));
+  return isJsonObject(topics) && Object.values(topics).every((partitions) => isJsonObject(partitions) && Object.entries(partitions).every(([p, e]) => /^\d+$/.test(p) && isFileEntry(e)));
 }
 
 function isFileEntry(value: unknown): value is FileEntry {
-  return isObject(value) && typeof value.offset === 'string' && /^-?\d+$/.test(value.offset) && Number.isInteger(value.leaderEpoch) && typeof value.metadata === 'string';
+  return isJsonObject(value) && typeof value.offset === 'string' && /^-?\d+$/.test(value.offset) && Number.isInteger(value.leaderEpoch) && typeof value.metadata === 'string';
 }
 
 function parse(file: string, text: string): Map<string, GroupOffsets> {
@@ -202,7 +198,7 @@ function parse(file: string, text: string): Map<string, GroupOffsets> {
     throw new Error(`${file} is not valid JSON: ${(err as Error).message}`);
   }
   if (contents?.format !== FORMAT) throw new Error(`${file} is not a brook group offsets file (format '${String(contents?.format)}')`);
-  if (!isObject(contents.groups) || !Object.values(contents.groups).every(isGroupEntry)) {
+  if (!isJsonObject(contents.groups) || !Object.values(contents.groups).every(isGroupEntry)) {
     throw new Error(`${file} is JSON, but not of the form brook writes there`);
   }
   const groups = new Map<string, GroupOffsets>();

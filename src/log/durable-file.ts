@@ -78,5 +78,10 @@ export class DurableJsonFile<T> {
 
 /** Whether `value` is a JSON object of version 1, the form every document brook writes starts from. */
 export function isVersion1(value: unknown): value is { readonly version: 1; readonly [field: string]: unknown } {
-  return typeof value === 'object' && value !== null && !Array.isArray(value) && (value as { version?: unknown }).version === 1;
+  return isJsonObject(value) && value.version === 1;
+}
+
+/** Whether `value` is a JSON object: not null, not an array. */
+export function isJsonObject(value: unknown): value is Readonly<Record<string, unknown>> {
+  return typeof value === 'object' && value !== null && !Array.isArray(value);
 }

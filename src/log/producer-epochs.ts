@@ -4,7 +4,7 @@
  * epoch has not written to yet — and a bump must name the epoch it replaces.
  */
 import { join } from 'node:path';
-import { DurableJsonFile, isVersion1 } from './durable-file.js';
+import { DurableJsonFile, isJsonObject, isVersion1 } from './durable-file.js';
 
 interface EpochsJson {
   readonly version: 1;
@@ -13,7 +13,7 @@ interface EpochsJson {
 }
 
 function isEpochsJson(value: unknown): value is EpochsJson {
-  if (!isVersion1(value) || typeof value.epochs !== 'object' || value.epochs === null) return false;
+  if (!isVersion1(value) || !isJsonObject(value.epochs)) return false;
   return Object.entries(value.epochs).every(([id, entry]) => /^\d+$/.test(id) && Array.isArray(entry) && entry.length === 2 && entry.every(Number.isSafeInteger));
 }
 

@@ -9,7 +9,7 @@
 import { randomBytes, randomUUID } from 'node:crypto';
 import { readdir, rm } from 'node:fs/promises';
 import { join } from 'node:path';
-import { DurableJsonFile, isVersion1 } from './durable-file.js';
+import { DurableJsonFile, isJsonObject, isVersion1 } from './durable-file.js';
 import { makeDirectory } from './make-directory.js';
 import { resolveLogOptions, type LogOptions, type Reporter } from './options.js';
 import { isPartitionFileName } from './partition-files.js';
@@ -75,11 +75,10 @@ function isMetadata(value: unknown): value is Metadata {
 }
 
 function isTopicInfo(value: unknown): value is TopicInfo {
-  const topic = value as Partial<TopicInfo> | null;
-  return (
-    typeof topic === 'object' && topic !== null && typeof topic.name === 'string' && LEGAL_TOPIC_NAME.test(topic.name) &&
-    typeof topic.topicId === 'string' && Number.isInteger(topic.partitions) && topic.partitions! >= 1 && topic.partitions! <= MAX_PARTITIONS
-  );
+  if (!isJsonObject(value)) return false;
+  const { name, topicId, partitions } = value;
+  const counted = typeof partitions === 'number' && Number.isInteger(partitions) && partitions >= 1 && partitions <= MAX_PARTITIONS;
+  return typeof name === 'string' && LEGAL_TOPIC_NAME.test(name) && typeof topicId === 'string' && counted;
 }
 
 function isProducerIds(value: unknown): value is ProducerIds {
