@@ -6,6 +6,7 @@ import { readFile, stat } from 'node:fs/promises';
 import { createServer } from 'node:net';
 import { startBroker, type Broker, type BrokerOptions } from 'brook';
 import { kafkajs } from './helpers/kafkajs.js';
+import { Producer as PlatformaticProducer } from './helpers/platformatic.js';
 import { tempDataDir } from './helpers/serve-process.js';
 
 const ROOT = new URL('..', import.meta.url);
@@ -82,7 +83,7 @@ test('a taken metrics port fails startBroker and leaves nothing listening', asyn
   }
 });
 
-test('an unknown option, or a value of the wrong type, is refused rather than ignored', async () => {
+test('an unknown option, or a value of the wrong type or out of range, is refused rather than ignored or failing later', async () => {
   const refused: [Record<string, unknown>, RegExp][] = [
     [{ connectionsMaxIdleMs: 500 }, /unknown option 'connectionsMaxIdleMs'.*idleTimeoutMs/],
     [{ flush: 'interval:100' }, /option 'flush' cannot be "interval:100"/],
@@ -91,10 +92,46 @@ test('an unknown option, or a value of the wrong type, is refused rather than ig
     [{ autoCreateTopics: 'no' }, /option 'autoCreateTopics'/],
     [{ flush: { intervalMs: 0 } }, /option 'flush'/],
     [{ tls: { cert: 'c', key: 'k' } }, /option 'tls'/],
+    // Values of the right type out of the setting's range, which would fail later, on a request.
+    [{ partitions: 0 }, /option 'partitions' cannot be 0: a whole number from 1 to 100000/],
+    [{ partitions: 2.5 }, /option 'partitions' cannot be 2.5/],
+    [{ maxQueuedResponsesPerConnection: 0 }, /option 'maxQueuedResponsesPerConnection' cannot be 0/],
+    [{ flush: { intervalMs: Infinity } }, /option 'flush' cannot be \{"intervalMs":"Infinity"\}/],
+    [{ idleTimeoutMs: 2 ** 31 }, /option 'idleTimeoutMs' cannot be 2147483648: a whole number from 1 to 2147483647/],
+    [{ advertisedListener: { host: 'example.com', port: 99999 } }, /option 'advertisedListener'.*port from 1 to 65535/],
+    [{ retentionMs: -2 }, /option 'retentionMs'/],
+    [{ fetchMaxBytes: -1 }, /option 'fetchMaxBytes'/],
+    [{ metricsPort: 'x' }, /option 'metricsPort' cannot be "x": a whole number from 0 to 65535/],
+    [{ dataDir: 42 }, /option 'dataDir' cannot be 42/],
+    [{ logger: {} }, /option 'logger' cannot be \{\}: a pino logger/],
   ];
   for (const [options, message] of refused) await assert.rejects(startBroker(options as BrokerOptions), message);
+  await assert.rejects(startBroker(null as unknown as BrokerOptions), /startBroker: options must be an object, not null/);
   const broker = await startBroker({ flush: { intervalMs: 100 }, advertisedListener: { host: 'example.com', port: 1234 }, idleTimeoutMs: 500 });
   await broker.close();
+});
+
+/** Whether this machine has IPv6 loopback to listen on. */
+function hasIpv6Loopback(): Promise<boolean> {
+  return new Promise((resolve) => {
+    const probe = createServer();
+    probe.once('error', () => resolve(false));
+    probe.listen({ host: '::1', port: 0 }, () => probe.close(() => resolve(true)));
+  });
+}
+
+test('on an IPv6 address, bootstrap puts the host in brackets, and a client reaches the broker through it', async (t) => {
+  if (!(await hasIpv6Loopback())) return t.skip('no IPv6 loopback here');
+  const broker = await startBroker({ host: '::1' });
+  const producer = new PlatformaticProducer({ clientId: 'v6', bootstrapBrokers: [broker.bootstrap], idempotent: true, autocreateTopics: true });
+  try {
+    assert.equal(broker.bootstrap, `[::1]:${broker.port}`);
+    const result = await producer.send({ messages: [{ topic: 'over-v6', partition: 0, value: Buffer.from('v') }] });
+    assert.deepEqual(result.offsets?.map((o) => o.offset), [0n]);
+  } finally {
+    await producer.close();
+    await broker.close();
+  }
 });
 
 test('a data directory the caller names outlives close', async () => {
@@ -127,11 +164,25 @@ await admin.disconnect();
 const idle = connect({ host: broker.host, port: broker.port });
 await new Promise((resolve) => idle.once('connect', resolve));
 idle.on('error', () => {});
+// A Fetch v4 long-polling an empty partition for a minute while the broker closes.
+const polling = connect({ host: broker.host, port: broker.port });
+await new Promise((resolve) => polling.once('connect', resolve));
+polling.on('error', () => {});
+const fetch = Buffer.alloc(4 + 11 + 21 + 8 + 20);
+let at = fetch.writeInt32BE(fetch.length - 4, 0);
+at = fetch.writeInt16BE(1, at); at = fetch.writeInt16BE(4, at); at = fetch.writeInt32BE(1, at);
+at = fetch.writeInt16BE(1, at); at += fetch.write('t', at);
+at = fetch.writeInt32BE(-1, at); at = fetch.writeInt32BE(60000, at); at = fetch.writeInt32BE(1, at);
+at = fetch.writeInt32BE(1 << 20, at); at = fetch.writeInt8(0, at); at = fetch.writeInt32BE(1, at);
+at = fetch.writeInt16BE(6, at); at += fetch.write('timers', at); at = fetch.writeInt32BE(1, at);
+at = fetch.writeInt32BE(0, at); at = fetch.writeBigInt64BE(0n, at); fetch.writeInt32BE(1 << 20, at);
+polling.write(fetch);
+await new Promise((resolve) => setTimeout(resolve, 500));
 await broker.close();
 if (live.size > 0) console.error(live.size + ' intervals left running');
 `;
 
-test('a process that closed its broker exits by itself, and the default logger says nothing', async () => {
+test('a process that closed its broker exits by itself, a fetch long-polling included, and the default logger says nothing', async () => {
   const child = spawn(process.execPath, ['--input-type=module', '-e', EXITS_BY_ITSELF], { cwd: ROOT, stdio: ['ignore', 'pipe', 'pipe'] });
   let output = '';
   child.stdout.on('data', (b: Buffer) => (output += b.toString()));

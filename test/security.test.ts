@@ -2,7 +2,7 @@ import { test, before, after } from 'node:test';
 import assert from 'node:assert/strict';
 import { readFile, stat } from 'node:fs/promises';
 import { join } from 'node:path';
-import { Kafka, logLevel, type KafkaConfig, type SASLOptions } from 'kafkajs';
+import { Kafka, logLevel, type ConfigResourceTypes, type KafkaConfig, type SASLOptions } from 'kafkajs';
 import { startBroker, type Broker } from '../src/broker/start-broker.js';
 import { MetadataRequest, MetadataResponse } from '../src/protocol/messages/metadata.js';
 import { ProduceRequest } from '../src/protocol/messages/produce.js';
@@ -18,6 +18,8 @@ import { WireClient } from './helpers/wire-client.js';
 import { produceRequest } from './helpers/wire-produce.js';
 
 const DELAY_MS = 300;
+/** kafkajs's ConfigResourceTypes.BROKER, which its CommonJS module does not export by name to ESM. */
+const BROKER_RESOURCE = 4 as ConfigResourceTypes;
 let certs: TestCerts;
 let usersFile: string;
 const brokers: Broker[] = [];
@@ -114,6 +116,11 @@ test('TLS: clients that trust the CA connect; a plain TCP client does not get an
   const b = await broker({ tls: { cert: certs.cert, key: certs.key, clientAuth: 'none' } });
   const kafka = client(b, { ssl: { ca: [certs.ca] }, sasl: { mechanism: 'scram-sha-512', username: 'alice', password: 'alice-secret' } });
   assert.equal(await produceAndCount(kafka, 'over-tls'), 1);
+  const admin = kafka.admin();
+  await admin.connect();
+  const described = await admin.describeConfigs({ resources: [{ type: BROKER_RESOURCE, name: '1', configNames: ['advertised.listeners'] }], includeSynonyms: false });
+  await admin.disconnect();
+  assert.equal(described.resources[0]!.configEntries[0]!.configValue, `SASL_SSL://127.0.0.1:${b.port}`, 'the listener is named by its security protocol, as in Kafka');
   const plain = await WireClient.connect(b.port);
   plain.sendRaw(plain.frame(ProduceRequest, 9, { transactionalId: null, acks: -1, timeoutMs: 1000, topicData: [] }));
   assert.equal(await plain.nextFrame(), undefined);

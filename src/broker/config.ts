@@ -89,18 +89,39 @@ export const DEFAULT_CONFIG: BrokerConfig = {
   failedAuthenticationDelayMs: 1000,
 };
 
+/** Node's timers wait at most this long; a longer delay fires at once. */
+export const MAX_TIMER_MS = 2 ** 31 - 1;
+const INT32_MAX = 2 ** 31 - 1;
+const ANY = Number.MAX_SAFE_INTEGER;
+
+/**
+ * The whole numbers each numeric setting takes, `brook serve`'s flags and startBroker's options
+ * alike: Kafka's bounds where it has them (-1 for "no limit" where Kafka allows it), a timer's
+ * longest wait for what brook sets a timer with, and lower bounds below which brook cannot work.
+ */
+export const SETTING_RANGES = {
+  port: [0, 65535],
+  partitions: [1, 100_000],
+  segmentBytes: [1024, INT32_MAX],
+  segmentMs: [1, ANY],
+  retentionMs: [-1, ANY],
+  retentionBytes: [-1, ANY],
+  retentionCheckIntervalMs: [1, MAX_TIMER_MS],
+  producerIdExpirationMs: [1, ANY],
+  messageTimestampAfterMaxMs: [0, ANY],
+  maxRequestBytes: [64, INT32_MAX],
+  maxPendingRequestBytes: [1024, ANY],
+  maxConnections: [1, ANY],
+  idleTimeoutMs: [1, MAX_TIMER_MS],
+  maxQueuedResponsesPerConnection: [1, ANY],
+  fetchMaxBytes: [1024, INT32_MAX],
+  failedAuthenticationDelayMs: [0, MAX_TIMER_MS],
+} as const satisfies Partial<Record<keyof BrokerConfig, readonly [number, number]>>;
+
 /** Parses `none`, `always` or `interval:<ms>`. */
 export function parseFlushPolicy(text: string): FlushPolicy {
   if (text === 'none' || text === 'always') return text;
   const m = /^interval:([1-9][0-9]*)$/.exec(text);
-  if (m) return { intervalMs: Number(m[1]) };
-  throw new Error(`--flush must be none, always or interval:<ms>, not '${text}'`);
-}
-
-/** Parses HOST:PORT (an IPv6 host in brackets). */
-export function parseHostPort(text: string): { host: string; port: number } {
-  const m = /^(\[[^\]]+\]|[^:]+):([0-9]+)$/.exec(text);
-  const port = m ? Number(m[2]) : NaN;
-  if (!m || port < 1 || port > 65535) throw new Error(`'${text}' is not HOST:PORT`);
-  return { host: m[1]!.replace(/^\[|\]$/g, ''), port };
+  if (m && Number(m[1]) <= MAX_TIMER_MS) return { intervalMs: Number(m[1]) };
+  throw new Error(`--flush must be none, always or interval:<ms> (ms from 1 to ${MAX_TIMER_MS}), not '${text}'`);
 }

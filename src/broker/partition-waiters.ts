@@ -4,23 +4,27 @@ type Wake = () => void;
 
 export class PartitionWaiters {
   private readonly waiting = new Map<string, Set<Wake>>();
-  private readonly timers = new Set<NodeJS.Timeout>();
+  private closed = false;
 
   static key(topic: string, partition: number): string {
     return `${topic}\u0000${partition}`;
   }
 
+  /** Whether a fetch may wait: not once the broker is closing, when every fetch is answered at once. */
+  get open(): boolean {
+    return !this.closed;
+  }
+
   /** Resolves when any of `keys` is notified, after `timeoutMs`, or when closed. */
   wait(keys: readonly string[], timeoutMs: number): Promise<void> {
+    if (this.closed) return Promise.resolve();
     return new Promise((resolve) => {
       const wake: Wake = () => {
         clearTimeout(timer);
-        this.timers.delete(timer);
         for (const key of keys) this.remove(key, wake);
         resolve();
       };
       const timer = setTimeout(wake, timeoutMs);
-      this.timers.add(timer);
       for (const key of keys) {
         let set = this.waiting.get(key);
         if (set === undefined) this.waiting.set(key, (set = new Set()));
@@ -35,8 +39,9 @@ export class PartitionWaiters {
     for (const wake of [...set]) wake();
   }
 
-  /** Answers every waiting fetch now, as on shutdown. */
-  wakeAll(): void {
+  /** Answers every waiting fetch now, and every later one without waiting: the broker is closing. */
+  close(): void {
+    this.closed = true;
     for (const set of [...this.waiting.values()]) for (const wake of [...set]) wake();
   }
 

@@ -6,6 +6,7 @@ import { requestHeaderVersion, responseHeaderVersion } from '../protocol/message
 import { RequestHeader } from '../protocol/messages/request-header.js';
 import { Reader } from '../protocol/primitives/reader.js';
 import { Writer } from '../protocol/primitives/writer.js';
+import { formatHostPort } from '../server/host-port.js';
 
 const TIMEOUT_MS = 10_000;
 
@@ -31,7 +32,7 @@ export class BrokerClient {
   }
 
   static async connect(host: string, port: number): Promise<BrokerClient> {
-    const address = `${host}:${port}`;
+    const address = formatHostPort(host, port);
     const socket = connect({ host, port, timeout: TIMEOUT_MS });
     socket.once('timeout', () => socket.destroy(new Error(`no answer within ${TIMEOUT_MS / 1000} s`)));
     try {

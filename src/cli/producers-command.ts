@@ -1,6 +1,6 @@
 /** `brook producers`: a topic's idempotent producers and their windows, asked of a broker over the Kafka protocol. */
 import type { Command } from 'commander';
-import { parseHostPort } from '../broker/config.js';
+import { parseHostPort } from '../server/host-port.js';
 import { BrookDescribeProducersResponse, type ProducerWindow } from '../broker/handlers/describe-producers.js';
 import type { WindowEntry } from '../idempotence/rules.js';
 import { ErrorCode } from '../protocol/error-codes.js';

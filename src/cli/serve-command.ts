@@ -1,7 +1,8 @@
 import { readFileSync } from 'node:fs';
 import { InvalidArgumentError, Option, type Command } from 'commander';
 import { pino } from 'pino';
-import { parseFlushPolicy, parseHostPort, DEFAULT_CONFIG } from '../broker/config.js';
+import { parseFlushPolicy, DEFAULT_CONFIG, SETTING_RANGES as R } from '../broker/config.js';
+import { parseHostPort } from '../server/host-port.js';
 import { startBroker } from '../broker/start-broker.js';
 import { describeStartupError } from './startup-error.js';
 
@@ -68,32 +69,32 @@ export function addServeCommand(program: Command): void {
     .command('serve')
     .description('run the broker')
     .option('--host <host>', 'address to listen on', d.host)
-    .option('--port <port>', 'port to listen on', integer(0, 65535), d.port)
+    .option('--port <port>', 'port to listen on', integer(...R.port), d.port)
     .option('--data-dir <dir>', 'where the log and metadata are kept', d.dataDir)
-    .option('--partitions <n>', 'partitions of automatically created topics (num.partitions)', integer(1, 100000), d.partitions)
+    .option('--partitions <n>', 'partitions of automatically created topics (num.partitions)', integer(...R.partitions), d.partitions)
     .option('--advertised-listener <host:port>', 'address given to clients in Metadata (advertised.listeners)', parsed(parseHostPort))
     .option('--no-auto-create-topics', 'do not create topics named in Metadata requests (auto.create.topics.enable=false)')
-    .option('--segment-bytes <n>', 'roll a log segment at this size (segment.bytes)', integer(1024), d.segmentBytes)
-    .option('--segment-ms <ms>', 'roll a log segment after this time (segment.ms)', integer(1), d.segmentMs)
+    .option('--segment-bytes <n>', 'roll a log segment at this size (segment.bytes)', integer(...R.segmentBytes), d.segmentBytes)
+    .option('--segment-ms <ms>', 'roll a log segment after this time (segment.ms)', integer(...R.segmentMs), d.segmentMs)
     .option('--flush <policy>', 'none | interval:<ms> | always', parsed(parseFlushPolicy), d.flush)
-    .option('--retention-ms <ms>', 'delete segments older than this; -1 keeps them (retention.ms)', integer(-1), d.retentionMs)
-    .option('--retention-bytes <n>', 'delete old segments past this partition size; -1 keeps them (retention.bytes)', integer(-1), d.retentionBytes)
-    .option('--retention-check-interval-ms <ms>', 'how often retention and producer expiration run (log.retention.check.interval.ms)', integer(1), d.retentionCheckIntervalMs)
-    .option('--producer-id-expiration-ms <ms>', 'forget an idle producer after this (producer.id.expiration.ms)', integer(1), d.producerIdExpirationMs)
-    .option('--message-timestamp-after-max-ms <ms>', 'refuse batches stamped further ahead of the broker clock (log.message.timestamp.after.max.ms)', integer(0), d.messageTimestampAfterMaxMs)
-    .option('--max-request-bytes <n>', 'largest request accepted (socket.request.max.bytes)', integer(64, 2 ** 31 - 1), d.maxRequestBytes)
-    .option('--queued-max-request-bytes <n>', 'memory for requests received in part, all connections together (queued.max.request.bytes)', integer(1024), d.maxPendingRequestBytes)
-    .option('--fetch-max-bytes <n>', 'most record bytes in one Fetch answer, and in a connection\'s unsent answers (fetch.max.bytes)', integer(1024, 2 ** 31 - 1), d.fetchMaxBytes)
-    .option('--max-connections <n>', 'connections accepted at once (max.connections)', integer(1), d.maxConnections)
-    .option('--connections-max-idle-ms <ms>', 'close connections idle this long (connections.max.idle.ms)', integer(1), d.idleTimeoutMs)
+    .option('--retention-ms <ms>', 'delete segments older than this; -1 keeps them (retention.ms)', integer(...R.retentionMs), d.retentionMs)
+    .option('--retention-bytes <n>', 'delete old segments past this partition size; -1 keeps them (retention.bytes)', integer(...R.retentionBytes), d.retentionBytes)
+    .option('--retention-check-interval-ms <ms>', 'how often retention and producer expiration run (log.retention.check.interval.ms)', integer(...R.retentionCheckIntervalMs), d.retentionCheckIntervalMs)
+    .option('--producer-id-expiration-ms <ms>', 'forget an idle producer after this (producer.id.expiration.ms)', integer(...R.producerIdExpirationMs), d.producerIdExpirationMs)
+    .option('--message-timestamp-after-max-ms <ms>', 'refuse batches stamped further ahead of the broker clock (log.message.timestamp.after.max.ms)', integer(...R.messageTimestampAfterMaxMs), d.messageTimestampAfterMaxMs)
+    .option('--max-request-bytes <n>', 'largest request accepted (socket.request.max.bytes)', integer(...R.maxRequestBytes), d.maxRequestBytes)
+    .option('--queued-max-request-bytes <n>', 'memory for requests received in part, all connections together (queued.max.request.bytes)', integer(...R.maxPendingRequestBytes), d.maxPendingRequestBytes)
+    .option('--fetch-max-bytes <n>', 'most record bytes in one Fetch answer, and in a connection\'s unsent answers (fetch.max.bytes)', integer(...R.fetchMaxBytes), d.fetchMaxBytes)
+    .option('--max-connections <n>', 'connections accepted at once (max.connections)', integer(...R.maxConnections), d.maxConnections)
+    .option('--connections-max-idle-ms <ms>', 'close connections idle this long (connections.max.idle.ms)', integer(...R.idleTimeoutMs), d.idleTimeoutMs)
     .option('--tls-cert <file>', 'PEM certificate chain: listen with TLS (with --tls-key)', pemFile)
     .option('--tls-key <file>', 'PEM private key of --tls-cert', pemFile)
     .option('--tls-ca <file>', 'PEM CA certificates that client certificates must be signed by', pemFile)
     .addOption(new Option('--tls-client-auth <mode>', 'ask clients for a certificate (ssl.client.auth)').choices(['none', 'requested', 'required']).default('none'))
     .option('--sasl-users <file>', 'require SASL (PLAIN, SCRAM-SHA-256, SCRAM-SHA-512) with the users in this file (see brook add-user)')
-    .option('--failed-authentication-delay-ms <ms>', 'wait this long before answering a failed authentication (connection.failed.authentication.delay.ms)', integer(0), d.failedAuthenticationDelayMs)
+    .option('--failed-authentication-delay-ms <ms>', 'wait this long before answering a failed authentication (connection.failed.authentication.delay.ms)', integer(...R.failedAuthenticationDelayMs), d.failedAuthenticationDelayMs)
     .addOption(new Option('--log-level <level>', 'how much to log').choices(['fatal', 'error', 'warn', 'info', 'debug', 'trace']).default('info'))
-    .option('--metrics-port <port>', 'serve Prometheus metrics at http://HOST:PORT/metrics (0: a free port)', integer(0, 65535))
+    .option('--metrics-port <port>', 'serve Prometheus metrics at http://HOST:PORT/metrics (0: a free port)', integer(...R.port))
     .action(async (o: ServeOptions) => {
       if ((o.tlsCert === undefined) !== (o.tlsKey === undefined)) throw new Error('--tls-cert and --tls-key go together.');
       const tls = o.tlsCert === undefined || o.tlsKey === undefined ? undefined : { cert: o.tlsCert, key: o.tlsKey, ca: o.tlsCa, clientAuth: o.tlsClientAuth };

@@ -1,4 +1,5 @@
 /** One sentence for a failed start, naming what the user can fix, instead of a stack trace. */
+import { formatHostPort } from '../server/host-port.js';
 
 interface SystemError extends Error {
   code?: string;
@@ -23,7 +24,7 @@ const DIR_REASONS: Record<string, string> = {
 export function describeStartupError(err: unknown, where: { host: string; port: number; dataDir: string }): string {
   const e = err as SystemError;
   if (e.syscall === 'listen' && e.code !== undefined) {
-    return `cannot listen on ${where.host}:${where.port}: the address ${LISTEN_REASONS[e.code] ?? `failed (${e.code})`}.`;
+    return `cannot listen on ${formatHostPort(where.host, where.port)}: the address ${LISTEN_REASONS[e.code] ?? `failed (${e.code})`}.`;
   }
   if (e.code !== undefined && e.syscall !== undefined) {
     // mkdir answers ENOENT for a parent that exists only where no directory can be made (/proc).

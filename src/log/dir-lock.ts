@@ -9,7 +9,18 @@ import { constants } from 'node:fs';
 import { copyFile, link, readdir, readFile, rm, writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
 
-export class DirectoryInUseError extends Error {}
+export class DirectoryInUseError extends Error {
+  override readonly name = 'DirectoryInUseError';
+  /** `pid`: the owner's; absent when other starters kept taking the lock first. */
+  constructor(
+    readonly dir: string,
+    readonly pid?: number,
+  ) {
+    // In one process, the owner is a broker started there before and not yet closed.
+    const owner = pid === process.pid ? 'a broker in this process, not yet closed' : `process ${pid}`;
+    super(`data directory ${dir} is ${pid === undefined ? 'being locked by another process' : `in use by ${owner}`}`);
+  }
+}
 
 /** The process's start time in clock ticks since boot (field 22 of /proc/PID/stat); undefined without /proc. */
 async function startTime(pid: number | 'self'): Promise<string | undefined> {
@@ -79,7 +90,7 @@ export async function lockDirectory(dir: string): Promise<() => Promise<void>> {
       const seen = await generations(dir);
       const newest = seen.at(-1) ?? -1;
       const current = newest < 0 ? undefined : await owner(join(dir, lockName(newest)));
-      if (current?.runs) throw new DirectoryInUseError(`data directory ${dir} is in use by process ${current.pid}`);
+      if (current?.runs) throw new DirectoryInUseError(dir, current.pid);
       const path = join(dir, lockName(newest + 1));
       try {
         await createFrom(mine, path);
@@ -100,7 +111,7 @@ export async function lockDirectory(dir: string): Promise<() => Promise<void>> {
   } finally {
     await rm(mine, { force: true });
   }
-  throw new DirectoryInUseError(`data directory ${dir} is being locked by another process`);
+  throw new DirectoryInUseError(dir);
 }
 
 /** Creates `path` holding `from`'s bytes, failing with EEXIST if it exists. */
@@ -127,7 +138,7 @@ async function refuseIfAnotherRuns(dir: string, path: string): Promise<void> {
     const running = await owner(other);
     if (running?.runs) {
       await rm(path, { force: true });
-      throw new DirectoryInUseError(`data directory ${dir} is in use by process ${running.pid}`);
+      throw new DirectoryInUseError(dir, running.pid);
     }
   }
 }

@@ -2,6 +2,7 @@
 import { createServer } from 'node:http';
 import { once } from 'node:events';
 import type { Registry } from 'prom-client';
+import { formatHostPort } from '../server/host-port.js';
 
 export interface MetricsServer {
   readonly port: number;
@@ -25,7 +26,7 @@ export async function serveMetrics(registry: Registry, host: string, port: numbe
   } catch (err) {
     // Named as the metrics listener, so it is not taken for the broker's own port.
     const { code, message } = err as NodeJS.ErrnoException;
-    throw Object.assign(new Error(`cannot serve metrics on ${host}:${port}: ${message}`), { code });
+    throw Object.assign(new Error(`cannot serve metrics on ${formatHostPort(host, port)}: ${message}`), { code });
   }
   const address = server.address();
   if (address === null || typeof address === 'string') throw new Error('metrics listener has no TCP address');

@@ -6,15 +6,23 @@ import type { BrokerContext } from '../broker-context.js';
 import { DEFAULT_CONFIG, NODE_ID, type BrokerConfig } from '../config.js';
 import { configEntries, DEFAULT_CONFIG_SOURCE, topicConfigEntries, type ConfigEntry } from '../topic-configs.js';
 import { topicNameProblem } from '../topic-names.js';
+import { formatHostPort } from '../../server/host-port.js';
 
 const TOPIC = 2;
 const BROKER = 4;
 
 type Result = DescribeConfigsResponse['results'][number];
 
+/** Kafka's name for the listener's security protocol. */
+function securityProtocol(c: BrokerConfig): string {
+  const sasl = c.saslUsersFile !== undefined;
+  if (c.tls !== undefined) return sasl ? 'SASL_SSL' : 'SSL';
+  return sasl ? 'SASL_PLAINTEXT' : 'PLAINTEXT';
+}
+
 function brokerConfigs(c: BrokerConfig, advertised: BrokerContext['advertised']): Record<string, string> {
   return {
-    'advertised.listeners': `PLAINTEXT://${advertised.host}:${advertised.port}`,
+    'advertised.listeners': `${securityProtocol(c)}://${formatHostPort(advertised.host, advertised.port)}`,
     'auto.create.topics.enable': String(c.autoCreateTopics),
     'broker.id': String(NODE_ID),
     'connections.max.idle.ms': String(c.idleTimeoutMs),

@@ -44,7 +44,7 @@ export const fetch = defineApi({
     // written, or at once when a later look at the log replaces them.
     const memory = new AnswerMemory(broker.fetchMemory, info.sent);
     let result = await collect(fetched, maxBytes, broker, memory, info.sent);
-    while (!result.answerNow && result.bytes < request.minBytes && Date.now() < deadline) {
+    while (!result.answerNow && result.bytes < request.minBytes && Date.now() < deadline && broker.waiters.open) {
       await broker.waiters.wait([...fetched.keys()], deadline - Date.now());
       memory.giveBackSince(0);
       result = await collect(fetched, maxBytes, broker, memory, info.sent);
