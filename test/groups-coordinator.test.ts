@@ -1,6 +1,6 @@
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
-import { mkdtemp, rm } from 'node:fs/promises';
+import { mkdtemp, readFile, rm, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { ErrorCode } from '../src/protocol/error-codes.js';
@@ -473,4 +473,70 @@ test('close answers waiting joins and syncs, cancels every timer, and refuses la
   assert.equal(clock.pending, 0);
   assert.equal(heartbeat(groups, a.id, a.generation), ErrorCode.NOT_COORDINATOR);
   assert.equal((await groups.join(joinRequest())).errorCode, ErrorCode.NOT_COORDINATOR);
+});
+
+test('groups come back from a restart as their last rebalance left them: members go on at their generation, one that does not is removed after its session', async (t) => {
+  const dir = await mkdtemp(join(tmpdir(), 'brook-groups-'));
+  t.after(() => rm(dir, { recursive: true, force: true }));
+  const open = (clock: ManualScheduler) => GroupCoordinator.open(dir, { scheduler: clock, initialRebalanceDelayMs: INITIAL_DELAY, log: quiet });
+  const clock = new ManualScheduler();
+  const before = await open(clock);
+  const a = await soleStableMember(before, clock, { clientId: 'client-a' });
+  const b = await memberId(before, { clientId: 'client-b' });
+  const bJoin = before.join(joinRequest({ memberId: b, clientId: 'client-b', protocols: protocols('range', 'roundrobin') }));
+  await before.join(joinRequest({ memberId: a.id, clientId: 'client-a', protocols: protocols('range', 'roundrobin') }));
+  const assignments = [
+    { memberId: a.id, assignment: Buffer.from('p0,p1') },
+    { memberId: b, assignment: Buffer.from('p2,p3') },
+  ];
+  const bSync = before.sync({ groupId: 'g', generationId: 2, memberId: b, groupInstanceId: null, protocolType: null, protocolName: null, assignments: [] });
+  await before.sync({ groupId: 'g', generationId: 2, memberId: a.id, groupInstanceId: null, protocolType: 'consumer', protocolName: 'range', assignments });
+  assert.equal((await bJoin).generationId, 2);
+  assert.equal((await bSync).assignment.toString(), 'p2,p3');
+  before.leave('left', [{ memberId: (await soleStableMember(before, clock, { groupId: 'left' })).id, groupInstanceId: null }]);
+  await before.close();
+
+  const later = new ManualScheduler();
+  const after = await open(later);
+  t.after(() => after.close());
+  const described = after.describe('g');
+  assert.deepEqual(
+    { ...described, members: described.members.map((m) => [m.memberId, m.clientId, m.metadata.toString(), m.assignment.toString()]) },
+    {
+      groupId: 'g',
+      protocolType: 'consumer',
+      state: 'Stable',
+      protocolData: 'range',
+      members: [
+        [a.id, 'client-a', 'meta-range', 'p0,p1'],
+        [b, 'client-b', 'meta-range', 'p2,p3'],
+      ],
+    },
+  );
+  assert.deepEqual(after.list().find((g) => g.groupId === 'left'), { groupId: 'left', protocolType: 'consumer', state: 'Empty' });
+  assert.equal(heartbeat(after, a.id, 2), ErrorCode.NONE, 'no rebalance: the member goes on');
+  const again = await after.sync({ groupId: 'g', generationId: 2, memberId: b, groupInstanceId: null, protocolType: 'consumer', protocolName: 'range', assignments: [] });
+  assert.equal(again.assignment.toString(), 'p2,p3', 'its assignment is still there');
+  const offsets = [{ topic: 't', partition: 0, offset: 7n, leaderEpoch: -1, metadata: '' }];
+  assert.equal(await after.commitOffsets({ groupId: 'g', generationId: 2, memberId: a.id, groupInstanceId: null, offsets, apiVersion: 8 }), ErrorCode.NONE);
+  // A rejoin with the same subscription is answered with the generation it has.
+  const rejoined = await after.join(joinRequest({ memberId: b, clientId: 'client-b', protocols: protocols('range', 'roundrobin') }));
+  assert.deepEqual([rejoined.errorCode, rejoined.generationId, rejoined.leader], [ErrorCode.NONE, 2, a.id]);
+
+  // From the start each member has a session to show it is there; b now says nothing more.
+  await later.advance(SESSION - 1);
+  assert.equal(heartbeat(after, a.id, 2), ErrorCode.NONE);
+  await later.advance(1);
+  assert.equal(heartbeat(after, a.id, 2), ErrorCode.REBALANCE_IN_PROGRESS, 'b is gone: the group rebalances without it');
+});
+
+test('a groups file that is not of brook\'s form stops the open, naming the file, instead of being replaced', async (t) => {
+  const dir = await mkdtemp(join(tmpdir(), 'brook-groups-'));
+  t.after(() => rm(dir, { recursive: true, force: true }));
+  const file = join(dir, 'groups.json');
+  for (const text of ['{', '{"version":1,"groups":[{"groupId":"g","members":"none"}]}', '[]']) {
+    await writeFile(file, text);
+    await assert.rejects(GroupCoordinator.open(dir, { log: quiet }), new RegExp(`^Error: ${file.replace(/[.]/g, '\\.')} is (not valid JSON|JSON, but not of the form brook writes there)`));
+    assert.equal(await readFile(file, 'utf8'), text);
+  }
 });

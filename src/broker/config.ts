@@ -102,7 +102,7 @@ const ANY = Number.MAX_SAFE_INTEGER;
 export const SETTING_RANGES = {
   port: [0, 65535],
   partitions: [1, 100_000],
-  segmentBytes: [1024, INT32_MAX],
+  segmentBytes: [14, INT32_MAX],
   segmentMs: [1, ANY],
   retentionMs: [-1, ANY],
   retentionBytes: [-1, ANY],

@@ -47,6 +47,10 @@ export interface Broker {
 export async function startBroker(options: BrokerOptions = {}): Promise<Broker> {
   const problem = optionProblem(options);
   if (problem !== undefined) throw new TypeError(`startBroker: ${problem}`);
+  if (options.advertisedListener === undefined && WILDCARDS.includes(options.host ?? DEFAULT_CONFIG.host)) {
+    // As Kafka: clients would be sent to an address that means "every address" only when listening.
+    throw new Error(`host ${options.host} listens on every address but is not one clients can connect to: give the address they should use as the advertised listener (--advertised-listener HOST:PORT, advertisedListener), as Kafka requires`);
+  }
   const temporary = options.dataDir === undefined;
   const dataDir = options.dataDir ?? (await mkdtemp(join(tmpdir(), 'brook-')));
   const port = options.port ?? (temporary ? 0 : DEFAULT_CONFIG.port);
@@ -135,6 +139,9 @@ export async function startBroker(options: BrokerOptions = {}): Promise<Broker> 
     throw err;
   }
 }
+
+/** Addresses meaning every address of the machine, to listen on. */
+const WILDCARDS = ['0.0.0.0', '::', '0:0:0:0:0:0:0:0'];
 
 type Check = (value: unknown) => boolean;
 

@@ -7,6 +7,7 @@
 import { join } from 'node:path';
 import { ErrorCode } from '../protocol/error-codes.js';
 import { ClassicGroup, EMPTY_ASSIGNMENT, joinError, syncError, type GroupState, type JoinOutcome, type Member, type SyncOutcome } from './classic-group.js';
+import { GROUPS_FILE, GroupStore } from './group-store.js';
 import { OFFSETS_FILE, OffsetStore, type GroupOffsets, type PartitionOffset } from './offset-store.js';
 import { Rebalancer, type JoinRequest, type MemberIdentity, type RebalanceOptions } from './rebalancer.js';
 import { timerScheduler, type Cancel } from './scheduler.js';
@@ -88,15 +89,23 @@ export class GroupCoordinator {
 
   constructor(
     private readonly offsetStore: OffsetStore,
+    private readonly groupStore: GroupStore,
     private readonly options: CoordinatorOptions,
   ) {
-    this.rebalancer = new Rebalancer(options);
+    this.rebalancer = new Rebalancer(options, (group) => groupStore.put(group.toStored()));
+    // As Kafka loads its groups: each member has a session from now to show it is still there.
+    for (const stored of groupStore.groups()) {
+      const group = ClassicGroup.fromStored(stored);
+      this.groups.set(group.groupId, group);
+      for (const member of group.members.values()) this.rebalancer.keepAlive(group, member);
+    }
     this.scheduleCleanup();
   }
 
   static async open(dataDir: string, options: Partial<CoordinatorOptions> & Pick<CoordinatorOptions, 'log'>): Promise<GroupCoordinator> {
-    const store = await OffsetStore.open(join(dataDir, OFFSETS_FILE));
-    return new GroupCoordinator(store, { ...DEFAULT_OPTIONS, ...options });
+    const offsets = await OffsetStore.open(join(dataDir, OFFSETS_FILE));
+    const groups = await GroupStore.open(join(dataDir, GROUPS_FILE), (err) => options.log.error({ err }, 'group membership not stored'));
+    return new GroupCoordinator(offsets, groups, { ...DEFAULT_OPTIONS, ...options });
   }
 
   join(request: JoinRequest): Promise<JoinOutcome> {
@@ -230,7 +239,10 @@ export class GroupCoordinator {
     }
   }
 
-  /** Answers every waiting JoinGroup and SyncGroup, stops the timers, and finishes writing offsets. */
+  /**
+   * Answers every waiting JoinGroup and SyncGroup, stops the timers, and finishes writing offsets
+   * and membership; the groups stay stored as their last rebalance left them.
+   */
   async close(): Promise<void> {
     this.closed = true;
     this.cancelCleanup?.();
@@ -239,9 +251,10 @@ export class GroupCoordinator {
         member.completeJoin(joinError(member.memberId, ErrorCode.NOT_COORDINATOR));
         member.completeSync(syncError(ErrorCode.NOT_COORDINATOR));
       }
-      this.discard(group);
+      group.cancelTimers();
     }
-    await this.offsetStore.close();
+    this.groups.clear();
+    await Promise.all([this.offsetStore.close(), this.groupStore.flushed()]);
   }
 
   /** The group and member a request names, or the error Kafka gives when they do not check out. */
@@ -301,5 +314,6 @@ export class GroupCoordinator {
     group.cancelTimers();
     group.transitionTo('Dead');
     this.groups.delete(group.groupId);
+    this.groupStore.remove(group.groupId);
   }
 }

@@ -49,7 +49,11 @@ export interface MemberIdentity {
 type Respond = (outcome: JoinOutcome) => void;
 
 export class Rebalancer {
-  constructor(private readonly options: RebalanceOptions) {}
+  constructor(
+    private readonly options: RebalanceOptions,
+    /** Called when a group settles, Stable after a rebalance or Empty: what to store of it changed. */
+    private readonly settled: (group: ClassicGroup) => void,
+  ) {}
 
   join(group: ClassicGroup, request: JoinRequest): Promise<JoinOutcome> {
     return new Promise((respond) => {
@@ -78,6 +82,7 @@ export class Rebalancer {
           for (const m of group.members.values()) m.assignment = assigned.get(m.memberId) ?? EMPTY_ASSIGNMENT;
           this.propagateAssignment(group, ErrorCode.NONE);
           group.transitionTo('Stable');
+          this.settled(group);
         });
       default:
         return Promise.resolve(syncError(ErrorCode.UNKNOWN_MEMBER_ID));
@@ -187,6 +192,7 @@ export class Rebalancer {
     if (group.is('Stable') && group.selectProtocol() === group.protocolName) {
       // The assignment still holds: the new incarnation takes the old one's share, no rebalance.
       member.completeJoin(group.joinOutcome(member, memberId === group.leaderId));
+      this.settled(group);
     } else if (group.is('Stable', 'CompletingRebalance')) {
       this.prepareRebalance(group);
     } else {
@@ -248,7 +254,7 @@ export class Rebalancer {
     }
     group.initNextGeneration();
     this.options.log.info({ group: group.groupId, generation: group.generationId, protocol: group.protocolName, members: group.members.size }, 'join phase complete');
-    if (group.is('Empty')) return;
+    if (group.is('Empty')) return this.settled(group);
     for (const member of group.members.values()) {
       member.completeJoin(group.joinOutcome(member));
       member.isNew = false;

@@ -1,6 +1,7 @@
 import { test, before, after } from 'node:test';
 import assert from 'node:assert/strict';
 import { rm } from 'node:fs/promises';
+import { createServer, type AddressInfo } from 'node:net';
 import { kafkajs } from '../helpers/kafkajs.js';
 import { LineProcess } from '../helpers/line-process.js';
 import { startServe, type ServeProcess } from '../helpers/serve-process.js';
@@ -28,8 +29,8 @@ const assignment = (m: Member) => m.lines.filter((l) => l.assigned).at(-1)?.assi
 const reads = (m: Member) => m.lines.flatMap((l) => (l.read ? [l.read] : []));
 
 /** Two members of `group`, once each holds two of the four partitions. */
-async function splitGroup(script: string, topic: string, group: string): Promise<Member[]> {
-  const members = [0, 1].map(() => LineProcess.python<MemberLine>(script, [serve.bootstrap, topic, group]));
+async function splitGroup(script: string, topic: string, group: string, bootstrap = serve.bootstrap): Promise<Member[]> {
+  const members = [0, 1].map(() => LineProcess.python<MemberLine>(script, [bootstrap, topic, group]));
   started.push(...members);
   await Promise.all(members.map((m) => m.until(() => assignment(m).length === 2, 'it holds two partitions', 60_000)));
   assert.deepEqual(members.flatMap(assignment).sort(), [0, 1, 2, 3]);
@@ -37,8 +38,8 @@ async function splitGroup(script: string, topic: string, group: string): Promise
 }
 
 /** Sends `prefix`0 … round-robin over the partitions with kafkajs; returns the values. */
-async function produce(topic: string, prefix: string, count: number): Promise<string[]> {
-  const producer = kafkajs(serve.bootstrap).producer();
+async function produce(topic: string, prefix: string, count: number, bootstrap = serve.bootstrap): Promise<string[]> {
+  const producer = kafkajs(bootstrap).producer();
   await producer.connect();
   const values = Array.from({ length: count }, (_, i) => `${prefix}${i}`);
   await producer.send({ topic, messages: values.map((value, i) => ({ partition: i % PARTITIONS, value })) });
@@ -82,4 +83,46 @@ test('confluent-kafka: two group members split four partitions, commit, and a re
 
 test('kafka-python: two group members split four partitions, commit, and a restarted pair resumes after the commit', async (t) => {
   await groupResumesAfterCommit('kafka_python_group_member.py', 'kafka-python', t);
+});
+
+/** A port nothing listens on now, for a broker that must come back on the same one. */
+function freePort(): Promise<number> {
+  return new Promise((resolve) => {
+    const probe = createServer();
+    probe.listen({ host: '127.0.0.1', port: 0 }, () => {
+      const { port } = probe.address() as AddressInfo;
+      probe.close(() => resolve(port));
+    });
+  });
+}
+
+test('confluent-kafka: a group comes back from a broker restart, clean or SIGKILL, as it was: no rebalance, nothing read twice', async (t) => {
+  const port = await freePort();
+  const args = ['--port', String(port), '--partitions', String(PARTITIONS)];
+  let broker = await startServe(args);
+  const { dataDir, bootstrap } = broker;
+  t.after(async () => {
+    await broker.stop();
+    await rm(dataDir, { recursive: true, force: true });
+  });
+  const topic = 'restarted-under-a-group';
+  const admin = kafkajs(bootstrap).admin();
+  await admin.connect();
+  await admin.createTopics({ topics: [{ topic, numPartitions: PARTITIONS }] });
+  await admin.disconnect();
+  // Members that commit nothing until they finish: a partition handed to another member reads from the start again.
+  const members = await splitGroup('confluent_group_member.py', topic, 'through-restarts', bootstrap);
+  const assignmentsBefore = members.map((m) => m.lines.filter((l) => l.assigned).length);
+  const values = await produce(topic, 'before-', 40, bootstrap);
+  await readSplit(members, values.length);
+  for (const signal of ['SIGTERM', 'SIGKILL'] as const) {
+    await broker.stop(signal);
+    broker = await startServe(args, dataDir);
+    values.push(...(await produce(topic, `after-${signal}-`, 40, bootstrap)));
+    await readSplit(members, values.length);
+  }
+  await Promise.all(members.map((m) => m.finish()));
+  const read = members.flatMap(reads).map((r) => r[2]);
+  assert.deepEqual([...read].sort(), [...values].sort(), 'each message read once');
+  assert.deepEqual(members.map((m) => m.lines.filter((l) => l.assigned).length), assignmentsBefore, 'no member was assigned anew');
 });
