@@ -1,6 +1,6 @@
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
-import { mkdtemp, readFile, rm, writeFile } from 'node:fs/promises';
+import { mkdir, mkdtemp, readFile, rm, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { ErrorCode } from '../src/protocol/error-codes.js';
@@ -108,6 +108,15 @@ async function soleStableMember(groups: GroupCoordinator, clock: ManualScheduler
   const sync = await groups.sync({ groupId: overrides.groupId ?? 'g', generationId: outcome.generationId, memberId: id, groupInstanceId: overrides.groupInstanceId ?? null, protocolType: 'consumer', protocolName: outcome.protocolName, assignments: [{ memberId: id, assignment: Buffer.from('all') }] });
   assert.equal(sync.errorCode, ErrorCode.NONE);
   return { id, generation: outcome.generationId };
+}
+
+/** A static member alone in an empty group (no member id round trip), synced; its id and generation. */
+async function soleStaticMember(groups: GroupCoordinator, clock: ManualScheduler, groupInstanceId: string): Promise<{ id: string; generation: number }> {
+  const joined = watch(groups.join(joinRequest({ groupInstanceId })));
+  await clock.advance(INITIAL_DELAY);
+  const { memberId: id, generationId: generation } = joined.value!;
+  await groups.sync({ groupId: 'g', generationId: generation, memberId: id, groupInstanceId, protocolType: null, protocolName: null, assignments: [{ memberId: id, assignment: Buffer.from('all') }] });
+  return { id, generation };
 }
 
 function heartbeat(groups: GroupCoordinator, memberId: string, generationId: number, groupInstanceId: string | null = null): number {
@@ -539,4 +548,74 @@ test('a groups file that is not of brook\'s form stops the open, naming the file
     await assert.rejects(GroupCoordinator.open(dir, { log: quiet }), new RegExp(`^Error: ${file.replace(/[.]/g, '\\.')} is (not valid JSON|JSON, but not of the form brook writes there)`));
     assert.equal(await readFile(file, 'utf8'), text);
   }
+});
+
+/** A directory for a coordinator that a test opens more than once, as a broker restarting. */
+async function restartable(t: { after(fn: () => Promise<void>): void }): Promise<{ dir: string; open: (clock: ManualScheduler) => Promise<GroupCoordinator> }> {
+  const dir = await mkdtemp(join(tmpdir(), 'brook-groups-'));
+  const opened: GroupCoordinator[] = [];
+  t.after(async () => {
+    for (const groups of opened) await groups.close();
+    await rm(dir, { recursive: true, force: true });
+  });
+  const open = async (clock: ManualScheduler) => {
+    const groups = await GroupCoordinator.open(dir, { scheduler: clock, initialRebalanceDelayMs: INITIAL_DELAY, log: quiet });
+    opened.push(groups);
+    return groups;
+  };
+  return { dir, open };
+}
+
+test('a static member that came back under a new id is known by it after a restart; its old id stays fenced', async (t) => {
+  const { open } = await restartable(t);
+  const clock = new ManualScheduler();
+  const before = await open(clock);
+  const first = await soleStaticMember(before, clock, 'host-1');
+  const back = await before.join(joinRequest({ groupInstanceId: 'host-1' }));
+  assert.deepEqual([back.errorCode, back.generationId], [ErrorCode.NONE, first.generation]);
+  await before.close();
+
+  const after = await open(new ManualScheduler());
+  assert.equal(heartbeat(after, back.memberId, first.generation, 'host-1'), ErrorCode.NONE);
+  assert.equal(heartbeat(after, first.id, first.generation, 'host-1'), ErrorCode.FENCED_INSTANCE_ID);
+  assert.equal((await after.sync({ groupId: 'g', generationId: first.generation, memberId: back.memberId, groupInstanceId: 'host-1', protocolType: null, protocolName: null, assignments: [] })).assignment.toString(), 'all');
+});
+
+test('a static member\'s return that cannot be stored is refused and the old member put back, as Kafka does; the store writes once it can', async (t) => {
+  const { dir, open } = await restartable(t);
+  const clock = new ManualScheduler();
+  // A directory where the store writes its temporary file: every write fails until it goes.
+  const blocker = join(dir, 'groups.json.tmp');
+  await mkdir(blocker);
+  const groups = await open(clock);
+  const first = await soleStaticMember(groups, clock, 'host-1');
+  const refused = await groups.join(joinRequest({ groupInstanceId: 'host-1' }));
+  assert.equal(refused.errorCode, ErrorCode.COORDINATOR_NOT_AVAILABLE);
+  assert.equal(heartbeat(groups, first.id, first.generation, 'host-1'), ErrorCode.NONE, 'the old member is back');
+  assert.equal(heartbeat(groups, refused.memberId, first.generation, 'host-1'), ErrorCode.FENCED_INSTANCE_ID);
+  groups.leave('g', [{ memberId: first.id, groupInstanceId: 'host-1' }]);
+  await rm(blocker, { recursive: true });
+  await groups.close();
+  const stored = JSON.parse(await readFile(join(dir, 'groups.json'), 'utf8')) as { groups: { groupId: string; members: unknown[] }[] };
+  assert.deepEqual(stored.groups.map((g) => [g.groupId, g.members.length]), [['g', 0]], 'close wrote what had failed: the group, Empty');
+});
+
+test('a stored Empty group lists after a restart, is deleted by DeleteGroups, and the cleanup removes one without offsets', async (t) => {
+  const { open } = await restartable(t);
+  const clock = new ManualScheduler();
+  const before = await open(clock);
+  for (const groupId of ['deleted', 'cleaned']) before.leave(groupId, [{ memberId: (await soleStableMember(before, clock, { groupId })).id, groupInstanceId: null }]);
+  await before.close();
+
+  const later = new ManualScheduler();
+  const after = await open(later);
+  assert.deepEqual(after.list(), [
+    { groupId: 'deleted', protocolType: 'consumer', state: 'Empty' },
+    { groupId: 'cleaned', protocolType: 'consumer', state: 'Empty' },
+  ]);
+  assert.equal(await after.delete('deleted'), ErrorCode.NONE);
+  await later.advance(CLEANUP_INTERVAL);
+  assert.deepEqual(after.list(), []);
+  await after.close();
+  assert.deepEqual((await open(new ManualScheduler())).list(), [], 'neither comes back');
 });

@@ -67,6 +67,11 @@ test('bad flags are refused with one sentence', async () => {
   assertOneSentence(await runBrook(['serve', '--bogus']), /unknown option '--bogus'/);
   assertOneSentence(await runBrook(['serve', '--log-level', 'loud']), /Allowed choices are fatal, error, warn, info, debug, trace/);
   assertOneSentence(await runBrook(['serve', '--tls-cert', '/nonexistent.pem']), /cannot read \/nonexistent.pem: ENOENT/);
+  assertOneSentence(await runBrook(['serve', '--connections-max-idle-ms', '2147483648']), /--connections-max-idle-ms.*from 1 to 2147483647/);
+  // As Kafka: every address is where to listen, not an address clients can be sent to.
+  for (const host of ['0.0.0.0', '::']) {
+    assertOneSentence(await runBrook(['serve', '--port', '0', '--host', host]), new RegExp(`^brook: host ${host} listens on every address but is not one clients can connect to: give .*--advertised-listener HOST:PORT`, 'm'));
+  }
 });
 
 test('a data directory that cannot be used is one sentence, not a stack trace', async () => {

@@ -13,7 +13,8 @@ import { serveMetrics } from '../metrics/metrics-server.js';
 import { TcpServer } from '../server/tcp-server.js';
 import { buildApiTable } from './api-table.js';
 import type { BrokerContext } from './broker-context.js';
-import { DEFAULT_CONFIG, MAX_TIMER_MS, SETTING_RANGES, type BrokerConfig } from './config.js';
+import { DEFAULT_CONFIG, type BrokerConfig } from './config.js';
+import { listenerProblem, optionProblem } from './option-checks.js';
 import { formatHostPort } from '../server/host-port.js';
 import { createDispatcher } from './dispatch.js';
 import { PartitionWaiters } from './partition-waiters.js';
@@ -47,10 +48,8 @@ export interface Broker {
 export async function startBroker(options: BrokerOptions = {}): Promise<Broker> {
   const problem = optionProblem(options);
   if (problem !== undefined) throw new TypeError(`startBroker: ${problem}`);
-  if (options.advertisedListener === undefined && WILDCARDS.includes(options.host ?? DEFAULT_CONFIG.host)) {
-    // As Kafka: clients would be sent to an address that means "every address" only when listening.
-    throw new Error(`host ${options.host} listens on every address but is not one clients can connect to: give the address they should use as the advertised listener (--advertised-listener HOST:PORT, advertisedListener), as Kafka requires`);
-  }
+  const unreachable = listenerProblem(options);
+  if (unreachable !== undefined) throw new Error(unreachable);
   const temporary = options.dataDir === undefined;
   const dataDir = options.dataDir ?? (await mkdtemp(join(tmpdir(), 'brook-')));
   const port = options.port ?? (temporary ? 0 : DEFAULT_CONFIG.port);
@@ -138,76 +137,6 @@ export async function startBroker(options: BrokerOptions = {}): Promise<Broker> 
     await closeAll();
     throw err;
   }
-}
-
-/** Addresses meaning every address of the machine, to listen on. */
-const WILDCARDS = ['0.0.0.0', '::', '0:0:0:0:0:0:0:0'];
-
-type Check = (value: unknown) => boolean;
-
-const wholeIn =
-  ([min, max]: readonly [number, number]): Check =>
-  (v) =>
-    Number.isInteger(v) && (v as number) >= min && (v as number) <= max;
-
-const field = (v: unknown, name: string): unknown => (typeof v === 'object' && v !== null ? (v as Record<string, unknown>)[name] : undefined);
-
-/** Options beside the broker settings. */
-const OWN_OPTIONS: Readonly<Record<string, Check>> = {
-  dataDir: (v) => typeof v === 'string' && v !== '',
-  logger: (v) => ['info', 'warn', 'error'].every((level) => typeof field(v, level) === 'function'),
-  metricsPort: wholeIn(SETTING_RANGES.port),
-};
-
-/** Settings whose values are not of their default's type, or not any value of it. */
-const SHAPES: Readonly<Record<string, Check>> = {
-  ...Object.fromEntries(Object.entries(SETTING_RANGES).map(([name, range]) => [name, wholeIn(range)])),
-  host: (v) => typeof v === 'string' && v !== '',
-  flush: (v) => v === 'none' || v === 'always' || wholeIn([1, MAX_TIMER_MS])(field(v, 'intervalMs')),
-  advertisedListener: (v) => typeof field(v, 'host') === 'string' && field(v, 'host') !== '' && wholeIn([1, 65535])(field(v, 'port')),
-  tls: (v) => field(v, 'cert') !== undefined && field(v, 'key') !== undefined && ['none', 'requested', 'required'].includes(field(v, 'clientAuth') as string),
-  saslUsersFile: (v) => typeof v === 'string',
-};
-
-/** What a value of `name` must be, said where a type alone does not say it. */
-function expected(name: string): string {
-  const range = (SETTING_RANGES as Record<string, readonly [number, number]>)[name] ?? (name === 'metricsPort' ? SETTING_RANGES.port : undefined);
-  if (range !== undefined) return `: a whole number from ${range[0]} to ${range[1]}`;
-  return SAID[name] ?? '';
-}
-
-const SAID: Readonly<Record<string, string>> = {
-  flush: `: 'none', 'always' or { intervalMs } of 1 to ${MAX_TIMER_MS}`,
-  logger: ': a pino logger',
-  advertisedListener: ': { host, port } with a port from 1 to 65535',
-  tls: ": { cert, key, ca?, clientAuth: 'none' | 'requested' | 'required' }",
-  dataDir: ': a directory path',
-  host: ': a host name or address',
-};
-
-/**
- * What is wrong with options passed from plain JavaScript, where no types check them: an unknown
- * name, or a value of another type than the setting's, would otherwise be ignored, and a value out
- * of a setting's range would fail later, on some request.
- */
-function optionProblem(options: unknown): string | undefined {
-  if (typeof options !== 'object' || options === null || Array.isArray(options)) return `options must be an object, not ${JSON.stringify(options)}`;
-  const defaults: Record<string, unknown> = { ...DEFAULT_CONFIG };
-  const names = [...new Set([...Object.keys(defaults), ...Object.keys(OWN_OPTIONS)])].sort();
-  for (const [name, value] of Object.entries(options)) {
-    if (value === undefined) continue;
-    if (!names.includes(name)) return `unknown option '${name}'; the options are ${names.join(', ')}`;
-    const fits = OWN_OPTIONS[name] ?? SHAPES[name] ?? ((v: unknown) => typeof v === typeof defaults[name]);
-    if (!fits(value)) return `option '${name}' cannot be ${describeValue(value)}${expected(name)}`;
-  }
-  return undefined;
-}
-
-/** The value as the message shows it: JSON, cut short (a certificate would fill the screen). */
-function describeValue(value: unknown): string {
-  const finite = (_: string, v: unknown): unknown => (typeof v === 'number' && !Number.isFinite(v) ? String(v) : v);
-  const text = typeof value === 'number' || typeof value === 'function' ? String(value) : (JSON.stringify(value, finite) ?? String(value));
-  return text.length > 60 ? `${text.slice(0, 57)}...` : text;
 }
 
 function withoutUndefined<T extends object>(o: T): Partial<T> {

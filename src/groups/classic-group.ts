@@ -4,7 +4,6 @@
  * Rebalancer; the group only holds the handles that cancel its timers.
  */
 import { ErrorCode } from '../protocol/error-codes.js';
-import type { StoredGroup } from './group-store.js';
 import type { Cancel } from './scheduler.js';
 
 export type GroupState = 'Empty' | 'PreparingRebalance' | 'CompletingRebalance' | 'Stable' | 'Dead';
@@ -116,43 +115,6 @@ export class ClassicGroup {
   cancelPendingSync: Cancel | undefined;
 
   constructor(readonly groupId: string) {}
-
-  /** The group as stored: Stable with its members, or Empty; no timers run yet. */
-  static fromStored(stored: StoredGroup): ClassicGroup {
-    const group = new ClassicGroup(stored.groupId);
-    for (const m of stored.members) {
-      const member = new Member(m.memberId, m.groupInstanceId, m.clientId, m.clientHost, m.rebalanceTimeoutMs, m.sessionTimeoutMs, m.protocols);
-      member.assignment = m.assignment;
-      group.add(member, '');
-    }
-    group.generationId = stored.generationId;
-    group.protocolType = stored.protocolType;
-    group.protocolName = stored.protocolName;
-    group.leaderId = stored.leaderId !== null && group.members.has(stored.leaderId) ? stored.leaderId : group.leaderId;
-    group.state = group.previousState = group.members.size > 0 ? 'Stable' : 'Empty';
-    return group;
-  }
-
-  /** What is stored of a settled (Stable or Empty) group. */
-  toStored(): StoredGroup {
-    return {
-      groupId: this.groupId,
-      protocolType: this.protocolType,
-      generationId: this.generationId,
-      protocolName: this.protocolName,
-      leaderId: this.leaderId,
-      members: [...this.members.values()].map((m) => ({
-        memberId: m.memberId,
-        groupInstanceId: m.groupInstanceId,
-        clientId: m.clientId,
-        clientHost: m.clientHost,
-        rebalanceTimeoutMs: m.rebalanceTimeoutMs,
-        sessionTimeoutMs: m.sessionTimeoutMs,
-        protocols: m.protocols,
-        assignment: m.assignment,
-      })),
-    };
-  }
 
   is(...states: GroupState[]): boolean {
     return states.includes(this.state);

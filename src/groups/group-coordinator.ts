@@ -92,10 +92,9 @@ export class GroupCoordinator {
     private readonly groupStore: GroupStore,
     private readonly options: CoordinatorOptions,
   ) {
-    this.rebalancer = new Rebalancer(options, (group) => groupStore.put(group.toStored()));
+    this.rebalancer = new Rebalancer(options, (group) => groupStore.put(group));
     // As Kafka loads its groups: each member has a session from now to show it is still there.
-    for (const stored of groupStore.groups()) {
-      const group = ClassicGroup.fromStored(stored);
+    for (const group of groupStore.groups()) {
       this.groups.set(group.groupId, group);
       for (const member of group.members.values()) this.rebalancer.keepAlive(group, member);
     }
@@ -254,7 +253,7 @@ export class GroupCoordinator {
       group.cancelTimers();
     }
     this.groups.clear();
-    await Promise.all([this.offsetStore.close(), this.groupStore.flushed()]);
+    await Promise.all([this.offsetStore.close(), this.groupStore.close()]);
   }
 
   /** The group and member a request names, or the error Kafka gives when they do not check out. */

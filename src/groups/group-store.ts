@@ -1,123 +1,174 @@
 /**
  * Each group's membership as its last completed rebalance left it (Kafka's group metadata
- * records): generation, protocol, leader, and each member with its subscriptions and assignment,
- * in one JSON file in the data directory. After a restart the group comes back as it was, so
- * members that heartbeat go on without a rebalance.
+ * records): generation, protocol, leader, and each member with its protocols and assignment, in
+ * one JSON file in the data directory. After a restart the
+ * group comes back as it was, so members that heartbeat go on without a rebalance.
  *
- * A change is written in the background; changes made while a write is under way go out
- * together in the next one. A lost write only costs a rebalance: the members of a newer
- * generation than the one stored are told to rejoin.
+ * Each group is encoded when it changes and kept so; a write joins the encoded groups, so a
+ * change costs its own group's encoding, not every group's. Changes made while a write is under
+ * way go out together in the next one. A failed write is tried again with the next change, after
+ * RETRY_MS without one, and once more at close. A file that does not parse stops the start, as brook's other files do.
  */
-import { DurableJsonFile, isJsonObject, isVersion1 } from '../log/durable-file.js';
+import { mkdir } from 'node:fs/promises';
+import { dirname } from 'node:path';
+import { DurableJsonFile, isJsonObject, isVersion1, writeFileDurably } from '../log/durable-file.js';
+import { ClassicGroup, Member } from './classic-group.js';
 
 export const GROUPS_FILE = 'groups.json';
+const RETRY_MS = 5000;
 
-export interface StoredMember {
+/** A member as stored: bytes in base64. */
+interface FileMember {
   readonly memberId: string;
   readonly groupInstanceId: string | null;
   readonly clientId: string;
   readonly clientHost: string;
   readonly rebalanceTimeoutMs: number;
   readonly sessionTimeoutMs: number;
-  readonly protocols: readonly { readonly name: string; readonly metadata: Buffer }[];
-  readonly assignment: Buffer;
+  /**
+   * Every protocol the member offered, with its metadata: Kafka keeps only the chosen one's, so
+   * a member that rejoins offering several starts a rebalance there; here it does not.
+   */
+  readonly protocols: readonly { readonly name: string; readonly metadata: string }[];
+  readonly assignment: string;
 }
 
-export interface StoredGroup {
+interface FileGroup {
   readonly groupId: string;
   readonly protocolType: string | null;
   readonly generationId: number;
   readonly protocolName: string | null;
   readonly leaderId: string | null;
   /** In join order. */
-  readonly members: readonly StoredMember[];
+  readonly members: readonly FileMember[];
 }
 
-/** The file's form: bytes in base64. */
 interface GroupsDocument {
   readonly version: 1;
   readonly groups: readonly FileGroup[];
 }
 
-type FileMember = Omit<StoredMember, 'protocols' | 'assignment'> & { readonly protocols: readonly { readonly name: string; readonly metadata: string }[]; readonly assignment: string };
-type FileGroup = Omit<StoredGroup, 'members'> & { readonly members: readonly FileMember[] };
-
 export class GroupStore {
-  private readonly stored: Map<string, StoredGroup>;
+  /** groupId → the group's JSON. */
+  private readonly encoded: Map<string, string>;
   private dirty = false;
   private writing: Promise<void> | undefined;
+  /** Settles each caller waiting for a write that holds its change. */
+  private waiting: { resolve: () => void; reject: (err: Error) => void }[] = [];
+  private retry: NodeJS.Timeout | undefined;
+  private closed = false;
 
   private constructor(
-    private readonly file: DurableJsonFile<GroupsDocument>,
-    stored: readonly StoredGroup[],
+    private readonly path: string,
+    private readonly loaded: readonly FileGroup[],
     private readonly onError: (err: Error) => void,
   ) {
-    this.stored = new Map(stored.map((g) => [g.groupId, g]));
+    this.encoded = new Map(loaded.map((g) => [g.groupId, JSON.stringify(g)]));
   }
 
   /** The groups in `path`; a file not of brook's form stops the open, naming it. */
   static async open(path: string, onError: (err: Error) => void): Promise<GroupStore> {
-    const file = new DurableJsonFile(path, isGroupsDocument);
-    const document = await file.read();
-    return new GroupStore(file, (document?.groups ?? []).map(fromFile), onError);
+    await mkdir(dirname(path), { recursive: true });
+    const document = await new DurableJsonFile(path, isGroupsDocument).read();
+    return new GroupStore(path, document?.groups ?? [], onError);
   }
 
-  groups(): Iterable<StoredGroup> {
-    return this.stored.values();
+  /** The groups as stored: Stable with their members, or Empty; no timers run yet. */
+  groups(): ClassicGroup[] {
+    return this.loaded.map(restore);
   }
 
-  put(group: StoredGroup): void {
-    this.stored.set(group.groupId, group);
-    this.save();
+  /** Stores what the settled (Stable or Empty) group is now; resolves once it is written. */
+  put(group: ClassicGroup): Promise<void> {
+    this.encoded.set(group.groupId, JSON.stringify(stored(group)));
+    return this.save();
   }
 
   remove(groupId: string): void {
-    if (this.stored.delete(groupId)) this.save();
+    if (this.encoded.delete(groupId)) this.save().catch(() => {});
   }
 
-  /** Resolves once what was changed so far is written (or failed). */
-  async flushed(): Promise<void> {
+  /** Writes what is not written yet, trying once more if the last write failed, and stops retrying. */
+  async close(): Promise<void> {
+    this.closed = true;
+    clearTimeout(this.retry);
+    if (this.dirty) this.writing ??= this.drain();
     while (this.writing !== undefined) await this.writing;
   }
 
-  private save(): void {
+  private save(): Promise<void> {
     this.dirty = true;
+    const written = new Promise<void>((resolve, reject) => this.waiting.push({ resolve, reject }));
+    // A change waiting on a retry is tried now: its caller may be waiting to answer a client.
+    clearTimeout(this.retry);
+    this.retry = undefined;
     this.writing ??= this.drain();
+    return written;
   }
 
   private async drain(): Promise<void> {
     while (this.dirty) {
       this.dirty = false;
+      const waiting = this.waiting;
+      this.waiting = [];
       try {
-        await this.file.write({ version: 1, groups: [...this.stored.values()].map(toFile) });
+        await writeFileDurably(this.path, `{"version":1,"groups":[${[...this.encoded.values()].join(',')}]}\n`);
+        for (const w of waiting) w.resolve();
       } catch (err) {
         this.onError(err as Error);
+        for (const w of waiting) w.reject(err as Error);
+        // What failed is still to be written: the next write, now or after a pause, holds it.
+        this.dirty = true;
+        if (this.waiting.length === 0) {
+          if (!this.closed) this.retry = setTimeout(() => this.retryWrite(), RETRY_MS).unref();
+          break;
+        }
       }
     }
     this.writing = undefined;
   }
+
+  private retryWrite(): void {
+    this.retry = undefined;
+    this.writing ??= this.drain();
+  }
 }
 
-function toFile(group: StoredGroup): FileGroup {
+function stored(group: ClassicGroup): FileGroup {
   return {
-    ...group,
-    members: group.members.map((m) => ({
-      ...m,
+    groupId: group.groupId,
+    protocolType: group.protocolType,
+    generationId: group.generationId,
+    protocolName: group.protocolName,
+    leaderId: group.leaderId,
+    members: [...group.members.values()].map((m) => ({
+      memberId: m.memberId,
+      groupInstanceId: m.groupInstanceId,
+      clientId: m.clientId,
+      clientHost: m.clientHost,
+      rebalanceTimeoutMs: m.rebalanceTimeoutMs,
+      sessionTimeoutMs: m.sessionTimeoutMs,
       protocols: m.protocols.map((p) => ({ name: p.name, metadata: p.metadata.toString('base64') })),
       assignment: m.assignment.toString('base64'),
     })),
   };
 }
 
-function fromFile(group: FileGroup): StoredGroup {
-  return {
-    ...group,
-    members: group.members.map((m) => ({
-      ...m,
-      protocols: m.protocols.map((p) => ({ name: p.name, metadata: Buffer.from(p.metadata, 'base64') })),
-      assignment: Buffer.from(m.assignment, 'base64'),
-    })),
-  };
+function restore(g: FileGroup): ClassicGroup {
+  const group = new ClassicGroup(g.groupId);
+  for (const m of g.members) {
+    const protocols = m.protocols.map((p) => ({ name: p.name, metadata: Buffer.from(p.metadata, 'base64') }));
+    const member = new Member(m.memberId, m.groupInstanceId, m.clientId, m.clientHost, m.rebalanceTimeoutMs, m.sessionTimeoutMs, protocols);
+    member.assignment = Buffer.from(m.assignment, 'base64');
+    group.members.set(member.memberId, member);
+    if (member.groupInstanceId !== null) group.staticMembers.set(member.groupInstanceId, member.memberId);
+  }
+  group.generationId = g.generationId;
+  group.protocolType = g.protocolType;
+  group.protocolName = g.protocolName;
+  group.leaderId = g.leaderId;
+  group.state = group.previousState = group.members.size > 0 ? 'Stable' : 'Empty';
+  return group;
 }
 
 const isString = (v: unknown): v is string => typeof v === 'string';
@@ -127,29 +178,21 @@ const isCount = (v: unknown): boolean => Number.isSafeInteger(v) && (v as number
 function isFileMember(m: unknown): boolean {
   return (
     isJsonObject(m) &&
-    isString(m.memberId) &&
+    [m.memberId, m.clientId, m.clientHost, m.assignment].every(isString) &&
     isStringOrNull(m.groupInstanceId) &&
-    isString(m.clientId) &&
-    isString(m.clientHost) &&
     isCount(m.rebalanceTimeoutMs) &&
     isCount(m.sessionTimeoutMs) &&
-    isString(m.assignment) &&
     Array.isArray(m.protocols) &&
     m.protocols.every((p: unknown) => isJsonObject(p) && isString(p.name) && isString(p.metadata))
   );
 }
 
+/** A group as stored, its leader one of its members (or none, when it has none). */
 function isFileGroup(g: unknown): boolean {
-  return (
-    isJsonObject(g) &&
-    isString(g.groupId) &&
-    isStringOrNull(g.protocolType) &&
-    isCount(g.generationId) &&
-    isStringOrNull(g.protocolName) &&
-    isStringOrNull(g.leaderId) &&
-    Array.isArray(g.members) &&
-    g.members.every(isFileMember)
-  );
+  if (!isJsonObject(g) || !isString(g.groupId) || !isStringOrNull(g.protocolType) || !isCount(g.generationId) || !isStringOrNull(g.protocolName)) return false;
+  if (!Array.isArray(g.members) || !g.members.every(isFileMember)) return false;
+  const members = g.members as FileMember[];
+  return members.length === 0 ? g.leaderId === null : members.some((m) => m.memberId === g.leaderId) && g.protocolName !== null;
 }
 
 function isGroupsDocument(value: unknown): value is GroupsDocument {

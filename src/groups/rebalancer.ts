@@ -51,8 +51,11 @@ type Respond = (outcome: JoinOutcome) => void;
 export class Rebalancer {
   constructor(
     private readonly options: RebalanceOptions,
-    /** Called when a group settles, Stable after a rebalance or Empty: what to store of it changed. */
-    private readonly settled: (group: ClassicGroup) => void,
+    /**
+     * Stores a group that has settled: Stable after a rebalance or a static member's return, or
+     * Empty. Resolves once stored.
+     */
+    private readonly store: (group: ClassicGroup) => Promise<void>,
   ) {}
 
   join(group: ClassicGroup, request: JoinRequest): Promise<JoinOutcome> {
@@ -60,6 +63,11 @@ export class Rebalancer {
       if (request.memberId === '') this.joinNewMember(group, request, respond);
       else this.joinExistingMember(group, request, respond);
     });
+  }
+
+  /** Stores the group in the background; a failed write is the store's to report and retry. */
+  private settled(group: ClassicGroup): void {
+    this.store(group).catch(() => {});
   }
 
   /** A SyncGroup from a member of the current generation. */
@@ -82,6 +90,7 @@ export class Rebalancer {
           for (const m of group.members.values()) m.assignment = assigned.get(m.memberId) ?? EMPTY_ASSIGNMENT;
           this.propagateAssignment(group, ErrorCode.NONE);
           group.transitionTo('Stable');
+          // Answered before it is stored: a write lost to a crash only makes the members rejoin.
           this.settled(group);
         });
       default:
@@ -191,8 +200,19 @@ export class Rebalancer {
     this.keepAlive(group, member);
     if (group.is('Stable') && group.selectProtocol() === group.protocolName) {
       // The assignment still holds: the new incarnation takes the old one's share, no rebalance.
-      member.completeJoin(group.joinOutcome(member, memberId === group.leaderId));
-      this.settled(group);
+      // As in Kafka, answered once stored: a restart must know the new member id, or it would
+      // fence the instance. If the write fails the old member is put back.
+      this.store(group).then(
+        () => member.completeJoin(group.joinOutcome(member, memberId === group.leaderId)),
+        () => {
+          if (group.is('Stable') && group.members.get(memberId) === member) {
+            member.cancelExpiry?.();
+            group.replace(member, previous);
+            this.keepAlive(group, previous);
+          }
+          member.completeJoin(joinError(memberId, ErrorCode.COORDINATOR_NOT_AVAILABLE));
+        },
+      );
     } else if (group.is('Stable', 'CompletingRebalance')) {
       this.prepareRebalance(group);
     } else {
