@@ -1,6 +1,6 @@
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
-import { mkdir, readdir, writeFile } from 'node:fs/promises';
+import { mkdir, readdir, rm, writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import { DurableJsonFile } from '../src/log/durable-file.js';
 import { PartitionLog } from '../src/log/partition-log.js';
@@ -172,4 +172,19 @@ test('a durable JSON file keeps the last write, leaves no temp file, and refuses
   await assert.rejects(file.read(), /not valid JSON/);
   await writeFile(file.path, '{"n": "3"}');
   await assert.rejects(file.read(), /not of the form brook writes/);
+});
+
+test('a partition directory gone while brook was stopped is made again empty, with a warning naming it', async (t) => {
+  const dataDir = await tempDir(t);
+  const storage = await Storage.open(dataDir);
+  await storage.createTopic('orders', 2);
+  const b = batch(2);
+  storage.partition('orders', 1)!.append(b.bytes, b.header, Date.now());
+  await storage.close();
+  await rm(join(dataDir, 'orders-1'), { recursive: true });
+  const warnings: string[] = [];
+  const logger = { info() {}, warn: (fields: Record<string, unknown>, msg: string) => warnings.push(`${msg} ${String(fields.dir)}`) };
+  const reopened = closeAtEnd(t, await Storage.open(dataDir, { logger }));
+  assert.equal(reopened.partition('orders', 1)!.logEndOffset, 0);
+  assert.deepEqual(warnings, [`a partition directory is missing: the partition starts empty, what it held is lost ${join(dataDir, 'orders-1')}`]);
 });

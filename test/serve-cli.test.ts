@@ -1,6 +1,6 @@
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
-import { readFile, writeFile } from 'node:fs/promises';
+import { readdir, readFile, writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import { runBrook } from './helpers/cli.js';
 import { startServe, tempDataDir } from './helpers/serve-process.js';
@@ -18,8 +18,9 @@ function assertOneSentence(r: { code: number | null; stderr: string }, pattern: 
   assert.doesNotMatch(r.stderr, /\n\s+at /);
 }
 
-test('serve prints its listening line, serves, and stops cleanly on SIGTERM and SIGINT', async () => {
-  for (const signal of ['SIGTERM', 'SIGINT'] as const) {
+test('serve prints its listening line, serves, and stops cleanly on SIGTERM, SIGINT and SIGHUP', async () => {
+  // SIGHUP too, as a JVM running Kafka stops on it: Node's default would end the process uncleanly.
+  for (const signal of ['SIGTERM', 'SIGINT', 'SIGHUP'] as const) {
     const serve = await startServe();
     assert.match(serve.output(), new RegExp(`listening on 127\\.0\\.0\\.1:${serve.port}`));
     const c = await WireClient.connect(serve.port);
@@ -27,6 +28,8 @@ test('serve prints its listening line, serves, and stops cleanly on SIGTERM and 
     assert.equal(res.errorCode, 0);
     c.close();
     assert.equal(await serve.stop(signal), 0);
+    assert.match(serve.output(), /"msg":"stopped"/);
+    assert.deepEqual((await readdir(serve.dataDir)).filter((name) => name.startsWith('.lock')), [], 'the lock is released');
   }
 });
 

@@ -408,7 +408,7 @@ test('Metadata v10 and v11 naming a topic by id are refused with INVALID_REQUEST
   assert.deepEqual(await metadataOf(12, [{ topicId: wire!.topicId, name: null }, { topicId: unknownId, name: null }]), [wire, { errorCode: 100, name: null, topicId: unknownId }]);
 });
 
-test('a partition whose log failed answers KAFKA_STORAGE_ERROR; the broker and other partitions carry on', async (t) => {
+test('a partition whose log failed answers KAFKA_STORAGE_ERROR, to retries of an idempotent batch too; the broker and other partitions carry on', async (t) => {
   const dataDir = await tempDataDir();
   const b = await startBroker({ port: 0, dataDir, segmentBytes: 1024 });
   const c = await WireClient.connect(b.port);
@@ -417,14 +417,19 @@ test('a partition whose log failed answers KAFKA_STORAGE_ERROR; the broker and o
     await b.close();
   });
   await c.request(CreateTopicsRequest, CreateTopicsResponse, 7, { topics: [{ name: 'doomed', numPartitions: 2, replicationFactor: 1, assignments: [], configs: [] }], timeoutMs: 1000, validateOnly: false });
-  const send = async (partition: number, count: number) => {
-    const res = await c.request(ProduceRequest, ProduceResponse, 9, produceRequest('doomed', partition, valuesBatch(count)));
+  const init = await c.request(InitProducerIdRequest, InitProducerIdResponse, 4, { transactionalId: null, transactionTimeoutMs: 60000, producerId: -1n, producerEpoch: -1 });
+  const idempotent = (baseSequence: number): BatchOptions => ({ producerId: init.producerId, producerEpoch: 0, baseSequence });
+  const send = async (partition: number, count: number, options: BatchOptions = {}) => {
+    const res = await c.request(ProduceRequest, ProduceResponse, 9, produceRequest('doomed', partition, valuesBatch(count, options)));
     return res.responses[0]!.partitionResponses[0]!.errorCode;
   };
-  assert.equal(await send(0, 2), 0);
+  assert.equal(await send(0, 2, idempotent(0)), 0);
   // The next segment's file name is taken by a directory, so rolling to it fails.
   await mkdir(join(dataDir, 'doomed-0', '00000000000000000002.log'));
-  assert.equal(await send(0, 200), 56, 'the batch whose write failed');
+  assert.equal(await send(0, 200, idempotent(2)), 56, 'the batch whose write failed');
+  // Its retries, whole or split smaller, are not judged against a batch the disk never got.
+  assert.equal(await send(0, 200, idempotent(2)), 56, 'not a DUPLICATE of what was not stored');
+  assert.equal(await send(0, 7, idempotent(2)), 56, 'not OUT_OF_ORDER_SEQUENCE_NUMBER, which clients do not retry');
   assert.equal(await send(0, 1), 56, 'the failed partition takes nothing more');
   assert.equal(await send(1, 1), 0, 'another partition is unaffected');
 });

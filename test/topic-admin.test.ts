@@ -1,8 +1,11 @@
 import { test, before, after } from 'node:test';
 import assert from 'node:assert/strict';
+import { mkdir, readdir, rm } from 'node:fs/promises';
+import { join } from 'node:path';
 import { startBroker, type Broker } from '../src/broker/start-broker.js';
 import { ErrorCode } from '../src/protocol/error-codes.js';
 import { CreateTopicsRequest, CreateTopicsResponse, type CreateTopicsRequestCreatableTopic } from '../src/protocol/messages/create-topics.js';
+import { CreatePartitionsRequest, CreatePartitionsResponse } from '../src/protocol/messages/create-partitions.js';
 import { DeleteTopicsRequest, DeleteTopicsResponse } from '../src/protocol/messages/delete-topics.js';
 import { DescribeConfigsRequest, DescribeConfigsResponse } from '../src/protocol/messages/describe-configs.js';
 import { MetadataRequest, MetadataResponse } from '../src/protocol/messages/metadata.js';
@@ -177,3 +180,27 @@ test('DeleteTopics: a topic named by both name and id, by neither, or twice is I
   assert.equal(await exists('kept-a'), true);
 });
 
+
+test('a change the disk refuses is KAFKA_STORAGE_ERROR, as Kafka answers for a log directory it cannot write, and leaves nothing behind', async () => {
+  assert.equal((await create([topic('grown-later')]))[0]!.errorCode, ErrorCode.NONE);
+  // A directory where topic metadata is written first: every change of it fails until it goes.
+  const blocker = join(broker.dataDir, 'metadata.json.tmp');
+  await mkdir(blocker);
+  try {
+    assert.equal((await create([topic('on-a-refusing-disk', { numPartitions: 2 })]))[0]!.errorCode, ErrorCode.KAFKA_STORAGE_ERROR);
+    const autoCreated = await client.request(MetadataRequest, MetadataResponse, 12, {
+      topics: [{ topicId: ZERO_UUID, name: 'auto-on-a-refusing-disk' }],
+      allowAutoTopicCreation: true,
+      includeClusterAuthorizedOperations: false,
+      includeTopicAuthorizedOperations: false,
+    });
+    assert.equal(autoCreated.topics[0]!.errorCode, ErrorCode.KAFKA_STORAGE_ERROR);
+    const grown = await client.request(CreatePartitionsRequest, CreatePartitionsResponse, 3, { topics: [{ name: 'grown-later', count: 2, assignments: null }], timeoutMs: 1000, validateOnly: false });
+    assert.equal(grown.results[0]!.errorCode, ErrorCode.KAFKA_STORAGE_ERROR);
+  } finally {
+    await rm(blocker, { recursive: true });
+  }
+  assert.deepEqual((await readdir(broker.dataDir)).filter((name) => name.includes('refusing-disk')), [], 'no partition directory left');
+  assert.equal(await exists('on-a-refusing-disk'), false);
+  assert.equal((await create([topic('on-a-refusing-disk')]))[0]!.errorCode, ErrorCode.NONE, 'once the disk takes writes again');
+});

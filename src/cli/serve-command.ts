@@ -130,15 +130,18 @@ export function addServeCommand(program: Command): void {
       const stop = (signal: string): void => {
         logger.info({ signal }, 'stopping');
         broker.close().then(
-          () => process.exit(0),
+          () => {
+            logger.info('stopped');
+            process.exit(0);
+          },
           (err: Error) => {
             logger.error({ err }, 'unclean stop');
             process.exit(1);
           },
         );
       };
-      process.once('SIGINT', stop);
-      process.once('SIGTERM', stop);
+      // SIGHUP too: a JVM running Kafka stops cleanly on it, where Node's default ends the process at once.
+      for (const signal of ['SIGINT', 'SIGTERM', 'SIGHUP']) process.once(signal, stop);
       // Announced only once the signals are handled, so that a stop right after it is a clean one.
       process.stdout.write(`brook listening on ${broker.bootstrap}\n`);
     });

@@ -157,6 +157,11 @@ export class PartitionLog {
     return this.hw;
   }
 
+  /** Whether a write failed: the partition takes nothing more, and its producer state may hold batches that are not on disk. */
+  get failed(): boolean {
+    return this.failure !== undefined;
+  }
+
   producerState(producerId: bigint): ProducerEntry | undefined {
     return this.states.get(producerId);
   }

@@ -58,65 +58,70 @@ export async function recoverPartition(dir: string, options: ResolvedLogOptions)
   // Segments before the recovery point's were fsynced when they were rolled away from.
   const firstToScan = Math.max(pointAt, 0);
   const segments = bases.slice(0, firstToScan).map((base, i) => new Segment(dir, base, sizes[i]!));
-
-  let scannedBytes = 0;
-  let truncatedBytes = 0;
-  let logEndOffset = trusted?.nextOffset ?? bases[0]!;
-  const scanned: Segment[] = [];
-  const clean = trusted !== undefined && pointAt === bases.length - 1 && trusted.position === sizes[pointAt];
-  if (clean) {
-    const base = bases[pointAt]!;
-    segments.push(new Segment(dir, base, sizes[pointAt]!, await storedIndex(dir, base, sizes[pointAt]!)));
-  }
-  for (let i = firstToScan; i < bases.length && !clean; i++) {
-    const base = bases[i]!;
-    if (i > firstToScan && base !== logEndOffset) {
-      truncatedBytes += sizes.slice(i).reduce((a, b) => a + b, 0);
-      options.report.warn('dropping segments after a gap in the log', { dir, logEndOffset, nextSegment: base });
-      break;
+  try {
+    let scannedBytes = 0;
+    let truncatedBytes = 0;
+    let logEndOffset = trusted?.nextOffset ?? bases[0]!;
+    const scanned: Segment[] = [];
+    const clean = trusted !== undefined && pointAt === bases.length - 1 && trusted.position === sizes[pointAt];
+    if (clean) {
+      const base = bases[pointAt]!;
+      segments.push(new Segment(dir, base, sizes[pointAt]!, await storedIndex(dir, base, sizes[pointAt]!)));
     }
-    const { segment, nextOffset } = await startScan(dir, base, i === firstToScan ? trusted : undefined);
-    segments.push(segment);
-    scanned.push(segment);
-    const from = segment.size;
-    const result = await segment.use((log) =>
-      scanBatches(log, { from, to: sizes[i]!, verify: true, nextOffset }, (header) => {
-        segment.place(header.baseOffset, header, options.indexIntervalBytes);
-        progress(header.size);
-      }),
-    );
-    scannedBytes += result.end - from;
-    logEndOffset = result.nextOffset ?? nextOffset;
-    if (result.problem !== undefined) {
-      truncatedBytes += sizes.slice(i).reduce((a, b) => a + b, 0) - result.end;
-      options.report.warn('cutting a torn or corrupt log tail', { dir, segment: base, position: result.end, problem: result.problem });
-      break;
+    for (let i = firstToScan; i < bases.length && !clean; i++) {
+      const base = bases[i]!;
+      if (i > firstToScan && base !== logEndOffset) {
+        truncatedBytes += sizes.slice(i).reduce((a, b) => a + b, 0);
+        options.report.warn('dropping segments after a gap in the log', { dir, logEndOffset, nextSegment: base });
+        break;
+      }
+      const { segment, nextOffset } = await startScan(dir, base, i === firstToScan ? trusted : undefined);
+      segments.push(segment);
+      scanned.push(segment);
+      const from = segment.size;
+      const result = await segment.use((log) =>
+        scanBatches(log, { from, to: sizes[i]!, verify: true, nextOffset }, (header) => {
+          segment.place(header.baseOffset, header, options.indexIntervalBytes);
+          progress(header.size);
+        }),
+      );
+      scannedBytes += result.end - from;
+      logEndOffset = result.nextOffset ?? nextOffset;
+      if (result.problem !== undefined) {
+        truncatedBytes += sizes.slice(i).reduce((a, b) => a + b, 0) - result.end;
+        options.report.warn('cutting a torn or corrupt log tail', { dir, segment: base, position: result.end, problem: result.problem });
+        break;
+      }
     }
-  }
 
-  const active = segments[segments.length - 1]!;
-  for (const segment of scanned) {
-    await segment.openForAppend(false);
-    if (segment !== active) await segment.seal();
-  }
-  if (clean) await active.openForAppend(false);
-  if (active.size > 0 && active.firstTimestamp === undefined) active.firstTimestamp = await firstTimestamp(active);
-  await active.largest();
-  await Promise.all(bases.filter((b) => !segments.some((s) => s.baseOffset === b)).map((b) => deleteSegmentFiles(dir, b)));
-  if (!clean) {
-    // What was scanned is good now: fsynced and recorded, so a crash loop does not scan it again.
-    await active.sync(true);
-    await writeRecoveryPoint(dir, { segmentBase: active.baseOffset, position: active.size, nextOffset: logEndOffset });
-  }
+    const active = segments[segments.length - 1]!;
+    for (const segment of scanned) {
+      await segment.openForAppend(false);
+      if (segment !== active) await segment.seal();
+    }
+    if (clean) await active.openForAppend(false);
+    if (active.size > 0 && active.firstTimestamp === undefined) active.firstTimestamp = await firstTimestamp(active);
+    await active.largest();
+    await Promise.all(bases.filter((b) => !segments.some((s) => s.baseOffset === b)).map((b) => deleteSegmentFiles(dir, b)));
+    if (!clean) {
+      // What was scanned is good now: fsynced and recorded, so a crash loop does not scan it again.
+      await active.sync(true);
+      await writeRecoveryPoint(dir, { segmentBase: active.baseOffset, position: active.size, nextOffset: logEndOffset });
+    }
 
-  const { producers, snapshotOffset, replayedBatches } = await loadProducers(dir, segments, logEndOffset, options, progress, started);
-  for (const segment of segments) if (segment !== active) await segment.unload();
+    const { producers, snapshotOffset, replayedBatches } = await loadProducers(dir, segments, logEndOffset, options, progress, started);
+    for (const segment of segments) if (segment !== active) await segment.unload();
 
-  const report = { scannedBytes, truncatedBytes, snapshotOffset, replayedBatches };
-  if (scannedBytes > 0 || truncatedBytes > 0 || replayedBatches > 0) {
-    options.report.info('recovered partition log', { dir, logEndOffset, ...report, ms: Date.now() - started });
+    const report = { scannedBytes, truncatedBytes, snapshotOffset, replayedBatches };
+    if (scannedBytes > 0 || truncatedBytes > 0 || replayedBatches > 0) {
+      options.report.info('recovered partition log', { dir, logEndOffset, ...report, ms: Date.now() - started });
+    }
+    return { segments, logEndOffset, producers, report };
+  } catch (err) {
+    // A start that fails (a full disk, say) leaves no file open behind it.
+    await Promise.all(segments.map((segment) => segment.close().catch(() => {})));
+    throw err;
   }
-  return { segments, logEndOffset, producers, report };
 }
 
 /** A segment to scan from the last index entry at or before the recovery point, or from its start. */

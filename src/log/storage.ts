@@ -160,6 +160,11 @@ export class Storage {
     }
 
     for (const info of metadata.topics) {
+      for (let p = 0; p < info.partitions; p++) {
+        const dir = `${info.name}-${p}`;
+        // Made again empty, as it must be served: said, since whatever it held is gone.
+        if (!dirs.includes(dir)) report.warn('a partition directory is missing: the partition starts empty, what it held is lost', { dir: join(dataDir, dir) });
+      }
       const logs = await Promise.all(Array.from({ length: info.partitions }, (_, p) => storage.openPartition(info.name, p)));
       storage.byName.set(info.name, { info, logs });
     }

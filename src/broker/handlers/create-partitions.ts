@@ -6,6 +6,7 @@ import { defineApi } from '../api-handler.js';
 import type { BrokerContext } from '../broker-context.js';
 import { answerEachNamedOnce } from '../named-once.js';
 import { assignmentProblem } from '../replica-assignments.js';
+import { storageErrorCode } from '../storage-error.js';
 
 type Wanted = CreatePartitionsRequest['topics'][number];
 type Result = CreatePartitionsResponse['results'][number];
@@ -40,7 +41,7 @@ async function growTopic(broker: BrokerContext, t: Wanted, validateOnly: boolean
   } catch (err) {
     if (err instanceof InvalidPartitionsError) return result(t.name, ErrorCode.INVALID_PARTITIONS, err.message);
     broker.logger.error({ topic: t.name, err }, 'creating partitions failed');
-    return result(t.name, ErrorCode.UNKNOWN_SERVER_ERROR, (err as Error).message);
+    return result(t.name, storageErrorCode(err), (err as Error).message);
   }
   broker.logger.info({ topic: t.name, partitions: t.count }, 'partitions created');
   return result(t.name, ErrorCode.NONE, null);

@@ -14,6 +14,7 @@ import { answerEachNamedOnce } from '../named-once.js';
 import { assignmentProblem } from '../replica-assignments.js';
 import { topicConfigEntries, topicConfigProblem } from '../topic-configs.js';
 import { topicNameProblem } from '../topic-names.js';
+import { storageErrorCode } from '../storage-error.js';
 
 type Result = CreateTopicsResponse['topics'][number];
 type Refusal = readonly [errorCode: number, errorMessage: string];
@@ -49,7 +50,7 @@ async function create(broker: BrokerContext, t: CreateTopicsRequestCreatableTopi
     } catch (err) {
       if (err instanceof TopicExistsError) return failure(t.name, [ErrorCode.TOPIC_ALREADY_EXISTS, err.message]);
       if (err instanceof TopicCollisionError) return failure(t.name, [ErrorCode.INVALID_TOPIC_EXCEPTION, err.message]);
-      return failure(t.name, [ErrorCode.UNKNOWN_SERVER_ERROR, (err as Error).message]);
+      return failure(t.name, [storageErrorCode(err), (err as Error).message]);
     }
     broker.logger.info({ topic: t.name, partitions }, 'topic created');
   }

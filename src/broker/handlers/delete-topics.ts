@@ -9,6 +9,7 @@ import type { TopicInfo } from '../../log/storage.js';
 import { defineApi } from '../api-handler.js';
 import type { BrokerContext } from '../broker-context.js';
 import { answerEachNamedOnce } from '../named-once.js';
+import { storageErrorCode } from '../storage-error.js';
 
 type Wanted = DeleteTopicsRequest['topics'][number];
 type Result = DeleteTopicsResponse['responses'][number];
@@ -56,7 +57,7 @@ async function deleteOne(broker: BrokerContext, w: Wanted): Promise<Result> {
     deleted = name === undefined ? undefined : await broker.storage.deleteTopic(name, byId?.topicId);
   } catch (err) {
     broker.logger.error({ topic: name, err }, 'deleting a topic failed');
-    return { name: w.name, topicId: w.topicId, errorCode: ErrorCode.UNKNOWN_SERVER_ERROR, errorMessage: (err as Error).message };
+    return { name: w.name, topicId: w.topicId, errorCode: storageErrorCode(err), errorMessage: (err as Error).message };
   }
   if (deleted === undefined) {
     const errorCode = w.name === null ? ErrorCode.UNKNOWN_TOPIC_ID : ErrorCode.UNKNOWN_TOPIC_OR_PARTITION;

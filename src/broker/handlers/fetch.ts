@@ -14,6 +14,7 @@
 import { ErrorCode } from '../../protocol/error-codes.js';
 import { FetchRequest, FetchResponse, type FetchRequestFetchPartition, type FetchResponsePartitionData } from '../../protocol/messages/fetch.js';
 import { AnswerMemory } from '../../memory/answer-memory.js';
+import type { PartitionLog } from '../../log/partition-log.js';
 import type { SentHooks } from '../../server/connection.js';
 import { defineApi } from '../api-handler.js';
 import type { BrokerContext } from '../broker-context.js';
@@ -90,6 +91,9 @@ async function collect(fetched: ReadonlyMap<string, Fetched>, maxBytes: number, 
   }
 }
 
+/** Partition logs a read has failed on, whose later failures go unlogged. */
+const unreadable = new WeakSet<PartitionLog>();
+
 async function readPartitions(fetched: ReadonlyMap<string, Fetched>, maxBytes: number, broker: BrokerContext, memory: AnswerMemory): Promise<Collected> {
   let bytes = 0;
   let answerNow = false;
@@ -127,7 +131,9 @@ async function readPartitions(fetched: ReadonlyMap<string, Fetched>, maxBytes: n
         records = await log.read(offset, Math.max(1, limit), memory.take);
       } catch (err) {
         memory.giveBackSince(mark);
-        broker.logger.error({ topic, partition: p.partition, err }, 'reading the log failed');
+        // Said once per partition: consumers retry every few hundred milliseconds.
+        if (!unreadable.has(log)) broker.logger.error({ topic, partition: p.partition, err }, 'reading the log failed; later failures of this partition are not logged');
+        unreadable.add(log);
         answerNow = true;
         partitions.push(partitionData(p.partition, ErrorCode.KAFKA_STORAGE_ERROR, hw, log.logStartOffset, EMPTY));
         continue;

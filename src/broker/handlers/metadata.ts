@@ -8,6 +8,7 @@ import { LEADER_EPOCH, NODE_ID } from '../config.js';
 import { topicNameProblem } from '../topic-names.js';
 import { TopicCollisionError, TopicExistsError, type TopicInfo } from '../../log/storage.js';
 import type { BrokerContext } from '../broker-context.js';
+import { storageErrorCode } from '../storage-error.js';
 
 type ResponseTopic = MetadataResponse['topics'][number];
 
@@ -60,7 +61,7 @@ async function autoCreate(broker: BrokerContext, name: string): Promise<Response
     if (err instanceof TopicExistsError) return describeTopic(err.existing);
     if (err instanceof TopicCollisionError) return errorTopic(name, ZERO_UUID, ErrorCode.INVALID_TOPIC_EXCEPTION);
     broker.logger.error({ topic: name, err }, 'creating a topic on metadata request failed');
-    return errorTopic(name, ZERO_UUID, ErrorCode.UNKNOWN_SERVER_ERROR);
+    return errorTopic(name, ZERO_UUID, storageErrorCode(err));
   }
 }
 

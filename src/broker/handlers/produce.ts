@@ -68,6 +68,12 @@ function appendPartition(broker: BrokerContext, topic: string, index: number, re
     return [];
   }
   response.logStartOffset = BigInt(log.logStartOffset);
+  // As Kafka checks that a partition's log directory is online before anything else: a failed
+  // partition's producer state may hold batches its disk never got, so it judges nothing.
+  if (log.failed) {
+    response.errorCode = ErrorCode.KAFKA_STORAGE_ERROR;
+    return [];
+  }
   let header;
   try {
     if (records === null) throw new RecordBatchError(ErrorCode.CORRUPT_MESSAGE, 'records are null');
