@@ -19,6 +19,7 @@ import { tempDataDir } from './helpers/serve-process.js';
 import { WireClient } from './helpers/wire-client.js';
 import { fetchOf } from './helpers/wire-fetch.js';
 import { createTopic, produceBatch, produceRequest } from './helpers/wire-produce.js';
+import { scrape } from './helpers/scrape.js';
 import { seeded } from './helpers/seeded.js';
 
 let broker: Broker;
@@ -410,8 +411,9 @@ test('Metadata v10 and v11 naming a topic by id are refused with INVALID_REQUEST
 
 test('a partition whose log failed answers KAFKA_STORAGE_ERROR, to retries of an idempotent batch too; the broker and other partitions carry on', async (t) => {
   const dataDir = await tempDataDir();
-  const b = await startBroker({ port: 0, dataDir, segmentBytes: 1024 });
+  const b = await startBroker({ port: 0, dataDir, segmentBytes: 1024, metricsPort: 0 });
   const c = await WireClient.connect(b.port);
+  const failedPartitions = async () => (await scrape(b.metricsPort!)).get('brook_failed_partitions');
   t.after(async () => {
     c.close();
     await b.close();
@@ -424,6 +426,7 @@ test('a partition whose log failed answers KAFKA_STORAGE_ERROR, to retries of an
     return res.responses[0]!.partitionResponses[0]!.errorCode;
   };
   assert.equal(await send(0, 2, idempotent(0)), 0);
+  assert.equal(await failedPartitions(), 0);
   // The next segment's file name is taken by a directory, so rolling to it fails.
   await mkdir(join(dataDir, 'doomed-0', '00000000000000000002.log'));
   assert.equal(await send(0, 200, idempotent(2)), 56, 'the batch whose write failed');
@@ -432,4 +435,5 @@ test('a partition whose log failed answers KAFKA_STORAGE_ERROR, to retries of an
   assert.equal(await send(0, 7, idempotent(2)), 56, 'not OUT_OF_ORDER_SEQUENCE_NUMBER, which clients do not retry');
   assert.equal(await send(0, 1), 56, 'the failed partition takes nothing more');
   assert.equal(await send(1, 1), 0, 'another partition is unaffected');
+  assert.equal(await failedPartitions(), 1, 'the gauge an operator watches says so');
 });

@@ -109,6 +109,7 @@ export async function startBroker(options: BrokerOptions = {}): Promise<Broker> 
       config.tls,
     );
     metrics.countConnections(() => server.connectionCount);
+    metrics.countFailedPartitions(() => storage.failedPartitions());
     closers.push(async () => {
       waiters.close();
       await server.close();

@@ -190,6 +190,13 @@ export class Storage {
     return this.topics().find((t) => t.name !== name && t.name.replaceAll('.', '_') === key);
   }
 
+  /** How many partitions have failed a write and take nothing until a restart. */
+  failedPartitions(): number {
+    let failed = 0;
+    for (const { logs } of this.byName.values()) for (const log of logs) if (log.failed) failed++;
+    return failed;
+  }
+
   partition(topic: string, index: number): PartitionLog | undefined {
     return this.byName.get(topic)?.logs[index];
   }

@@ -60,6 +60,18 @@ export class BrokerMetrics {
     });
   }
 
+  /** Kafka's OfflineReplicaCount: partitions a write failed on, which take nothing until a restart. */
+  countFailedPartitions(count: () => number): void {
+    new Gauge({
+      name: 'brook_failed_partitions',
+      help: 'Partitions whose log failed a write and takes nothing until a restart.',
+      registers: [this.registry],
+      collect() {
+        this.set(count());
+      },
+    });
+  }
+
   /** Runs a request's handler, observing its latency once its result (or promised result) is there. */
   timeRequest<R>(apiKey: number, handle: () => R): R {
     const start = performance.now();
