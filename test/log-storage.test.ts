@@ -188,3 +188,18 @@ test('a partition directory gone while brook was stopped is made again empty, wi
   assert.equal(reopened.partition('orders', 1)!.logEndOffset, 0);
   assert.deepEqual(warnings, [`a partition directory is missing: the partition starts empty, what it held is lost ${join(dataDir, 'orders-1')}`]);
 });
+
+test('a start that fails on one partition closes the partitions it opened', async (t) => {
+  const dataDir = await tempDir(t);
+  const storage = await Storage.open(dataDir);
+  await storage.createTopic('first', 3);
+  await storage.createTopic('second', 1);
+  await storage.close();
+  // A segment file that is a directory: that partition cannot be opened.
+  await rm(join(dataDir, 'second-0'), { recursive: true });
+  await mkdir(join(dataDir, 'second-0', '00000000000000000000.log'), { recursive: true });
+  const openFiles = async () => (await readdir('/proc/self/fd')).length;
+  const before = await openFiles();
+  await assert.rejects(Storage.open(dataDir), /EISDIR/);
+  assert.equal(await openFiles(), before, 'the three partitions of the first topic were closed');
+});

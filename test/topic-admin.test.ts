@@ -181,7 +181,7 @@ test('DeleteTopics: a topic named by both name and id, by neither, or twice is I
 });
 
 
-test('a change the disk refuses is KAFKA_STORAGE_ERROR, as Kafka answers for a log directory it cannot write, and leaves nothing behind', async () => {
+test('a change the disk refuses is KAFKA_STORAGE_ERROR, Kafka\'s retriable answer for a log directory it cannot write, and leaves nothing behind', async () => {
   assert.equal((await create([topic('grown-later')]))[0]!.errorCode, ErrorCode.NONE);
   // A directory where topic metadata is written first: every change of it fails until it goes.
   const blocker = join(broker.dataDir, 'metadata.json.tmp');

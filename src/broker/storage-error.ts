@@ -3,7 +3,8 @@ import { ErrorCode } from '../protocol/error-codes.js';
 
 /**
  * KAFKA_STORAGE_ERROR when the file system refused (a full disk, a read-only one, a directory
- * gone), as Kafka answers for a log directory it cannot write; anything else is brook's own
+ * gone): Kafka's answer for a log directory it cannot write, and retriable, where Kafka's
+ * controller, which makes these changes there, has no such case; anything else is brook's own
  * failure, UNKNOWN_SERVER_ERROR.
  */
 export function storageErrorCode(err: unknown): number {

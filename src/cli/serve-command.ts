@@ -127,12 +127,17 @@ export function addServeCommand(program: Command): void {
       }).catch((err: unknown) => {
         throw new Error(describeStartupError(err, { host: o.host, port: o.port, dataDir: o.dataDir }));
       });
-      const stop = (signal: string): void => {
-        logger.info({ signal }, 'stopping');
+      const stop = (signal: NodeJS.Signals): void => {
+        // A hang-up of the terminal brook writes to leaves it nowhere to write: a write would fail.
+        const speaks = signal !== 'SIGHUP' || !process.stdout.isTTY;
+        if (speaks) logger.info({ signal }, 'stopping');
         broker.close().then(
           () => {
-            logger.info('stopped');
-            process.exit(0);
+            if (speaks) logger.info('stopped');
+            // Stopped cleanly, then ended by the hang-up itself, as by default: a normal exit with
+            // the terminal gone aborts in Node's own reset of it.
+            if (signal === 'SIGHUP') process.kill(process.pid, signal);
+            else process.exit(0);
           },
           (err: Error) => {
             logger.error({ err }, 'unclean stop');
@@ -140,8 +145,8 @@ export function addServeCommand(program: Command): void {
           },
         );
       };
-      // SIGHUP too: a JVM running Kafka stops cleanly on it, where Node's default ends the process at once.
-      for (const signal of ['SIGINT', 'SIGTERM', 'SIGHUP']) process.once(signal, stop);
+      // SIGHUP too, as a JVM running Kafka stops cleanly on it; Node's default would end brook at once.
+      for (const signal of ['SIGINT', 'SIGTERM', 'SIGHUP'] as const) process.once(signal, stop);
       // Announced only once the signals are handled, so that a stop right after it is a clean one.
       process.stdout.write(`brook listening on ${broker.bootstrap}\n`);
     });

@@ -209,6 +209,8 @@ export class Rebalancer {
             member.cancelExpiry?.();
             group.replace(member, previous);
             this.keepAlive(group, previous);
+            // What the store holds to write next is the group as it is again.
+            this.settled(group);
           }
           member.completeJoin(joinError(memberId, ErrorCode.COORDINATOR_NOT_AVAILABLE));
         },

@@ -134,9 +134,15 @@ export class PartitionLog {
     // A stored start past the log end (a tail not yet fsynced, lost in a crash) is taken as the
     // log end, and stored so: offsets from there are handed out again, as after any lost tail,
     // and the next start must not hide them.
-    const stored = (await readLogStartOffset(dir)) ?? 0;
-    const startOffset = Math.min(stored, recovered.logEndOffset);
-    if (startOffset < stored) await writeLogStartOffset(dir, startOffset);
+    let startOffset: number;
+    try {
+      const stored = (await readLogStartOffset(dir)) ?? 0;
+      startOffset = Math.min(stored, recovered.logEndOffset);
+      if (startOffset < stored) await writeLogStartOffset(dir, startOffset);
+    } catch (err) {
+      await Promise.all(recovered.segments.map((segment) => segment.close().catch(() => {})));
+      throw err;
+    }
     const log = new PartitionLog(dir, resolved, recovered.segments, recovered.logEndOffset, startOffset, recovered.producers, recovered.report);
     log.startTimers();
     return log;

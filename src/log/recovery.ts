@@ -131,7 +131,10 @@ async function startScan(dir: string, base: number, point: RecoveryPoint | undef
   const from = index.last;
   const segment = new Segment(dir, base, from.position, index);
   segment.largestTimestamp = from.timestampBefore;
-  if (from.position > 0) segment.firstTimestamp = await firstTimestamp(segment);
+  if (from.position > 0) segment.firstTimestamp = await firstTimestamp(segment).catch(async (err: unknown) => {
+    await segment.close();
+    throw err;
+  });
   return { segment, nextOffset: base + from.relativeOffset };
 }
 

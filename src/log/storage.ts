@@ -159,17 +159,27 @@ export class Storage {
       await rm(dir, { recursive: true, force: true });
     }
 
-    for (const info of metadata.topics) {
+    try {
+      await storage.openTopics(metadata.topics, dirs);
+      await storage.reserveProducerIds();
+    } catch (err) {
+      // Partitions opened before the failure are closed, their timers stopped.
+      await storage.close().catch(() => {});
+      throw err;
+    }
+    return storage;
+  }
+
+  /** Opens each topic's partitions, warning about a partition directory that is gone. */
+  private async openTopics(topics: readonly TopicInfo[], dirs: readonly string[]): Promise<void> {
+    for (const info of topics) {
       for (let p = 0; p < info.partitions; p++) {
         const dir = `${info.name}-${p}`;
         // Made again empty, as it must be served: said, since whatever it held is gone.
-        if (!dirs.includes(dir)) report.warn('a partition directory is missing: the partition starts empty, what it held is lost', { dir: join(dataDir, dir) });
+        if (!dirs.includes(dir)) this.report.warn('a partition directory is missing: the partition starts empty, what it held is lost', { dir: join(this.dataDir, dir) });
       }
-      const logs = await Promise.all(Array.from({ length: info.partitions }, (_, p) => storage.openPartition(info.name, p)));
-      storage.byName.set(info.name, { info, logs });
+      this.byName.set(info.name, { info, logs: await this.openEach(info.name, 0, info.partitions) });
     }
-    await storage.reserveProducerIds();
-    return storage;
   }
 
   topics(): TopicInfo[] {
@@ -251,7 +261,15 @@ export class Storage {
       await this.saveMetadata(this.topics().filter((t) => t.name !== name));
       this.byName.delete(name);
       await Promise.all(topic.logs.map((l) => l.close().catch(() => {})));
-      await Promise.all(topic.logs.map((_, p) => rm(this.partitionDir(name, p), { recursive: true, force: true })));
+      // The topic is gone once the metadata says so: files that cannot be removed now are a
+      // stray directory, removed at the next start, not a failed delete.
+      await Promise.all(
+        topic.logs.map((_, p) =>
+          rm(this.partitionDir(name, p), { recursive: true, force: true }).catch((err: Error) => {
+            this.report.warn('a deleted topic\'s partition directory could not be removed', { dir: this.partitionDir(name, p), error: err.message });
+          }),
+        ),
+      );
       return topic.info;
     });
   }
@@ -295,21 +313,32 @@ export class Storage {
       const foreign = await foreignFile(dir);
       if (foreign !== undefined) throw new Error(`${dir} holds ${foreign}, which brook does not write: it is left alone, and the partition cannot be made there`);
     }
+    const removeAll = () => Promise.all(dirs.map((d) => rm(d, { recursive: true, force: true })));
     // Left by a create or delete that a crash interrupted.
-    await Promise.all(dirs.map((d) => rm(d, { recursive: true, force: true })));
-    // Settled, so that when one partition fails to open the others are closed, not leaked.
-    const opened = await Promise.allSettled(indexes.map((p) => this.openPartition(name, p)));
-    const logs = opened.flatMap((o) => (o.status === 'fulfilled' ? [o.value] : []));
+    await removeAll();
+    let logs: PartitionLog[] = [];
     try {
-      const failed = opened.find((o) => o.status === 'rejected');
-      if (failed !== undefined) throw failed.reason;
+      logs = await this.openEach(name, from, to);
       await record();
     } catch (err) {
       await Promise.all(logs.map((l) => l.close().catch(() => {})));
-      await Promise.all(dirs.map((d) => rm(d, { recursive: true, force: true })));
+      await removeAll();
       throw err;
     }
     return logs;
+  }
+
+  /**
+   * Opens partitions `from` up to `to` of `name`. Settled, so that when one fails to open the
+   * others are closed, not left open with their timers running.
+   */
+  private async openEach(name: string, from: number, to: number): Promise<PartitionLog[]> {
+    const opened = await Promise.allSettled(Array.from({ length: to - from }, (_, i) => this.openPartition(name, from + i)));
+    const logs = opened.flatMap((o) => (o.status === 'fulfilled' ? [o.value] : []));
+    const failed = opened.find((o) => o.status === 'rejected');
+    if (failed === undefined) return logs;
+    await Promise.all(logs.map((l) => l.close().catch(() => {})));
+    throw failed.reason;
   }
 
   private partitionDir(topic: string, index: number): string {

@@ -91,7 +91,7 @@ async function collect(fetched: ReadonlyMap<string, Fetched>, maxBytes: number, 
   }
 }
 
-/** Partition logs a read has failed on, whose later failures go unlogged. */
+/** Partition logs whose last read failed: further failures in a row go unlogged. */
 const unreadable = new WeakSet<PartitionLog>();
 
 async function readPartitions(fetched: ReadonlyMap<string, Fetched>, maxBytes: number, broker: BrokerContext, memory: AnswerMemory): Promise<Collected> {
@@ -131,13 +131,15 @@ async function readPartitions(fetched: ReadonlyMap<string, Fetched>, maxBytes: n
         records = await log.read(offset, Math.max(1, limit), memory.take);
       } catch (err) {
         memory.giveBackSince(mark);
-        // Said once per partition: consumers retry every few hundred milliseconds.
-        if (!unreadable.has(log)) broker.logger.error({ topic, partition: p.partition, err }, 'reading the log failed; later failures of this partition are not logged');
+        // Said once per run of failures: consumers retry every few hundred milliseconds.
+        if (!unreadable.has(log)) broker.logger.error({ topic, partition: p.partition, err }, 'reading the log failed; failures in a row after this one are not logged');
         unreadable.add(log);
         answerNow = true;
         partitions.push(partitionData(p.partition, ErrorCode.KAFKA_STORAGE_ERROR, hw, log.logStartOffset, EMPTY));
         continue;
       }
+      // A read that works again ends the run of failures: the next one is logged.
+      unreadable.delete(log);
       if (bytes > 0 && records.length > limit) {
         memory.giveBackSince(mark);
         records = EMPTY;
