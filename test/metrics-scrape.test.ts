@@ -125,3 +125,10 @@ test('only GET /metrics is served', async () => {
   assert.equal((await fetch(`http://127.0.0.1:${metricsPort}/`)).status, 404);
   assert.equal((await fetch(`http://127.0.0.1:${metricsPort}/metrics`, { method: 'POST' })).status, 404);
 });
+
+test('the process\'s own metrics are there too: memory, CPU, open files, event-loop lag', async () => {
+  const samples = await scrape(metricsPort);
+  for (const name of ['process_resident_memory_bytes', 'process_cpu_seconds_total', 'process_open_fds', 'nodejs_eventloop_lag_seconds']) {
+    assert.ok((samples.get(name) ?? 0) > 0, `${name} is reported`);
+  }
+});

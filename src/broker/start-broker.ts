@@ -116,6 +116,7 @@ export async function startBroker(options: BrokerOptions = {}): Promise<Broker> 
     });
     const bound = await server.listen(config.host, config.port);
     const metricsServer = options.metricsPort === undefined ? undefined : await serveMetrics(metrics.registry, config.host, options.metricsPort);
+    if (metricsServer !== undefined) metrics.collectProcessMetrics();
     if (metricsServer !== undefined) closers.push(() => metricsServer.close());
     if (config.advertisedListener === undefined) context.advertised = { host: config.host, port: bound.port };
     const metricsPort = metricsServer?.port;

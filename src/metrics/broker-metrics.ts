@@ -3,7 +3,7 @@
  * process (tests embedding brook) never share or clash over a metric.
  */
 import { performance } from 'node:perf_hooks';
-import { Counter, Gauge, Registry } from 'prom-client';
+import { collectDefaultMetrics, Counter, Gauge, Registry } from 'prom-client';
 import type { Verdict } from '../idempotence/rules.js';
 import { API_SCHEMAS } from '../protocol/messages/apis.js';
 import { LatencyHistogram } from './latency-histogram.js';
@@ -58,6 +58,11 @@ export class BrokerMetrics {
         this.set(count());
       },
     });
+  }
+
+  /** The process's own: CPU, memory, open files, event-loop lag, garbage collection (prom-client's defaults). */
+  collectProcessMetrics(): void {
+    collectDefaultMetrics({ register: this.registry });
   }
 
   /** Kafka's OfflineReplicaCount: partitions a write failed on, which take nothing until a restart. */
