@@ -76,7 +76,14 @@ export class Segment {
   async openForAppend(fresh: boolean): Promise<void> {
     await this.close();
     const flags = fresh ? 'w+' : READ_WRITE_CREATE;
-    const [log, index] = await Promise.all([open(this.logPath, flags), open(this.indexPath, flags)]);
+    // Settled, so that when one cannot be opened (too many open files, say) the other is closed.
+    const opened = await Promise.allSettled([open(this.logPath, flags), open(this.indexPath, flags)]);
+    const failed = opened.find((o) => o.status === 'rejected');
+    if (failed !== undefined) {
+      await Promise.all(opened.map((o) => (o.status === 'fulfilled' ? o.value.close() : undefined)));
+      throw failed.reason;
+    }
+    const [log, index] = opened.map((o) => (o as PromiseFulfilledResult<FileHandle>).value) as [FileHandle, FileHandle];
     this.log = Promise.resolve(log);
     this.indexFile = index;
     if (fresh) return;
