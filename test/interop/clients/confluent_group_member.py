@@ -7,6 +7,8 @@ from confluent_kafka import Consumer
 from lines import say, stdin_closed
 
 bootstrap, topic, group = sys.argv[1], sys.argv[2], sys.argv[3]
+# Optional: a session long enough to outlast broker restarts, and reconnecting soon after one.
+session_ms = int(sys.argv[4]) if len(sys.argv) > 4 else 6000
 stop = stdin_closed()
 consumer = Consumer({
     "bootstrap.servers": bootstrap,
@@ -14,7 +16,8 @@ consumer = Consumer({
     "enable.auto.commit": False,
     "auto.offset.reset": "earliest",
     "heartbeat.interval.ms": 300,
-    "session.timeout.ms": 6000,
+    "session.timeout.ms": session_ms,
+    "reconnect.backoff.max.ms": 500,
 })
 consumer.subscribe([topic], on_assign=lambda _c, parts: say({"assigned": sorted(p.partition for p in parts)}))
 read = 0
