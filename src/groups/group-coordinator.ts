@@ -94,7 +94,7 @@ export class GroupCoordinator {
   ) {
     this.rebalancer = new Rebalancer(options, (group) => groupStore.put(group));
     // As Kafka loads its groups: each member has a session from now to show it is still there.
-    for (const group of groupStore.groups()) {
+    for (const group of groupStore.takeGroups()) {
       this.groups.set(group.groupId, group);
       for (const member of group.members.values()) this.rebalancer.keepAlive(group, member);
     }

@@ -60,7 +60,7 @@ export class GroupStore {
 
   private constructor(
     private readonly path: string,
-    private readonly loaded: readonly FileGroup[],
+    private loaded: readonly FileGroup[],
     private readonly onError: (err: Error) => void,
   ) {
     this.encoded = new Map(loaded.map((g) => [g.groupId, JSON.stringify(g)]));
@@ -73,9 +73,11 @@ export class GroupStore {
     return new GroupStore(path, document?.groups ?? [], onError);
   }
 
-  /** The groups as stored: Stable with their members, or Empty; no timers run yet. */
-  groups(): ClassicGroup[] {
-    return this.loaded.map(restore);
+  /** The groups as stored when opened: Stable with their members, or Empty; no timers run yet. Once only. */
+  takeGroups(): ClassicGroup[] {
+    const groups = this.loaded.map(restore);
+    this.loaded = [];
+    return groups;
   }
 
   /** Stores what the settled (Stable or Empty) group is now; resolves once it is written. */
