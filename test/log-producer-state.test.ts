@@ -132,3 +132,17 @@ test('a snapshot of the first format, without write times, loads whole; its prod
   assert.deepEqual(view(ProducerStates.decode(current, 9_000)!.states, 5_000), view(states, 5_000), 'the current format keeps write times');
 });
 
+
+test('a log found shorter than a producer snapshot was taken at says that records were lost', async (t) => {
+  const dir = await tempDir(t);
+  const log = await openLog(t, dir);
+  appendAll(log, producerBatches(7n, [2, 3]));
+  await log.close();
+  // What a machine crash with the writes still in memory leaves: the file, empty, and the snapshot.
+  await writeFile(join(dir, '00000000000000000000.log'), '');
+  const warnings: string[] = [];
+  const reopened = await openLog(t, dir, { logger: (msg) => warnings.push(msg) });
+  assert.equal(reopened.logEndOffset, 0);
+  assert.ok(warnings.includes('the log ends before a producer snapshot taken at a later offset: records were lost'), warnings.join('\n'));
+  assert.equal(reopened.producerState(7n), undefined, 'nothing is remembered of batches that are gone');
+});
