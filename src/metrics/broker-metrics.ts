@@ -50,14 +50,7 @@ export class BrokerMetrics {
 
   /** The open-connections gauge reads `count` at each scrape. */
   countConnections(count: () => number): void {
-    new Gauge({
-      name: 'brook_open_connections',
-      help: 'Client connections open now.',
-      registers: [this.registry],
-      collect() {
-        this.set(count());
-      },
-    });
+    this.gaugeOf('brook_open_connections', 'Client connections open now.', count);
   }
 
   /** The process's own: CPU, memory, open files, event-loop lag, garbage collection (prom-client's defaults). */
@@ -67,14 +60,7 @@ export class BrokerMetrics {
 
   /** Kafka's OfflineReplicaCount: partitions a write failed on, which take nothing until a restart. */
   countFailedPartitions(count: () => number): void {
-    new Gauge({
-      name: 'brook_failed_partitions',
-      help: 'Partitions whose log failed a write and takes nothing until a restart.',
-      registers: [this.registry],
-      collect() {
-        this.set(count());
-      },
-    });
+    this.gaugeOf('brook_failed_partitions', 'Partitions whose log failed a write and takes nothing until a restart.', count);
   }
 
   /** Runs a request's handler, observing its latency once its result (or promised result) is there. */
@@ -89,5 +75,17 @@ export class BrokerMetrics {
 
   private counter(name: string, help: string): Counter {
     return new Counter({ name, help, registers: [this.registry] });
+  }
+
+  /** A gauge that reads `count` at each scrape. */
+  private gaugeOf(name: string, help: string, count: () => number): void {
+    new Gauge({
+      name,
+      help,
+      registers: [this.registry],
+      collect() {
+        this.set(count());
+      },
+    });
   }
 }
