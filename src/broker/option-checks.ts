@@ -4,6 +4,7 @@
  * a value out of a setting's range would fail later, on some request.
  */
 import { DEFAULT_CONFIG, MAX_TIMER_MS, SETTING_RANGES } from './config.js';
+import { CLIENT_PORTS } from '../server/host-port.js';
 
 interface Rule {
   readonly fits: (value: unknown) => boolean;
@@ -14,7 +15,8 @@ interface Rule {
 const field = (v: unknown, name: string): unknown => (typeof v === 'object' && v !== null ? (v as Record<string, unknown>)[name] : undefined);
 const wholeIn = ([min, max]: readonly [number, number]) => (v: unknown) => Number.isInteger(v) && (v as number) >= min && (v as number) <= max;
 const whole = (range: readonly [number, number]): Rule => ({ fits: wholeIn(range), said: `a whole number from ${range[0]} to ${range[1]}` });
-const text = (said: string): Rule => ({ fits: (v) => typeof v === 'string' && v !== '', said });
+const isText = (v: unknown): boolean => typeof v === 'string' && v !== '';
+const text = (said: string): Rule => ({ fits: isText, said });
 
 /** The options whose values are not any value of their default's type, or have no default. */
 const RULES: Readonly<Record<string, Rule>> = {
@@ -24,7 +26,7 @@ const RULES: Readonly<Record<string, Rule>> = {
   host: text('a host name or address'),
   logger: { fits: (v) => ['info', 'warn', 'error'].every((level) => typeof field(v, level) === 'function'), said: 'a pino logger' },
   flush: { fits: (v) => v === 'none' || v === 'always' || wholeIn([1, MAX_TIMER_MS])(field(v, 'intervalMs')), said: `'none', 'always' or { intervalMs } of 1 to ${MAX_TIMER_MS}` },
-  advertisedListener: { fits: (v) => text('').fits(field(v, 'host')) && wholeIn([1, 65535])(field(v, 'port')), said: '{ host, port } with a port from 1 to 65535' },
+  advertisedListener: { fits: (v) => isText(field(v, 'host')) && wholeIn(CLIENT_PORTS)(field(v, 'port')), said: `{ host, port } with a port from ${CLIENT_PORTS[0]} to ${CLIENT_PORTS[1]}` },
   tls: {
     fits: (v) => field(v, 'cert') !== undefined && field(v, 'key') !== undefined && ['none', 'requested', 'required'].includes(field(v, 'clientAuth') as string),
     said: "{ cert, key, ca?, clientAuth: 'none' | 'requested' | 'required' }",

@@ -1,5 +1,8 @@
 /** HOST:PORT, the form addresses take on the command line and in what clients are given. */
 
+/** The ports a client can be sent to (0, "any free port", is only for listening). */
+export const CLIENT_PORTS = [1, 65535] as const;
+
 /** HOST:PORT as clients take it: an IPv6 host in brackets. */
 export function formatHostPort(host: string, port: number): string {
   return host.includes(':') ? `[${host}]:${port}` : `${host}:${port}`;
@@ -9,6 +12,6 @@ export function formatHostPort(host: string, port: number): string {
 export function parseHostPort(text: string): { host: string; port: number } {
   const m = /^(\[[^\]]+\]|[^:]+):([0-9]+)$/.exec(text);
   const port = m ? Number(m[2]) : NaN;
-  if (!m || port < 1 || port > 65535) throw new Error(`'${text}' is not HOST:PORT`);
+  if (!m || port < CLIENT_PORTS[0] || port > CLIENT_PORTS[1]) throw new Error(`'${text}' is not HOST:PORT`);
   return { host: m[1]!.replace(/^\[|\]$/g, ''), port };
 }
