@@ -79,6 +79,8 @@ export async function recoverPartition(dir: string, options: ResolvedLogOptions)
       segments.push(segment);
       scanned.push(segment);
       const from = segment.size;
+      // Scanned from an index entry, its first batch is not among those scanned.
+      if (from > 0) segment.firstTimestamp = await firstTimestamp(segment);
       const result = await segment.use((log) =>
         scanBatches(log, { from, to: sizes[i]!, verify: true, nextOffset }, (header) => {
           segment.place(header.baseOffset, header, options.indexIntervalBytes);
@@ -124,17 +126,13 @@ export async function recoverPartition(dir: string, options: ResolvedLogOptions)
   }
 }
 
-/** A segment to scan from the last index entry at or before the recovery point, or from its start. */
+/** A segment to scan from the last index entry at or before the recovery point, or from its start; no file opened yet. */
 async function startScan(dir: string, base: number, point: RecoveryPoint | undefined): Promise<{ segment: Segment; nextOffset: number }> {
   // Index entries past the recovery point may not have reached the disk.
   const index = point === undefined ? OffsetIndex.empty() : await storedIndex(dir, base, point.position + 1);
   const from = index.last;
   const segment = new Segment(dir, base, from.position, index);
   segment.largestTimestamp = from.timestampBefore;
-  if (from.position > 0) segment.firstTimestamp = await firstTimestamp(segment).catch(async (err: unknown) => {
-    await segment.close();
-    throw err;
-  });
   return { segment, nextOffset: base + from.relativeOffset };
 }
 
