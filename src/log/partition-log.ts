@@ -16,7 +16,7 @@ import { resolveLogOptions, type LogOptions, type ResolvedLogOptions } from './o
 import { pruneSnapshots, readLogStartOffset, writeLogStartOffset, writeRecoveryPoint, writeSnapshot } from './partition-files.js';
 import type { ProducerEntry, ProducerStates } from './producer-states.js';
 import { recoverPartition, type RecoveryReport } from './recovery.js';
-import { Segment, SegmentCache } from './segment.js';
+import { closeSegments, Segment, SegmentCache } from './segment.js';
 import { StagingBuffer } from './staging-buffer.js';
 import { TailCache } from './tail-cache.js';
 
@@ -140,7 +140,7 @@ export class PartitionLog {
       startOffset = Math.min(stored, recovered.logEndOffset);
       if (startOffset < stored) await writeLogStartOffset(dir, startOffset);
     } catch (err) {
-      await Promise.all(recovered.segments.map((segment) => segment.close().catch(() => {})));
+      await closeSegments(recovered.segments);
       throw err;
     }
     const log = new PartitionLog(dir, resolved, recovered.segments, recovered.logEndOffset, startOffset, recovered.producers, recovered.report);

@@ -12,7 +12,7 @@ import { OffsetIndex } from './offset-index.js';
 import type { ResolvedLogOptions } from './options.js';
 import { readRecoveryPoint, snapshotOffsets, snapshotPath, writeRecoveryPoint, writeSnapshot, type RecoveryPoint } from './partition-files.js';
 import { ProducerStates } from './producer-states.js';
-import { offsetFileName, parseOffsetFileName, Segment } from './segment.js';
+import { closeSegments, offsetFileName, parseOffsetFileName, Segment } from './segment.js';
 
 export interface RecoveryReport {
   /** Bytes checked batch by batch after the recovery point: none after a clean shutdown. */
@@ -121,7 +121,7 @@ export async function recoverPartition(dir: string, options: ResolvedLogOptions)
     return { segments, logEndOffset, producers, report };
   } catch (err) {
     // A start that fails (a full disk, say) leaves no file open behind it.
-    await Promise.all(segments.map((segment) => segment.close().catch(() => {})));
+    await closeSegments(segments);
     throw err;
   }
 }

@@ -220,6 +220,11 @@ export class Segment {
   }
 }
 
+/** Closes the segments of a partition whose start failed, each whatever becomes of the others. */
+export async function closeSegments(segments: readonly Segment[]): Promise<void> {
+  await Promise.all(segments.map((segment) => segment.close().catch(() => {})));
+}
+
 /** Keeps at most `limit` old segments open, closing the least recently read. */
 export class SegmentCache {
   private readonly recent = new Set<Segment>();
