@@ -2,16 +2,25 @@ import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import fc from 'fast-check';
 import { crc32c } from '../src/protocol/crc32c.js';
-import { assignBaseOffset, CORRUPT_MESSAGE, firstRecordAtOrAfter, INVALID_RECORD, MESSAGE_TOO_LARGE, RecordBatchError, readBatchHeader, validateProducedBatch } from '../src/protocol/record-batch.js';
+import { ErrorCode } from '../src/protocol/error-codes.js';
+import { assignBaseOffset, firstRecordAtOrAfter, RecordBatchError, readBatchHeader, validateProducedBatch, type DecompressionRoom, type TimestampRules } from '../src/protocol/record-batch.js';
 import { buildBatch, encodeRecord, valuesBatch, type TestRecord } from './helpers/batch.js';
 import { codecs, compressedBatch, rawRecords, sealBatch } from './helpers/compressed-batch.js';
 
+const { CORRUPT_MESSAGE, INVALID_RECORD, MESSAGE_TOO_LARGE } = ErrorCode;
+
 /** The most a compressed batch's records may take decompressed, in these tests. */
 const LIMIT = 1 << 20;
+/** Producer times taken whatever they are. */
+const ANY_TIME: TimestampRules = { type: 'CreateTime', beforeMaxMs: Infinity, afterMaxMs: Infinity };
+
+function validate(batch: Buffer, room: DecompressionRoom, rules = ANY_TIME, now = Date.now()) {
+  return validateProducedBatch(batch, room, rules, now);
+}
 
 function rejects(batch: Buffer, code: number, pattern: RegExp, limit = LIMIT): void {
   assert.throws(
-    () => validateProducedBatch(batch, { bytes: limit }),
+    () => validate(batch, { bytes: limit }),
     (err: unknown) => err instanceof RecordBatchError && err.errorCode === code && pattern.test(err.message),
     `expected ${code} ${pattern}`,
   );
@@ -20,7 +29,7 @@ function rejects(batch: Buffer, code: number, pattern: RegExp, limit = LIMIT): v
 /** What validation says of a batch: accepted, or the error code and message. */
 function verdict(batch: Buffer): string {
   try {
-    return `accepted ${validateProducedBatch(batch, { bytes: LIMIT }).recordCount}`;
+    return `accepted ${validate(batch, { bytes: LIMIT }).recordCount}`;
   } catch (err) {
     if (!(err instanceof RecordBatchError)) throw err;
     return `${err.errorCode} ${err.message}`;
@@ -42,7 +51,7 @@ test('a well-formed batch passes and its header is read', () => {
     [{ key: Buffer.from('k'), value: Buffer.from('hello'), headers: [['h', Buffer.from('x')]] }, { key: null, value: null }],
     { producerId: 42n, producerEpoch: 3, baseSequence: 7, baseTimestamp: 1000 },
   );
-  const header = validateProducedBatch(batch, { bytes: LIMIT });
+  const header = validate(batch, { bytes: LIMIT });
   assert.equal(header.recordCount, 2);
   assert.equal(header.producerId, 42n);
   assert.equal(header.producerEpoch, 3);
@@ -58,9 +67,9 @@ const sample: TestRecord[] = [
 ];
 
 test('compressed batches of every codec are decompressed and their records walked', () => {
-  assert.equal(validateProducedBatch(valuesBatch(10, { gzip: true }), { bytes: LIMIT }).recordCount, 10);
+  assert.equal(validate(valuesBatch(10, { gzip: true }), { bytes: LIMIT }).recordCount, 10);
   for (const codec of codecs) {
-    assert.equal(validateProducedBatch(compressedBatch(sample, codec), { bytes: LIMIT }).recordCount, sample.length, codec.name);
+    assert.equal(validate(compressedBatch(sample, codec), { bytes: LIMIT }).recordCount, sample.length, codec.name);
   }
 });
 
@@ -103,7 +112,7 @@ test('records that would decompress past the limit are MESSAGE_TOO_LARGE', () =>
     const batch = compressedBatch(big, codec);
     assert.ok(batch.length < LIMIT / 10, `${codec.name} compresses zeros well`);
     rejects(batch, MESSAGE_TOO_LARGE, new RegExp(`more than the ${LIMIT} bytes`, 'i'));
-    assert.equal(validateProducedBatch(batch, { bytes: 4 * LIMIT }).recordCount, 1, `${codec.name} under a larger limit`);
+    assert.equal(validate(batch, { bytes: 4 * LIMIT }).recordCount, 1, `${codec.name} under a larger limit`);
   }
 });
 
@@ -113,12 +122,12 @@ test('a batch takes from its room what its records decompress to, and is refused
   for (const codec of codecs) {
     const batch = compressedBatch(records, codec);
     const room = { bytes: LIMIT };
-    validateProducedBatch(batch, room);
+    validate(batch, room);
     assert.equal(room.bytes, LIMIT - size, codec.name);
     const short = { bytes: size - 1 };
-    assert.throws(() => validateProducedBatch(batch, short), (err: unknown) => err instanceof RecordBatchError && err.errorCode === MESSAGE_TOO_LARGE, codec.name);
+    assert.throws(() => validate(batch, short), (err: unknown) => err instanceof RecordBatchError && err.errorCode === MESSAGE_TOO_LARGE, codec.name);
     assert.equal(short.bytes, size - 1, `${codec.name}: a refused batch takes nothing`);
-    assert.equal(validateProducedBatch(valuesBatch(3), short).recordCount, 3, `${codec.name}: uncompressed records take no room`);
+    assert.equal(validate(valuesBatch(3), short).recordCount, 3, `${codec.name}: uncompressed records take no room`);
     assert.equal(short.bytes, size - 1);
   }
 });
@@ -227,7 +236,7 @@ test('property: well-formed records of every shape pass the walk, and each is fo
     fc.property(fc.array(record, { minLength: 1, maxLength: 40 }), fc.nat({ max: 39 }), (records, pick) => {
       const baseTimestamp = 1_000_000;
       const batch = buildBatch(records, { baseTimestamp });
-      assert.equal(validateProducedBatch(batch, { bytes: LIMIT }).recordCount, records.length);
+      assert.equal(validate(batch, { bytes: LIMIT }).recordCount, records.length);
       const i = pick % records.length;
       const wanted = baseTimestamp + records[i]!.timestampDelta;
       const first = records.findIndex((r) => baseTimestamp + r.timestampDelta >= wanted);
@@ -247,7 +256,7 @@ test('a varlong past 2^53 keeps its sign: a record far in the past is not taken 
   const farPast = Buffer.concat([batch.subarray(0, 61), first, second]);
   farPast.writeInt32BE(farPast.length - 12, 8);
   reseal(farPast);
-  assert.equal(validateProducedBatch(farPast, { bytes: LIMIT }).recordCount, 2);
+  assert.equal(validate(farPast, { bytes: LIMIT }).recordCount, 2);
   assert.deepEqual(firstRecordAtOrAfter(farPast, baseTimestamp), { offset: 1, timestamp: baseTimestamp });
 });
 
@@ -257,13 +266,13 @@ test('property: any byte damage after the header is caught, never thrown as anyt
       const batch = valuesBatch(count);
       const pos = 21 + (where % (batch.length - 21));
       batch[pos]! ^= xor;
-      assert.throws(() => validateProducedBatch(batch, { bytes: LIMIT }), (err: unknown) => err instanceof RecordBatchError && err.errorCode === CORRUPT_MESSAGE);
+      assert.throws(() => validate(batch, { bytes: LIMIT }), (err: unknown) => err instanceof RecordBatchError && err.errorCode === CORRUPT_MESSAGE);
     }),
   );
   fc.assert(
     fc.property(fc.uint8Array({ maxLength: 300 }), (bytes) => {
       try {
-        validateProducedBatch(Buffer.from(bytes), { bytes: LIMIT });
+        validate(Buffer.from(bytes), { bytes: LIMIT });
       } catch (err) {
         assert.ok(err instanceof RecordBatchError, String(err));
       }
@@ -275,7 +284,7 @@ test('property: any byte damage after the header is caught, never thrown as anyt
       const batch = Buffer.concat([valuesBatch(count).subarray(0, 61), Buffer.from(bytes)]);
       batch.writeInt32BE(batch.length - 12, 8);
       try {
-        validateProducedBatch(reseal(batch), { bytes: LIMIT });
+        validate(reseal(batch), { bytes: LIMIT });
       } catch (err) {
         assert.ok(err instanceof RecordBatchError && err.errorCode === INVALID_RECORD, String(err));
       }
@@ -294,4 +303,101 @@ test('property: an assigned base offset reads back exactly, past 2^32 too, and t
       assert.deepEqual(copy.subarray(8), batch.subarray(8));
     }),
   );
+});
+
+/** A batch as Sarama 1.22 sends it: every field right but the header's max timestamp, left -1. */
+function unsetMaxTimestamp(batch: Buffer): Buffer {
+  batch.writeBigInt64BE(-1n, 35);
+  return reseal(batch);
+}
+
+/** Whether every byte but the attributes, max timestamp and CRC is as it was. */
+function sameButTimes(before: Buffer, after: Buffer): boolean {
+  const cut = (b: Buffer) => Buffer.concat([b.subarray(0, 17), b.subarray(23, 35), b.subarray(43)]);
+  return before.length === after.length && cut(before).equals(cut(after));
+}
+
+test('property: the header max timestamp is set to what the records say, with a CRC to match, whatever the client wrote there', () => {
+  fc.assert(
+    fc.property(
+      fc.array(fc.integer({ min: -5000, max: 5000 }), { minLength: 1, maxLength: 20 }),
+      fc.constantFrom(-1, 0, 1_700_000_000_000, 9_999_999_999_999),
+      fc.boolean(),
+      (deltas, written, gzip) => {
+        const baseTimestamp = 1_700_000_000_000;
+        const batch = buildBatch(deltas.map((timestampDelta) => ({ value: Buffer.from('v'), timestampDelta })), { baseTimestamp, gzip });
+        batch.writeBigInt64BE(BigInt(written), 35);
+        reseal(batch);
+        const sent = Buffer.from(batch);
+        const header = validate(batch, { bytes: LIMIT });
+        const truth = baseTimestamp + Math.max(...deltas);
+        assert.equal(header.maxTimestamp, truth);
+        assert.deepEqual(readBatchHeader(batch), header, 'the bytes say what the header returned says');
+        assert.equal(crc32c(batch.subarray(21)), batch.readUInt32BE(17), 'the CRC covers the new header');
+        assert.ok(sameButTimes(sent, batch), 'nothing else changed');
+        if (written === truth) assert.ok(sent.equals(batch), 'a right header is left untouched');
+      },
+    ),
+  );
+});
+
+test('a batch whose header says now but holds a record a century ahead is INVALID_TIMESTAMP, naming that record', () => {
+  const now = Date.now();
+  const century = 100 * 365 * 86_400_000;
+  const batch = buildBatch([{ value: Buffer.from('a') }, { value: Buffer.from('b'), timestampDelta: century }, { value: Buffer.from('c') }], { baseTimestamp: now });
+  batch.writeBigInt64BE(BigInt(now), 35);
+  reseal(batch);
+  const rules: TimestampRules = { type: 'CreateTime', beforeMaxMs: Infinity, afterMaxMs: 3_600_000 };
+  assert.throws(
+    () => validate(batch, { bytes: LIMIT }, rules, now),
+    (err: unknown) =>
+      err instanceof RecordBatchError &&
+      err.errorCode === ErrorCode.INVALID_TIMESTAMP &&
+      err.recordErrors.length === 1 &&
+      err.recordErrors[0]!.batchIndex === 1 &&
+      err.recordErrors[0]!.message.includes(String(now + century)),
+  );
+  // The same records an hour and a bit later, behind a limit of a day: each too old one is named.
+  const late: TimestampRules = { type: 'CreateTime', beforeMaxMs: 86_400_000, afterMaxMs: Infinity };
+  const old = buildBatch([{ value: Buffer.from('a') }, { value: Buffer.from('b'), timestampDelta: 2 * 86_400_000 }, { value: Buffer.from('c') }], { baseTimestamp: now - 2 * 86_400_000 });
+  assert.throws(
+    () => validate(old, { bytes: LIMIT }, late, now),
+    (err: unknown) => err instanceof RecordBatchError && err.errorCode === ErrorCode.INVALID_TIMESTAMP && err.recordErrors.map((e) => e.batchIndex).join() === '0,2',
+  );
+});
+
+test('records without a time (-1) are never out of range, and leave the max timestamp -1', () => {
+  const batch = buildBatch([{ value: Buffer.from('a') }, { value: Buffer.from('b') }], { baseTimestamp: -1 });
+  const header = validate(batch, { bytes: LIMIT }, { type: 'CreateTime', beforeMaxMs: 0, afterMaxMs: 0 }, Date.now());
+  assert.equal(header.maxTimestamp, -1);
+});
+
+test('under LogAppendTime the batch is marked so and stamped with the broker clock; a producer may not mark it so itself', () => {
+  const now = 1_800_000_000_000;
+  const rules: TimestampRules = { type: 'LogAppendTime', beforeMaxMs: 0, afterMaxMs: 0 };
+  for (const gzip of [false, true]) {
+    const batch = valuesBatch(3, { baseTimestamp: 5, gzip });
+    const sent = Buffer.from(batch);
+    const header = validate(batch, { bytes: LIMIT }, rules, now);
+    assert.equal(header.maxTimestamp, now, 'records far in the past do not matter: their time is the append');
+    assert.equal(header.attributes & 0x08, 0x08);
+    assert.deepEqual(readBatchHeader(batch), header);
+    assert.equal(crc32c(batch.subarray(21)), batch.readUInt32BE(17));
+    assert.ok(sameButTimes(sent, batch));
+  }
+  const claimed = valuesBatch(2);
+  claimed.writeInt16BE(0x08, 21);
+  reseal(claimed);
+  for (const type of ['CreateTime', 'LogAppendTime'] as const) {
+    assert.throws(
+      () => validate(Buffer.from(claimed), { bytes: LIMIT }, { ...ANY_TIME, type }),
+      (err: unknown) => err instanceof RecordBatchError && err.errorCode === ErrorCode.INVALID_TIMESTAMP && err.recordErrors.length === 2,
+    );
+  }
+});
+
+test('a stored batch with its max timestamp unset is found by its records\' times (ListOffsets by time)', () => {
+  const batch = unsetMaxTimestamp(buildBatch([{ value: Buffer.from('a') }, { value: Buffer.from('b'), timestampDelta: 50 }], { baseTimestamp: 1000 }));
+  assert.deepEqual(firstRecordAtOrAfter(batch, 1020), { offset: 1, timestamp: 1050 });
+  assert.equal(firstRecordAtOrAfter(batch, 1051), undefined);
 });

@@ -1,6 +1,7 @@
 /** Broker settings, named after the Kafka settings they mirror. */
 import type { FlushPolicy } from '../log/options.js';
 import { ErrorCode } from '../protocol/error-codes.js';
+import type { TimestampType } from '../protocol/record-batch.js';
 import type { TlsListener } from '../server/tcp-server.js';
 
 export type { FlushPolicy };
@@ -28,6 +29,13 @@ export interface BrokerConfig {
    * may be. Kafka 4.0's default of an hour; further ahead, each batch would start a segment.
    */
   readonly messageTimestampAfterMaxMs: number;
+  /**
+   * log.message.timestamp.before.max.ms: how far behind the broker's clock a record's timestamp
+   * may be. Kafka's default is Long.MAX_VALUE; brook's largest is 2^53-1 ms, 285,000 years.
+   */
+  readonly messageTimestampBeforeMaxMs: number;
+  /** log.message.timestamp.type: whether records keep the producer's time or get the broker's at append. */
+  readonly messageTimestampType: TimestampType;
   /** socket.request.max.bytes */
   readonly maxRequestBytes: number;
   /** queued.max.request.bytes: memory for requests received only in part, all connections together. */
@@ -78,6 +86,8 @@ export const DEFAULT_CONFIG: BrokerConfig = {
   retentionCheckIntervalMs: 300_000,
   producerIdExpirationMs: 86_400_000,
   messageTimestampAfterMaxMs: 3_600_000,
+  messageTimestampBeforeMaxMs: Number.MAX_SAFE_INTEGER,
+  messageTimestampType: 'CreateTime',
   maxRequestBytes: 104_857_600,
   maxPendingRequestBytes: 512 * 1024 * 1024,
   maxConnections: 1000,
@@ -109,6 +119,7 @@ export const SETTING_RANGES = {
   retentionCheckIntervalMs: [1, MAX_TIMER_MS],
   producerIdExpirationMs: [1, ANY],
   messageTimestampAfterMaxMs: [0, ANY],
+  messageTimestampBeforeMaxMs: [0, ANY],
   maxRequestBytes: [64, INT32_MAX],
   maxPendingRequestBytes: [1024, ANY],
   maxConnections: [1, ANY],

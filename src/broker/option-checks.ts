@@ -5,6 +5,7 @@
  */
 import { DEFAULT_CONFIG, MAX_TIMER_MS, SETTING_RANGES } from './config.js';
 import { CLIENT_PORTS } from '../server/host-port.js';
+import { TIMESTAMP_TYPES, type TimestampType } from '../protocol/record-batch.js';
 
 interface Rule {
   readonly fits: (value: unknown) => boolean;
@@ -32,6 +33,7 @@ const RULES: Readonly<Record<string, Rule>> = {
     said: "{ cert, key, ca?, clientAuth: 'none' | 'requested' | 'required' }",
   },
   saslUsersFile: { fits: (v) => typeof v === 'string' },
+  messageTimestampType: { fits: (v) => TIMESTAMP_TYPES.includes(v as TimestampType), said: TIMESTAMP_TYPES.map((t) => `'${t}'`).join(' or ') },
 };
 
 const NAMES = [...new Set([...Object.keys(DEFAULT_CONFIG), ...Object.keys(RULES)])].sort();

@@ -4,6 +4,7 @@ import { pino } from 'pino';
 import { parseFlushPolicy, DEFAULT_CONFIG, SETTING_RANGES as R } from '../broker/config.js';
 import { parseHostPort } from '../server/host-port.js';
 import { startBroker } from '../broker/start-broker.js';
+import { TIMESTAMP_TYPES, type TimestampType } from '../protocol/record-batch.js';
 import { describeStartupError } from './startup-error.js';
 
 export function integer(min: number, max = Number.MAX_SAFE_INTEGER) {
@@ -48,6 +49,8 @@ interface ServeOptions {
   retentionCheckIntervalMs: number;
   producerIdExpirationMs: number;
   messageTimestampAfterMaxMs: number;
+  messageTimestampBeforeMaxMs: number;
+  messageTimestampType: TimestampType;
   maxRequestBytes: number;
   maxConnections: number;
   queuedMaxRequestBytes: number;
@@ -82,6 +85,8 @@ export function addServeCommand(program: Command): void {
     .option('--retention-check-interval-ms <ms>', 'how often retention and producer expiration run (log.retention.check.interval.ms)', integer(...R.retentionCheckIntervalMs), d.retentionCheckIntervalMs)
     .option('--producer-id-expiration-ms <ms>', 'forget an idle producer after this (producer.id.expiration.ms)', integer(...R.producerIdExpirationMs), d.producerIdExpirationMs)
     .option('--message-timestamp-after-max-ms <ms>', 'refuse batches stamped further ahead of the broker clock (log.message.timestamp.after.max.ms)', integer(...R.messageTimestampAfterMaxMs), d.messageTimestampAfterMaxMs)
+    .option('--message-timestamp-before-max-ms <ms>', 'refuse records stamped further behind the broker clock (log.message.timestamp.before.max.ms)', integer(...R.messageTimestampBeforeMaxMs), d.messageTimestampBeforeMaxMs)
+    .addOption(new Option('--message-timestamp-type <type>', 'keep the producer\'s record times, or stamp the broker\'s at append (log.message.timestamp.type)').choices(TIMESTAMP_TYPES).default(d.messageTimestampType))
     .option('--max-request-bytes <n>', 'largest request accepted (socket.request.max.bytes)', integer(...R.maxRequestBytes), d.maxRequestBytes)
     .option('--queued-max-request-bytes <n>', 'memory for requests received in part, all connections together (queued.max.request.bytes)', integer(...R.maxPendingRequestBytes), d.maxPendingRequestBytes)
     .option('--fetch-max-bytes <n>', 'most record bytes in one Fetch answer, and in a connection\'s unsent answers (fetch.max.bytes)', integer(...R.fetchMaxBytes), d.fetchMaxBytes)
@@ -114,6 +119,8 @@ export function addServeCommand(program: Command): void {
         retentionCheckIntervalMs: o.retentionCheckIntervalMs,
         producerIdExpirationMs: o.producerIdExpirationMs,
         messageTimestampAfterMaxMs: o.messageTimestampAfterMaxMs,
+        messageTimestampBeforeMaxMs: o.messageTimestampBeforeMaxMs,
+        messageTimestampType: o.messageTimestampType,
         maxRequestBytes: o.maxRequestBytes,
         maxConnections: o.maxConnections,
         maxPendingRequestBytes: o.queuedMaxRequestBytes,

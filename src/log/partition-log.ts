@@ -8,7 +8,7 @@
  * only a restart (which re-reads the disk) brings it back.
  */
 import type { FileHandle } from 'node:fs/promises';
-import { assignBaseOffset, BATCH_HEADER_SIZE, type BatchHeader } from '../protocol/record-batch.js';
+import { assignBaseOffset, BATCH_HEADER_SIZE, batchTime, type BatchHeader } from '../protocol/record-batch.js';
 import { readAt, scanBatches, type ReadMemory } from './batch-file.js';
 import { syncDir } from './durable-file.js';
 import { OffsetIndex } from './offset-index.js';
@@ -267,7 +267,7 @@ export class PartitionLog {
     });
   }
 
-  /** The largest batch maxTimestamp in the log, -1 when it is empty (ListOffsets MAX_TIMESTAMP). */
+  /** The largest batch time in the log, -1 when it is empty or has none (ListOffsets MAX_TIMESTAMP). */
   async maxTimestamp(): Promise<number> {
     let largest = -1;
     for (const segment of [...this.segments]) {
@@ -278,8 +278,9 @@ export class PartitionLog {
   }
 
   /**
-   * The first batch reaching `from` (the log start unless later) whose maxTimestamp is at least
-   * `timestamp` (ListOffsets): its base offset (or `from`, if that lies inside it) and maxTimestamp.
+   * The first batch reaching `from` (the log start unless later) whose records may reach
+   * `timestamp` (ListOffsets): its base offset (or `from`, if that lies inside it) and time. A batch
+   * stored with its max timestamp unset is a candidate whatever its time: its records say.
    */
   async offsetForTimestamp(timestamp: number, from = 0): Promise<{ offset: number; timestamp: number } | undefined> {
     const hw = this.hw;
@@ -292,8 +293,8 @@ export class PartitionLog {
         let hit: { offset: number; timestamp: number } | undefined;
         await scanBatches(log, { from: start.position, to: segment.written, verify: false }, (header) => {
           if (header.baseOffset >= hw) return false;
-          if (header.maxTimestamp < timestamp || header.baseOffset + header.lastOffsetDelta < logStart) return true;
-          hit = { offset: Math.max(header.baseOffset, logStart), timestamp: header.maxTimestamp };
+          if ((header.maxTimestamp !== -1 && header.maxTimestamp < timestamp) || header.baseOffset + header.lastOffsetDelta < logStart) return true;
+          hit = { offset: Math.max(header.baseOffset, logStart), timestamp: batchTime(header) };
           return false;
         });
         return hit;
@@ -480,7 +481,7 @@ export class PartitionLog {
       if (segments[i + 1]!.baseOffset > this.hw) break;
       const byStart = this.belowStart(segments[i + 1]!);
       const bySize = !byStart && retentionBytes >= 0 && total - segment.size >= retentionBytes;
-      const byTime = !byStart && !bySize && retentionMs >= 0 && now - (await this.fromSegment(segment, now, () => segment.largest())) > retentionMs;
+      const byTime = !byStart && !bySize && retentionMs >= 0 && now - (await this.fromSegment(segment, now, () => segment.retentionTime())) > retentionMs;
       if (!byStart && !bySize && !byTime) break;
       total -= segment.size;
       doomed++;

@@ -6,7 +6,7 @@
  */
 import { mkdir, readdir, readFile, rm, stat, writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
-import { BATCH_HEADER_SIZE, readBatchHeader } from '../protocol/record-batch.js';
+import { BATCH_HEADER_SIZE, batchTime, readBatchHeader } from '../protocol/record-batch.js';
 import { readAt, scanBatches } from './batch-file.js';
 import { OffsetIndex } from './offset-index.js';
 import type { ResolvedLogOptions } from './options.js';
@@ -137,7 +137,7 @@ async function startScan(dir: string, base: number, point: RecoveryPoint | undef
 }
 
 async function firstTimestamp(segment: Segment): Promise<number> {
-  return readBatchHeader(await segment.use((log) => readAt(log, 0, BATCH_HEADER_SIZE))).maxTimestamp;
+  return batchTime(readBatchHeader(await segment.use((log) => readAt(log, 0, BATCH_HEADER_SIZE))));
 }
 
 async function storedIndex(dir: string, base: number, logSize: number): Promise<OffsetIndex> {

@@ -4,9 +4,9 @@
  * opened for reading on demand and closed again by SegmentCache.
  */
 import { constants } from 'node:fs';
-import { open, readFile, rm, type FileHandle } from 'node:fs/promises';
+import { open, readFile, rm, stat, type FileHandle } from 'node:fs/promises';
 import { join } from 'node:path';
-import type { BatchHeader } from '../protocol/record-batch.js';
+import { batchTime, type BatchHeader } from '../protocol/record-batch.js';
 import { scanBatches, writeAllAt } from './batch-file.js';
 import { INDEX_ENTRY_SIZE, OffsetIndex } from './offset-index.js';
 
@@ -39,9 +39,9 @@ export class Segment {
   indexWritten: number;
   /** Index entries made for the batches in the file: written out at the next sync with the index. */
   private indexMade: number;
-  /** Largest batch maxTimestamp; undefined until asked for, on an old segment. */
+  /** Largest batch time (batchTime); undefined until asked for, on an old segment. */
   largestTimestamp: number | undefined;
-  /** maxTimestamp of the first batch: segment.ms counts from it. */
+  /** Time of the first batch: segment.ms counts from it. */
   firstTimestamp: number | undefined;
   /** Producer state at the base offset, taken when this segment was rolled, until it is stored. */
   rollSnapshot: Buffer | undefined;
@@ -102,8 +102,8 @@ export class Segment {
       this.lastIndexedPosition = position;
     }
     this.size += header.size;
-    this.largestTimestamp = Math.max(this.largestTimestamp ?? -1, header.maxTimestamp);
-    this.firstTimestamp ??= header.maxTimestamp;
+    this.largestTimestamp = Math.max(this.largestTimestamp ?? -1, batchTime(header));
+    this.firstTimestamp ??= batchTime(header);
   }
 
   get appendIndex(): OffsetIndex {
@@ -166,19 +166,28 @@ export class Segment {
     }
   }
 
-  /** Largest batch maxTimestamp: from the last index entry on, a short scan. */
+  /** Largest batch time: from the last index entry on, a short scan. */
   async largest(): Promise<number> {
     if (this.largestTimestamp === undefined) {
       const from = (await this.index()).last;
       let largest = from.timestampBefore;
       await this.use((log) =>
         scanBatches(log, { from: from.position, to: this.size, verify: false }, (header) => {
-          largest = Math.max(largest, header.maxTimestamp);
+          largest = Math.max(largest, batchTime(header));
         }),
       );
       this.largestTimestamp = largest;
     }
     return this.largestTimestamp;
+  }
+
+  /**
+   * What retention measures the segment's age by: its largest batch time or, when no batch has
+   * one, when the file was last written, as Kafka does.
+   */
+  async retentionTime(): Promise<number> {
+    const largest = await this.largest();
+    return largest >= 0 ? largest : (await stat(this.logPath)).mtimeMs;
   }
 
   get idle(): boolean {

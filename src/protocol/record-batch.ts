@@ -4,6 +4,7 @@
  */
 import { CorruptPayload, gunzip, PayloadTooLarge, unlz4, unsnappy, unzstd } from './compression.js';
 import { crc32c } from './crc32c.js';
+import { ErrorCode } from './error-codes.js';
 
 export const BATCH_HEADER_SIZE = 61;
 /** Bytes before batchLength's count starts: baseOffset (8) + batchLength (4). */
@@ -21,17 +22,39 @@ const PRODUCER_EPOCH = 51;
 const BASE_SEQUENCE = 53;
 const RECORD_COUNT = 57;
 
-export const CORRUPT_MESSAGE = 2;
-export const MESSAGE_TOO_LARGE = 10;
-export const INVALID_RECORD = 87;
+const { CORRUPT_MESSAGE, MESSAGE_TOO_LARGE, INVALID_RECORD, INVALID_TIMESTAMP } = ErrorCode;
+/** Attribute bit 3: the batch's time is when the broker appended it (LogAppendTime), not the producer's. */
+const LOG_APPEND_TIME = 0x08;
+/** A record's or batch's timestamp when it has none. */
+const NO_TIMESTAMP = -1;
+
+/** What is wrong with one record of a batch: the Produce answer's record errors. */
+export interface RecordError {
+  readonly batchIndex: number;
+  readonly message: string;
+}
 
 export class RecordBatchError extends Error {
   constructor(
-    readonly errorCode: typeof CORRUPT_MESSAGE | typeof MESSAGE_TOO_LARGE | typeof INVALID_RECORD,
+    readonly errorCode: typeof CORRUPT_MESSAGE | typeof MESSAGE_TOO_LARGE | typeof INVALID_RECORD | typeof INVALID_TIMESTAMP,
     message: string,
+    readonly recordErrors: readonly RecordError[] = [],
   ) {
     super(message);
   }
+}
+
+/** Kafka's message.timestamp.type values. */
+export const TIMESTAMP_TYPES = ['CreateTime', 'LogAppendTime'] as const;
+export type TimestampType = (typeof TIMESTAMP_TYPES)[number];
+
+/** How a partition takes its records' times: Kafka's message.timestamp.* configs. */
+export interface TimestampRules {
+  readonly type: TimestampType;
+  /** How far behind the broker's clock a CreateTime record may be. */
+  readonly beforeMaxMs: number;
+  /** How far ahead of it. */
+  readonly afterMaxMs: number;
 }
 
 export const enum Compression {
@@ -86,6 +109,19 @@ export function isControl(attributes: number): boolean {
   return (attributes & 0x20) !== 0;
 }
 
+export function isLogAppendTime(attributes: number): boolean {
+  return (attributes & LOG_APPEND_TIME) !== 0;
+}
+
+/**
+ * A stored batch's time, for retention, segment rolls and the time index: its max timestamp, or,
+ * where an older brook stored a client's unset one (-1) as sent, its records' base timestamp, the
+ * earliest time they carry.
+ */
+export function batchTime(header: BatchHeader): number {
+  return header.maxTimestamp === NO_TIMESTAMP ? header.baseTimestamp : header.maxTimestamp;
+}
+
 /** baseOffset and partitionLeaderEpoch lie outside the CRC: the broker may set them. */
 export function assignBaseOffset(buf: Buffer, pos: number, baseOffset: number): void {
   // Offsets are below 2^53: two 32-bit halves, without making a BigInt per batch.
@@ -104,11 +140,13 @@ export function crcMatches(buf: Buffer, pos: number, size: number): boolean {
 
 /**
  * Checks that `records` (a Produce partition's records field) holds exactly one well-formed
- * v2 batch, and returns its header. Throws RecordBatchError naming what is wrong. A compressed
- * batch is decompressed to walk its records, into at most `room.bytes`, which it then takes from
- * `room`; the batch itself is left as it came.
+ * v2 batch with every record's time within `rules` at `now`, and returns its header. Throws
+ * RecordBatchError naming what is wrong. A compressed batch is decompressed to walk its records,
+ * into at most `room.bytes`, which it then takes from `room`. As Kafka's log validator, the
+ * header's max timestamp is set to what the records say (a client may leave it -1), or to `now`
+ * under LogAppendTime, with the CRC to match; nothing else of the batch changes.
  */
-export function validateProducedBatch(records: Buffer, room: DecompressionRoom): BatchHeader {
+export function validateProducedBatch(records: Buffer, room: DecompressionRoom, rules: TimestampRules, now: number): BatchHeader {
   if (records.length < BATCH_HEADER_SIZE) {
     throw new RecordBatchError(CORRUPT_MESSAGE, `records hold ${records.length} bytes, less than a batch header`);
   }
@@ -132,9 +170,50 @@ export function validateProducedBatch(records: Buffer, room: DecompressionRoom):
   }
   const codec = compressionOf(header.attributes);
   if (codec > Compression.Zstd) throw new RecordBatchError(INVALID_RECORD, `unknown compression codec ${codec}`);
-  if (codec === Compression.None) walkRecords(records, BATCH_HEADER_SIZE, header.recordCount);
-  else walkRecords(decompressRecords(codec, records.subarray(BATCH_HEADER_SIZE), room), 0, header.recordCount);
-  return header;
+  const body = codec === Compression.None ? { buf: records, start: BATCH_HEADER_SIZE } : { buf: decompressRecords(codec, records.subarray(BATCH_HEADER_SIZE), room), start: 0 };
+  walkRecords(body.buf, body.start, header.recordCount);
+  return stampTimes(records, header, body, rules, now);
+}
+
+/** The records of a batch, uncompressed: from `start` to the end of `buf`. */
+interface RecordsBody {
+  readonly buf: Buffer;
+  readonly start: number;
+}
+
+/** Checks the times of a batch just walked and sets its max timestamp (and CRC) as Kafka's log validator does. */
+function stampTimes(batch: Buffer, header: BatchHeader, body: RecordsBody, rules: TimestampRules, now: number): BatchHeader {
+  if (isLogAppendTime(header.attributes)) {
+    const recordErrors = Array.from({ length: header.recordCount }, (_, batchIndex) => ({ batchIndex, message: 'a producer may not mark its batch LogAppendTime' }));
+    throw new RecordBatchError(INVALID_TIMESTAMP, 'the batch claims LogAppendTime, which only the broker sets', recordErrors);
+  }
+  let attributes = header.attributes;
+  let maxTimestamp: number;
+  if (rules.type === 'LogAppendTime') {
+    attributes |= LOG_APPEND_TIME;
+    maxTimestamp = now;
+  } else {
+    const earliest = now - rules.beforeMaxMs;
+    const latest = now + rules.afterMaxMs;
+    // The walk's extremes flag a batch to look at record by record: a record without a time (-1) is never out of range.
+    if (header.baseTimestamp + walk.minDelta < earliest || header.baseTimestamp + walk.maxDelta > latest) {
+      const recordErrors: RecordError[] = [];
+      walkRecords(body.buf, body.start, header.recordCount, (batchIndex, timestampDelta) => {
+        const timestamp = header.baseTimestamp + timestampDelta;
+        if (timestamp !== NO_TIMESTAMP && (timestamp < earliest || timestamp > latest)) {
+          recordErrors.push({ batchIndex, message: `timestamp ${timestamp} of record ${batchIndex} is outside [${earliest}, ${latest}], the broker's clock less message.timestamp.before.max.ms and plus message.timestamp.after.max.ms` });
+        }
+        return false;
+      });
+      if (recordErrors.length > 0) throw new RecordBatchError(INVALID_TIMESTAMP, `${recordErrors.length} of ${header.recordCount} records have timestamps out of range`, recordErrors);
+    }
+    maxTimestamp = Math.max(NO_TIMESTAMP, header.baseTimestamp + walk.maxDelta);
+  }
+  if (attributes === header.attributes && maxTimestamp === header.maxTimestamp) return header;
+  batch.writeInt16BE(attributes, ATTRIBUTES);
+  batch.writeBigInt64BE(BigInt(maxTimestamp), MAX_TIMESTAMP);
+  batch.writeUInt32BE(crc32c(batch.subarray(ATTRIBUTES, header.size)), CRC);
+  return { ...header, attributes, maxTimestamp };
 }
 
 /**
@@ -174,12 +253,17 @@ function decompressRecords(codec: Exclude<Compression, Compression.None>, payloa
 /**
  * The first record at offset `from` or later, in the stored batch at the start of `batch`, whose
  * timestamp is at least `timestamp` (ListOffsets by time). A compressed batch is not opened: its
- * base offset (or `from`, if later) and max timestamp stand for its records.
+ * base offset (or `from`, if later) and time stand for its records, as they do in a LogAppendTime
+ * batch, whose records all have its time.
  */
 export function firstRecordAtOrAfter(batch: Buffer, timestamp: number, from = 0): { offset: number; timestamp: number } | undefined {
   const header = readBatchHeader(batch, 0);
-  if (header.maxTimestamp < timestamp || header.baseOffset + header.lastOffsetDelta < from) return undefined;
-  if (compressionOf(header.attributes) !== Compression.None) return { offset: Math.max(header.baseOffset, from), timestamp: header.maxTimestamp };
+  if (header.baseOffset + header.lastOffsetDelta < from) return undefined;
+  // A max timestamp left unset is no bound: the records say.
+  if (header.maxTimestamp !== NO_TIMESTAMP && header.maxTimestamp < timestamp) return undefined;
+  if (compressionOf(header.attributes) !== Compression.None || isLogAppendTime(header.attributes)) {
+    return batchTime(header) < timestamp ? undefined : { offset: Math.max(header.baseOffset, from), timestamp: batchTime(header) };
+  }
   let found: { offset: number; timestamp: number } | undefined;
   walkRecords(batch.subarray(0, header.size), BATCH_HEADER_SIZE, header.recordCount, (offsetDelta, timestampDelta) => {
     const recordTimestamp = header.baseTimestamp + timestampDelta;
@@ -191,10 +275,11 @@ export function firstRecordAtOrAfter(batch: Buffer, timestamp: number, from = 0)
 }
 
 /**
- * Where the record walk is: one module-level cursor rather than one per call, as the walk is the
- * produce path's tightest loop (47 → 31 ns per record) and is never re-entered.
+ * Where the record walk is, and the smallest and largest timestamp delta it has seen: one
+ * module-level cursor rather than one per call, as the walk is the produce path's tightest loop
+ * (47 → 31 ns per record) and is never re-entered.
  */
-const walk = { pos: 0 };
+const walk = { pos: 0, minDelta: 0, maxDelta: 0 };
 
 /**
  * Steps through uncompressed records, from `start` to the end of `buf`, by their length prefixes
@@ -203,6 +288,8 @@ const walk = { pos: 0 };
  */
 function walkRecords(buf: Buffer, start: number, count: number, visit?: (offsetDelta: number, timestampDelta: number) => boolean): void {
   walk.pos = start;
+  walk.minDelta = Infinity;
+  walk.maxDelta = -Infinity;
   for (let i = 0; i < count; i++) {
     if (walk.pos >= buf.length) throw new RecordBatchError(INVALID_RECORD, `batch claims ${count} records but holds ${i}`);
     const length = readVarint(buf, buf.length);
@@ -211,6 +298,8 @@ function walkRecords(buf: Buffer, start: number, count: number, visit?: (offsetD
     walk.pos++; // attributes
     const timestampDelta = readVarint(buf, end); // a varlong, exact while under 2^53
     const offsetDelta = readVarint(buf, end);
+    if (timestampDelta < walk.minDelta) walk.minDelta = timestampDelta;
+    if (timestampDelta > walk.maxDelta) walk.maxDelta = timestampDelta;
     if (offsetDelta !== i) throw new RecordBatchError(INVALID_RECORD, `record ${i} has offset delta ${offsetDelta}`);
     if (visit?.(offsetDelta, timestampDelta)) return;
     skipBytes(buf, end, true); // key

@@ -29,6 +29,8 @@ function brokerConfigs(c: BrokerConfig, advertised: BrokerContext['advertised'])
     'default.replication.factor': '1',
     'log.dirs': c.dataDir,
     'log.message.timestamp.after.max.ms': String(c.messageTimestampAfterMaxMs),
+    'log.message.timestamp.before.max.ms': String(c.messageTimestampBeforeMaxMs),
+    'log.message.timestamp.type': c.messageTimestampType,
     'log.retention.bytes': String(c.retentionBytes),
     'log.retention.check.interval.ms': String(c.retentionCheckIntervalMs),
     'log.retention.ms': String(c.retentionMs),

@@ -6,7 +6,17 @@
 import { check, type Verdict } from '../../idempotence/rules.js';
 import { ErrorCode } from '../../protocol/error-codes.js';
 import { ProduceRequest, ProduceResponse, type ProduceResponsePartitionProduceResponse } from '../../protocol/messages/produce.js';
-import { assignPartitionLeaderEpoch, isTransactional, RecordBatchError, validateProducedBatch, type BatchHeader, type DecompressionRoom } from '../../protocol/record-batch.js';
+import {
+  assignPartitionLeaderEpoch,
+  BATCH_HEADER_SIZE,
+  isTransactional,
+  readBatchHeader,
+  RecordBatchError,
+  validateProducedBatch,
+  type BatchHeader,
+  type DecompressionRoom,
+  type TimestampRules,
+} from '../../protocol/record-batch.js';
 import type { PartitionLog } from '../../log/partition-log.js';
 import { defineApi } from '../api-handler.js';
 import type { BrokerContext } from '../broker-context.js';
@@ -74,23 +84,20 @@ function appendPartition(broker: BrokerContext, topic: string, index: number, re
     response.errorCode = ErrorCode.KAFKA_STORAGE_ERROR;
     return [];
   }
+  const now = Date.now();
+  const rules = timestampRules(broker.config);
   let header;
   try {
     if (records === null) throw new RecordBatchError(ErrorCode.CORRUPT_MESSAGE, 'records are null');
-    header = validateProducedBatch(records, room);
+    header = validateProducedBatch(records, room, rules, now);
   } catch (err) {
     if (!(err instanceof RecordBatchError)) throw err;
     response.errorCode = err.errorCode;
     response.errorMessage = err.message;
+    response.recordErrors = err.recordErrors.map(({ batchIndex, message }) => ({ batchIndex, batchIndexErrorMessage: message }));
     return [];
   }
   broker.metrics.batchReceived(records!.length);
-  const now = Date.now();
-  if (header.maxTimestamp > now + broker.config.messageTimestampAfterMaxMs) {
-    response.errorCode = ErrorCode.INVALID_TIMESTAMP;
-    response.errorMessage = `timestamp ${header.maxTimestamp} is more than log.message.timestamp.after.max.ms (${broker.config.messageTimestampAfterMaxMs}) ahead of the broker's ${now}`;
-    return [];
-  }
   if (isTransactional(header.attributes)) {
     response.errorCode = ErrorCode.INVALID_TXN_STATE;
     response.errorMessage = 'transactions are not supported';
@@ -114,7 +121,28 @@ function appendPartition(broker: BrokerContext, topic: string, index: number, re
     return [];
   }
   response.baseOffset = BigInt(baseOffset);
-  return [durable(broker, log, topic, index, baseOffset + header.recordCount - 1, response)];
+  const appended = durable(broker, log, topic, index, baseOffset + header.recordCount - 1, response);
+  if (rules.type === 'LogAppendTime') {
+    // As Kafka, the append time is answered; a duplicate's is its first copy's, read back from the log.
+    if (verdict.kind === 'duplicate') return [appended.then(() => appendTimeOf(log, baseOffset, response))];
+    response.logAppendTimeMs = BigInt(now);
+  }
+  return [appended];
+}
+
+function timestampRules(config: BrokerContext['config']): TimestampRules {
+  return { type: config.messageTimestampType, beforeMaxMs: config.messageTimestampBeforeMaxMs, afterMaxMs: config.messageTimestampAfterMaxMs };
+}
+
+async function appendTimeOf(log: PartitionLog, baseOffset: number, response: PartitionResponse): Promise<void> {
+  if (response.errorCode !== ErrorCode.NONE) return;
+  try {
+    const stored = await log.read(baseOffset, 1);
+    // Gone to retention or DeleteRecords meanwhile: no time to tell.
+    if (stored.length >= BATCH_HEADER_SIZE) response.logAppendTimeMs = BigInt(readBatchHeader(stored).maxTimestamp);
+  } catch {
+    // The batch is stored; only its time cannot be told.
+  }
 }
 
 /** The rules of the partition's producer state, with the newest epoch InitProducerId handed out fencing older ones everywhere. */
