@@ -1,6 +1,7 @@
 import { test, before, after } from 'node:test';
 import assert from 'node:assert/strict';
 import { rm } from 'node:fs/promises';
+import { setTimeout as sleep } from 'node:timers/promises';
 import { tally, type Placed } from '../helpers/exactly-once.js';
 import { startServe, type ServeProcess } from '../helpers/serve-process.js';
 import { buildGoClient, type GoClient } from './go-clients.js';
@@ -15,6 +16,7 @@ interface PartitionRead {
   readonly partition: number;
   readonly oldest: number;
   readonly newest: number;
+  readonly byTime?: number;
   readonly read: Placed[];
 }
 
@@ -72,4 +74,29 @@ test('Sarama: an idempotent SyncProducer and an idempotent AsyncProducer (LZ4) w
     partitions.map((r) => [r.partition, r.oldest, r.newest]),
     [...readByPartition].sort(([a], [b]) => a - b).map(([p, offsets]) => [p, 0, offsets.length]),
   );
+});
+
+test('Sarama: records batched with maxTimestamp -1 in their header outlive retention checks, and ListOffsets by time finds them', async () => {
+  // Sarama 1.22 leaves RecordBatch.MaxTimestamp unset, which it encodes as -1, in every batch it
+  // produces: the broker must take the batch's max timestamp from its records, as Kafka does.
+  const checkMs = 100;
+  const small = await startServe(['--segment-bytes', '8192', '--retention-check-interval-ms', String(checkMs)]);
+  try {
+    const topic = 'sarama-retained';
+    const count = 5000;
+    const produced = await sarama.run<Produced>(['produce', small.bootstrap, topic, count, 'sync', 'm']);
+    assert.deepEqual(produced.errors, []);
+    assert.equal(produced.acked.length, count);
+    await sleep(10 * checkMs); // some ten retention checks: a max timestamp of -1 is past retention at the first
+
+    const middle = produced.acked[count / 2]![3];
+    const [{ oldest, newest, byTime, read }] = (await sarama.run<PartitionRead[]>(['read', small.bootstrap, topic, middle])) as [PartitionRead];
+    // Every message is still there, and by time ListOffsets answers the first offset stamped at or after it.
+    const firstAtOrAfter = Math.min(...produced.acked.filter(([, , , ts]) => ts >= middle).map(([, o]) => o));
+    assert.deepEqual({ oldest, newest, byTime }, { oldest: 0, newest: count, byTime: firstAtOrAfter });
+    assert.deepEqual(tally(produced.acked.map(([p, o, v]): Placed => [p, o, v]), read), { acked: count, read: count, ...exactlyOnce });
+  } finally {
+    await small.stop();
+    await rm(small.dataDir, { recursive: true, force: true });
+  }
 });

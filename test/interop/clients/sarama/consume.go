@@ -107,12 +107,13 @@ type partitionRead struct {
 	Partition int32    `json:"partition"`
 	Oldest    int64    `json:"oldest"`
 	Newest    int64    `json:"newest"`
+	ByTime    *int64   `json:"byTime,omitempty"`
 	Read      []record `json:"read"`
 }
 
-// read asks each partition of topic for its oldest and newest offsets and reads it from the
-// oldest to the newest with a plain Consumer.
-func read(bootstrap []string, topic string) ([]partitionRead, error) {
+// read asks each partition of topic for its oldest and newest offsets (and the offset for a
+// timestamp, if given) and reads it from the oldest to the newest with a plain Consumer.
+func read(bootstrap []string, topic string, timestamp []string) ([]partitionRead, error) {
 	client, err := sarama.NewClient(bootstrap, config())
 	if err != nil {
 		return nil, err
@@ -135,6 +136,13 @@ func read(bootstrap []string, topic string) ([]partitionRead, error) {
 		}
 		if r.Newest, err = client.GetOffset(topic, p, sarama.OffsetNewest); err != nil {
 			return nil, err
+		}
+		if len(timestamp) > 0 {
+			offset, err := client.GetOffset(topic, p, int64(atoi(timestamp[0])))
+			if err != nil {
+				return nil, err
+			}
+			r.ByTime = &offset
 		}
 		if r.Newest > r.Oldest {
 			if r.Read, err = readPartition(consumer, topic, r); err != nil {

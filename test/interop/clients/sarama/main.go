@@ -32,8 +32,8 @@ func main() {
 		result, err = produce(bootstrap, args[0], atoi(args[1]), args[2], args[3])
 	case "group-consume": // GROUP TOPIC COUNT
 		result, err = groupConsume(bootstrap, args[0], args[1], atoi(args[2]))
-	case "read": // TOPIC
-		result, err = read(bootstrap, args[0])
+	case "read": // TOPIC [TIMESTAMP_MS]
+		result, err = read(bootstrap, args[0], args[1:])
 	default:
 		err = fmt.Errorf("unknown subcommand %q", os.Args[1])
 	}
