@@ -100,3 +100,30 @@ test('Sarama: records batched with maxTimestamp -1 in their header outlive reten
     await rm(small.dataDir, { recursive: true, force: true });
   }
 });
+
+test('Sarama ClusterAdmin: creates, lists, describes, grows a topic, deletes its records, lists and describes a group, deletes the topic', async () => {
+  const topic = 'sarama-admin';
+  const group = 'sarama-admin-group';
+  const { configs, groups, ...rest } = await sarama.run<{ configs: Record<string, string>; groups: Record<string, string> }>(['admin', serve.bootstrap, topic, group]);
+  assert.equal(configs['retention.ms'], '604800000');
+  assert.equal(configs['cleanup.policy'], 'delete');
+  assert.equal(groups[group], 'consumer');
+  assert.deepEqual(rest, {
+    create: null,
+    createAgain: `kafka server: Topic with this name already exists. - Topic 'sarama-admin' already exists.`,
+    listedPartitions: 2,
+    createPartitions: null,
+    grownPartitions: 3,
+    deleteRecords: null,
+    logStartAfterDeleteRecords: 4,
+    group: {
+      state: 'Stable',
+      protocolType: 'consumer',
+      protocol: 'range',
+      members: [{ clientId: 'sarama-interop', clientHost: '/127.0.0.1' }],
+      assigned: { [topic]: [0, 1, 2] },
+    },
+    deleteTopic: null,
+    listedAfterDelete: false,
+  });
+});

@@ -22,7 +22,7 @@ func main() {
 		sarama.Logger = log.New(os.Stderr, "[sarama] ", log.Lmicroseconds)
 	}
 	if len(os.Args) < 3 {
-		fail(fmt.Errorf("usage: sarama produce|group-consume|read BOOTSTRAP ARGS..."))
+		fail(fmt.Errorf("usage: sarama produce|group-consume|read|admin BOOTSTRAP ARGS..."))
 	}
 	bootstrap, args := []string{os.Args[2]}, os.Args[3:]
 	var result interface{}
@@ -34,6 +34,8 @@ func main() {
 		result, err = groupConsume(bootstrap, args[0], args[1], atoi(args[2]))
 	case "read": // TOPIC [TIMESTAMP_MS]
 		result, err = read(bootstrap, args[0], args[1:])
+	case "admin": // TOPIC GROUP
+		result, err = admin(bootstrap, args[0], args[1])
 	default:
 		err = fmt.Errorf("unknown subcommand %q", os.Args[1])
 	}
