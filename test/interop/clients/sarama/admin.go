@@ -148,3 +148,25 @@ func oldest(bootstrap []string, topic string, partition int32) (int64, error) {
 	defer client.Close()
 	return client.GetOffset(topic, partition, sarama.OffsetOldest)
 }
+
+type afterAcls struct {
+	ListAcls *string `json:"listAcls"`
+	Acls     int     `json:"acls"`
+	Then     *string `json:"thenDescribeCluster"`
+	Brokers  int     `json:"brokers"`
+}
+
+// adminAfterAcls asks for the ACLs (DescribeAcls), then uses the same admin for a call brook serves.
+func adminAfterAcls(bootstrap []string) (*afterAcls, error) {
+	ca, err := sarama.NewClusterAdmin(bootstrap, config())
+	if err != nil {
+		return nil, err
+	}
+	defer ca.Close()
+	out := &afterAcls{}
+	acls, err := ca.ListAcls(sarama.AclFilter{ResourceType: sarama.AclResourceAny, Operation: sarama.AclOperationAny, PermissionType: sarama.AclPermissionAny})
+	out.ListAcls, out.Acls = errText(err), len(acls)
+	brokers, _, err := ca.DescribeCluster()
+	out.Then, out.Brokers = errText(err), len(brokers)
+	return out, nil
+}

@@ -22,7 +22,7 @@ func main() {
 		sarama.Logger = log.New(os.Stderr, "[sarama] ", log.Lmicroseconds)
 	}
 	if len(os.Args) < 3 {
-		fail(fmt.Errorf("usage: sarama produce|group-consume|read|admin BOOTSTRAP ARGS..."))
+		fail(fmt.Errorf("usage: sarama produce|group-consume|read|admin|admin-after-acls BOOTSTRAP ARGS..."))
 	}
 	bootstrap, args := []string{os.Args[2]}, os.Args[3:]
 	var result interface{}
@@ -36,6 +36,8 @@ func main() {
 		result, err = read(bootstrap, args[0], args[1:])
 	case "admin": // TOPIC GROUP
 		result, err = admin(bootstrap, args[0], args[1])
+	case "admin-after-acls":
+		result, err = adminAfterAcls(bootstrap)
 	default:
 		err = fmt.Errorf("unknown subcommand %q", os.Args[1])
 	}
