@@ -5,6 +5,7 @@ import { startBroker, type Broker } from '../src/broker/start-broker.js';
 import { FetchRequest, FetchResponse } from '../src/protocol/messages/fetch.js';
 import { ListOffsetsRequest, ListOffsetsResponse } from '../src/protocol/messages/list-offsets.js';
 import { ProduceRequest, ProduceResponse } from '../src/protocol/messages/produce.js';
+import { ErrorCode } from '../src/protocol/error-codes.js';
 import { compressionOf } from '../src/protocol/record-batch.js';
 import { encodeRecord, type TestRecord } from './helpers/batch.js';
 import { codecs, compressedBatch, rawRecords, sealBatch, type Codec } from './helpers/compressed-batch.js';
@@ -156,4 +157,27 @@ test('@platformatic/kafka: snappy and lz4 producers write to brook and a consume
     }
     assert.deepEqual(seen, values, compression);
   }
+});
+
+test('zstd, as in Kafka, is taken from Produce v7 on and served from Fetch v10 on; older versions get UNSUPPORTED_COMPRESSION_TYPE', async () => {
+  const zstd = codecs.find((c) => c.name === 'zstd')!;
+  const gzip = codecs.find((c) => c.name === 'gzip')!;
+  await createTopic(client, 'zstd-versions', 1);
+  const produce = async (version: number, records: Buffer) =>
+    (await client.request(ProduceRequest, ProduceResponse, version, { transactionalId: null, acks: -1, timeoutMs: 5000, topicData: [{ name: 'zstd-versions', partitionData: [{ index: 0, records }] }] })).responses[0]!
+      .partitionResponses[0]!;
+  for (const version of [3, 6]) assert.equal((await produce(version, compressedBatch(sample, zstd))).errorCode, ErrorCode.UNSUPPORTED_COMPRESSION_TYPE, `Produce v${version}`);
+  assert.equal(await logEndOffset('zstd-versions', 0), 0, 'nothing stored');
+  assert.equal((await produce(3, compressedBatch(sample, gzip))).errorCode, 0, 'other codecs on v3');
+  assert.equal((await produce(7, compressedBatch(sample, zstd))).errorCode, 0);
+  assert.equal((await produce(7, compressedBatch(sample, gzip))).errorCode, 0);
+
+  const fetchAt = async (version: number, offset: number) => {
+    const p = (await client.request(FetchRequest, FetchResponse, version, fetchOf('zstd-versions', [0], { offset, maxBytes: 8 << 20 }))).responses[0]!.partitions[0]!;
+    return { errorCode: p.errorCode, codecs: batchesIn(p.records ?? Buffer.alloc(0)).map((b) => compressionOf(b.readInt16BE(21))) };
+  };
+  assert.deepEqual(await fetchAt(9, 0), { errorCode: 0, codecs: [gzip.id] }, 'up to the zstd batch');
+  assert.deepEqual(await fetchAt(9, sample.length), { errorCode: ErrorCode.UNSUPPORTED_COMPRESSION_TYPE, codecs: [] });
+  assert.deepEqual(await fetchAt(9, 2 * sample.length), { errorCode: 0, codecs: [gzip.id] }, 'past it');
+  assert.deepEqual(await fetchAt(10, 0), { errorCode: 0, codecs: [gzip.id, zstd.id, gzip.id] });
 });

@@ -101,6 +101,20 @@ export function compressionOf(attributes: number): Compression {
   return attributes & 0x7;
 }
 
+/** The codec a produced batch names, before it is validated; undefined if too short to say. */
+export function producedCompression(records: Buffer): Compression | undefined {
+  return records.length < BATCH_HEADER_SIZE ? undefined : compressionOf(records.readInt16BE(ATTRIBUTES));
+}
+
+/** How many bytes the whole stored batches at the start of `batches` take before the first compressed with `codec`. */
+export function bytesBeforeCodec(batches: Buffer, codec: Compression): number {
+  let pos = 0;
+  while (pos + BATCH_HEADER_SIZE <= batches.length && compressionOf(batches.readInt16BE(pos + ATTRIBUTES)) !== codec) {
+    pos += batches.readInt32BE(pos + 8) + BATCH_LOG_OVERHEAD;
+  }
+  return Math.min(pos, batches.length);
+}
+
 export function isTransactional(attributes: number): boolean {
   return (attributes & 0x10) !== 0;
 }

@@ -12,6 +12,7 @@
  * does not read cannot pile up.
  */
 import { ErrorCode } from '../../protocol/error-codes.js';
+import { bytesBeforeCodec, Compression } from '../../protocol/record-batch.js';
 import { FetchRequest, FetchResponse, type FetchRequestFetchPartition, type FetchResponsePartitionData } from '../../protocol/messages/fetch.js';
 import { AnswerMemory } from '../../memory/answer-memory.js';
 import type { PartitionLog } from '../../log/partition-log.js';
@@ -31,6 +32,8 @@ interface Fetched {
 }
 
 const READ_COMMITTED = 1;
+/** As Kafka (KIP-110): clients of older Fetch versions predate zstd. */
+const ZSTD_MIN_VERSION = 10;
 
 export const fetch = defineApi({
   request: FetchRequest,
@@ -44,11 +47,12 @@ export const fetch = defineApi({
     // Log bytes are read into pooled memory, given back once the response that sends them is
     // written, or at once when a later look at the log replaces them.
     const memory = new AnswerMemory(broker.fetchMemory, info.sent);
-    let result = await collect(fetched, maxBytes, broker, memory, info.sent);
+    const read: PartitionRead = { broker, memory, zstd: info.apiVersion >= ZSTD_MIN_VERSION };
+    let result = await collect(fetched, maxBytes, read, info.sent);
     while (!result.answerNow && result.bytes < request.minBytes && Date.now() < deadline && broker.waiters.open) {
       await broker.waiters.wait([...fetched.keys()], deadline - Date.now());
       memory.giveBackSince(0);
-      result = await collect(fetched, maxBytes, broker, memory, info.sent);
+      result = await collect(fetched, maxBytes, read, info.sent);
     }
     broker.metrics.fetched(result.bytes);
     // Under read_committed Kafka lists the aborted transactions of what it answers: none here.
@@ -79,22 +83,30 @@ interface Collected {
   readonly answerNow: boolean;
 }
 
-async function collect(fetched: ReadonlyMap<string, Fetched>, maxBytes: number, broker: BrokerContext, memory: AnswerMemory, sent: SentHooks): Promise<Collected> {
+/** What reading the partitions of one Fetch takes. */
+interface PartitionRead {
+  readonly broker: BrokerContext;
+  readonly memory: AnswerMemory;
+  /** Whether the client reads zstd batches. */
+  readonly zstd: boolean;
+}
+
+async function collect(fetched: ReadonlyMap<string, Fetched>, maxBytes: number, read: PartitionRead, sent: SentHooks): Promise<Collected> {
   // The room is claimed before the reads, which take memory only later: requests the connection
   // hands on meanwhile find it taken.
   const room = Math.min(maxBytes, sent.answerRoom);
-  memory.claim(room);
+  read.memory.claim(room);
   try {
-    return await readPartitions(fetched, room, broker, memory);
+    return await readPartitions(fetched, room, read);
   } finally {
-    memory.claim(0);
+    read.memory.claim(0);
   }
 }
 
 /** Partition logs whose last read failed: further failures in a row go unlogged. */
 const unreadable = new WeakSet<PartitionLog>();
 
-async function readPartitions(fetched: ReadonlyMap<string, Fetched>, maxBytes: number, broker: BrokerContext, memory: AnswerMemory): Promise<Collected> {
+async function readPartitions(fetched: ReadonlyMap<string, Fetched>, maxBytes: number, { broker, memory, zstd }: PartitionRead): Promise<Collected> {
   let bytes = 0;
   let answerNow = false;
   const responses: FetchResponse['responses'] = [];
@@ -140,6 +152,15 @@ async function readPartitions(fetched: ReadonlyMap<string, Fetched>, maxBytes: n
       }
       // A read that works again ends the run of failures: the next one is logged.
       unreadable.delete(log);
+      // Batches up to the first in zstd go to a client that cannot read it; that one is an error.
+      const readable = zstd ? records.length : bytesBeforeCodec(records, Compression.Zstd);
+      if (readable === 0 && records.length > 0) {
+        memory.giveBackSince(mark);
+        answerNow = true;
+        partitions.push(partitionData(p.partition, ErrorCode.UNSUPPORTED_COMPRESSION_TYPE, hw, log.logStartOffset, EMPTY));
+        continue;
+      }
+      records = records.subarray(0, readable);
       if (bytes > 0 && records.length > limit) {
         memory.giveBackSince(mark);
         records = EMPTY;

@@ -9,7 +9,9 @@ import { ProduceRequest, ProduceResponse, type ProduceResponsePartitionProduceRe
 import {
   assignPartitionLeaderEpoch,
   BATCH_HEADER_SIZE,
+  Compression,
   isTransactional,
+  producedCompression,
   readBatchHeader,
   RecordBatchError,
   validateProducedBatch,
@@ -24,6 +26,9 @@ import { LEADER_EPOCH } from '../config.js';
 import { PartitionWaiters } from '../partition-waiters.js';
 
 type PartitionResponse = ProduceResponsePartitionProduceResponse;
+
+/** As Kafka (KIP-110): older Produce versions predate zstd, so their clients may not send it. */
+const ZSTD_MIN_VERSION = 7;
 
 const VERDICT_ERRORS = { out_of_order: ErrorCode.OUT_OF_ORDER_SEQUENCE_NUMBER, fenced: ErrorCode.INVALID_PRODUCER_EPOCH } as const;
 
@@ -44,7 +49,7 @@ export const produce = defineApi({
         const response = partitionResponse(p.index, ErrorCode.NONE, -1, -1);
         if (!acksValid) response.errorCode = ErrorCode.INVALID_REQUIRED_ACKS;
         else if (request.transactionalId !== null) response.errorCode = ErrorCode.TRANSACTIONAL_ID_AUTHORIZATION_FAILED;
-        else written.push(...appendPartition(broker, topic.name, p.index, p.records, room, response));
+        else written.push(...appendPartition(broker, info.apiVersion, topic.name, p.index, p.records, room, response));
         return response;
       }),
     }));
@@ -71,7 +76,7 @@ function partitionResponse(index: number, errorCode: number, baseOffset: number,
 }
 
 /** Fills `response` for one partition; returns what must be written before it is sent. */
-function appendPartition(broker: BrokerContext, topic: string, index: number, records: Buffer | null, room: DecompressionRoom, response: PartitionResponse): Promise<void>[] {
+function appendPartition(broker: BrokerContext, version: number, topic: string, index: number, records: Buffer | null, room: DecompressionRoom, response: PartitionResponse): Promise<void>[] {
   const log = broker.storage.partition(topic, index);
   if (log === undefined) {
     response.errorCode = ErrorCode.UNKNOWN_TOPIC_OR_PARTITION;
@@ -82,6 +87,11 @@ function appendPartition(broker: BrokerContext, topic: string, index: number, re
   // partition's producer state may hold batches its disk never got, so it judges nothing.
   if (log.failed) {
     response.errorCode = ErrorCode.KAFKA_STORAGE_ERROR;
+    return [];
+  }
+  if (version < ZSTD_MIN_VERSION && records !== null && producedCompression(records) === Compression.Zstd) {
+    response.errorCode = ErrorCode.UNSUPPORTED_COMPRESSION_TYPE;
+    response.errorMessage = `zstd needs Produce version ${ZSTD_MIN_VERSION} or later, not ${version}`;
     return [];
   }
   const now = Date.now();
