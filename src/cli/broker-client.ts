@@ -1,11 +1,8 @@
 /** The Kafka client behind brook's inspection commands: one connection, one request at a time. */
 import { connect, type Socket } from 'node:net';
 import { once } from 'node:events';
+import { readResponseFrame, requestFrame } from '../protocol/frames.js';
 import type { MessageCodec } from '../protocol/messages/codec.js';
-import { requestHeaderVersion, responseHeaderVersion } from '../protocol/messages/header.js';
-import { RequestHeader } from '../protocol/messages/request-header.js';
-import { Reader } from '../protocol/primitives/reader.js';
-import { Writer } from '../protocol/primitives/writer.js';
 import { formatHostPort } from '../server/host-port.js';
 
 const TIMEOUT_MS = 10_000;
@@ -44,20 +41,11 @@ export class BrokerClient {
   }
 
   async request<Req, Res>(requestCodec: MessageCodec<Req>, responseCodec: MessageCodec<Res>, version: number, request: Req): Promise<Res> {
-    const { apiKey } = requestCodec;
     const correlationId = ++this.correlationId;
-    const w = new Writer();
-    w.writeInt32(0);
-    const headerVersion = requestHeaderVersion(apiKey, version);
-    RequestHeader.write(w, headerVersion, { requestApiKey: apiKey, requestApiVersion: version, correlationId, clientId: 'brook-cli' });
-    requestCodec.write(w, version, request);
-    const frame = w.finish();
-    frame.writeInt32BE(frame.length - 4, 0);
-    this.socket.write(frame);
-    const r = new Reader(await this.nextFrame());
-    if (r.readInt32() !== correlationId) throw new Error(`the broker at ${this.address} answered out of turn`);
-    if (responseHeaderVersion(apiKey, version) >= 1) r.skipTaggedFields();
-    return responseCodec.read(r, version);
+    this.socket.write(requestFrame(requestCodec, version, request, correlationId, 'brook-cli'));
+    const response = readResponseFrame(await this.nextFrame(), responseCodec, requestCodec.apiKey, version);
+    if (response.correlationId !== correlationId) throw new Error(`the broker at ${this.address} answered out of turn`);
+    return response.body;
   }
 
   close(): void {

@@ -1,11 +1,8 @@
 /** A bare Kafka connection for tests that need exact bytes on the wire: one request at a time, or pipelined. */
 import { connect, type Socket } from 'node:net';
 import { once } from 'node:events';
+import { readResponseFrame, requestFrame } from '../../src/protocol/frames.js';
 import type { MessageCodec } from '../../src/protocol/messages/codec.js';
-import { requestHeaderVersion, responseHeaderVersion } from '../../src/protocol/messages/header.js';
-import { RequestHeader } from '../../src/protocol/messages/request-header.js';
-import { Reader } from '../../src/protocol/primitives/reader.js';
-import { Writer } from '../../src/protocol/primitives/writer.js';
 
 export class WireClient {
   private buffered = Buffer.alloc(0);
@@ -39,13 +36,7 @@ export class WireClient {
 
   /** Encodes a request frame (size prefix included). */
   frame<Req>(codec: MessageCodec<Req>, version: number, request: Req, correlationId = this.correlationId++): Buffer {
-    const w = new Writer();
-    w.writeInt32(0);
-    RequestHeader.write(w, requestHeaderVersion(codec.apiKey, version), { requestApiKey: codec.apiKey, requestApiVersion: version, correlationId, clientId: 'wire-test' });
-    codec.write(w, version, request);
-    const out = w.finish();
-    out.writeInt32BE(out.length - 4, 0);
-    return out;
+    return requestFrame(codec, version, request, correlationId, 'wire-test');
   }
 
   sendRaw(bytes: Buffer): void {
@@ -67,10 +58,7 @@ export class WireClient {
   }
 
   decode<Res>(frame: Buffer, codec: MessageCodec<Res>, apiKey: number, version: number): { correlationId: number; body: Res } {
-    const r = new Reader(frame);
-    const correlationId = r.readInt32();
-    if (responseHeaderVersion(apiKey, version) >= 1) r.skipTaggedFields();
-    return { correlationId, body: codec.read(r, version) };
+    return readResponseFrame(frame, codec, apiKey, version);
   }
 
   async request<Req, Res>(reqCodec: MessageCodec<Req>, resCodec: MessageCodec<Res>, version: number, request: Req): Promise<Res> {
