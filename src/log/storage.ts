@@ -14,6 +14,7 @@ import { makeDirectory } from './make-directory.js';
 import { resolveLogOptions, type LogOptions, type Reporter } from './options.js';
 import { isPartitionFileName } from './partition-files.js';
 import { PartitionLog } from './partition-log.js';
+import { topicNameProblem } from './topic-name.js';
 
 export interface TopicInfo {
   readonly name: string;
@@ -57,8 +58,6 @@ export class InvalidPartitionsError extends Error {}
 const PRODUCER_ID_BLOCK = 1000n;
 /** Id 0 is never handed out: some clients send 0 to mean "none". */
 const FIRST_PRODUCER_ID = 1n;
-/** Kafka's legal topic names; also keeps names safe as directory names. */
-const LEGAL_TOPIC_NAME = /^[a-zA-Z0-9._-]{1,249}$/;
 export const MAX_PARTITIONS = 100_000;
 const PARTITION_DIR = /^(.+)-(\d+)$/;
 
@@ -78,7 +77,7 @@ function isTopicInfo(value: unknown): value is TopicInfo {
   if (!isJsonObject(value)) return false;
   const { name, topicId, partitions } = value;
   const counted = typeof partitions === 'number' && Number.isInteger(partitions) && partitions >= 1 && partitions <= MAX_PARTITIONS;
-  return typeof name === 'string' && LEGAL_TOPIC_NAME.test(name) && typeof topicId === 'string' && counted;
+  return typeof name === 'string' && topicNameProblem(name) === undefined && typeof topicId === 'string' && counted;
 }
 
 function isProducerIds(value: unknown): value is ProducerIds {
@@ -88,7 +87,7 @@ function isProducerIds(value: unknown): value is ProducerIds {
 /** The directories of `dataDir` named as partitions are: a legal topic name, then a partition number. */
 async function partitionNamedDirectories(dataDir: string): Promise<string[]> {
   const dirs = (await readdir(dataDir, { withFileTypes: true })).filter((d) => d.isDirectory()).map((d) => d.name);
-  return dirs.filter((dir) => LEGAL_TOPIC_NAME.test(PARTITION_DIR.exec(dir)?.[1] ?? ''));
+  return dirs.filter((dir) => topicNameProblem(PARTITION_DIR.exec(dir)?.[1] ?? '') === undefined);
 }
 
 /** A file in `dir` that brook does not write in partitions (or `dir` itself, if a file): then the directory is not one of brook's. */
@@ -213,7 +212,8 @@ export class Storage {
 
   /** Creates the partitions, then records the topic; throws TopicExistsError if the name is taken, TopicCollisionError if another collides with it. */
   async createTopic(name: string, partitions: number): Promise<TopicInfo> {
-    if (!LEGAL_TOPIC_NAME.test(name) || name === '.' || name === '..') throw new RangeError(`'${name}' is not a legal topic name`);
+    const nameProblem = topicNameProblem(name);
+    if (nameProblem !== undefined) throw new RangeError(nameProblem);
     if (!(Number.isInteger(partitions) && partitions >= 1 && partitions <= MAX_PARTITIONS)) {
       throw new RangeError(`a topic needs between 1 and ${MAX_PARTITIONS} partitions, not ${partitions}`);
     }

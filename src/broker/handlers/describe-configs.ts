@@ -5,7 +5,7 @@ import { defineApi } from '../api-handler.js';
 import type { BrokerContext } from '../broker-context.js';
 import { DEFAULT_CONFIG, NODE_ID, type BrokerConfig } from '../config.js';
 import { configEntries, DEFAULT_CONFIG_SOURCE, topicConfigEntries, type ConfigEntry } from '../topic-configs.js';
-import { topicNameProblem } from '../topic-names.js';
+import { topicNameProblem } from '../../log/topic-name.js';
 import { formatHostPort } from '../../server/host-port.js';
 
 const TOPIC = 2;

@@ -5,7 +5,7 @@ import { ZERO_UUID } from '../../protocol/primitives/reader.js';
 import { defineApi } from '../api-handler.js';
 import { authorizedOperations, CLUSTER_OPERATIONS, NOT_ASKED, TOPIC_OPERATIONS } from '../authorized-operations.js';
 import { LEADER_EPOCH, NODE_ID } from '../config.js';
-import { topicNameProblem } from '../topic-names.js';
+import { topicNameProblem } from '../../log/topic-name.js';
 import { TopicCollisionError, TopicExistsError, type TopicInfo } from '../../log/storage.js';
 import type { BrokerContext } from '../broker-context.js';
 import { storageErrorCode } from '../storage-error.js';
