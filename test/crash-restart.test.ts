@@ -6,6 +6,7 @@
  */
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
+import { WINDOW_SIZE } from '../src/idempotence/rules.js';
 import { FetchRequest, FetchResponse } from '../src/protocol/messages/fetch.js';
 import { ZERO_UUID } from '../src/protocol/primitives/reader.js';
 import { readBatchHeader } from '../src/protocol/record-batch.js';
@@ -105,11 +106,11 @@ test('SIGKILL mid-traffic, restart: acknowledged batches kept, the last five ret
         inFlight.offset = retry.baseOffset;
         acked.push(inFlight);
       }
-      for (const batch of acked.slice(-5)) {
+      for (const batch of acked.slice(-WINDOW_SIZE)) {
         const retry = await produceBatch(client, TOPIC, partition, Buffer.from(batch.bytes));
         assert.deepEqual(retry, { errorCode: 0, baseOffset: batch.offset }, `retry of producer ${producerId} seq ${batch.seq}`);
       }
-      const sixthFromEnd = acked.at(-6);
+      const sixthFromEnd = acked.at(-WINDOW_SIZE - 1);
       if (sixthFromEnd !== undefined) {
         const retry = await produceBatch(client, TOPIC, partition, Buffer.from(sixthFromEnd.bytes));
         assert.equal(retry.errorCode, 45, 'a batch that left the window is out of order, not a duplicate');

@@ -156,7 +156,7 @@ class NaiveBroker {
     const current = mine[mine.length - 1]!.epoch;
     if (epoch < current) return 'FENCED';
     if (epoch > current) return first === 0 ? accept() : 'OUT_OF_ORDER';
-    const recent = mine.filter((h) => h.epoch === current).slice(-5);
+    const recent = mine.filter((h) => h.epoch === current).slice(-WINDOW_SIZE);
     const same = recent.find((h) => h.first === first && h.last === last);
     if (same !== undefined) return `DUPLICATE ${same.base}`;
     const expected = Number((BigInt(recent[recent.length - 1]!.last) + 1n) % 2147483648n);

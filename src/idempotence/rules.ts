@@ -7,6 +7,9 @@
 /** Batches remembered per producer: the default max.in.flight.requests.per.connection. */
 export const WINDOW_SIZE = 5;
 
+/** Producer epochs are int16: the highest one a producer id can reach. */
+export const MAX_EPOCH = 32767;
+
 /** Sequence numbers are int32 and wrap: after 2147483647 comes 0. */
 const SEQUENCE_MODULUS = 2 ** 31;
 

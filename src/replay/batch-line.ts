@@ -2,6 +2,7 @@
  * One line of `brook replay` input: `producer=P epoch=E partition=NAME seq=S count=N`
  * (fields in any order, separated by spaces or tabs) or the same as a flat JSON object.
  */
+import { MAX_EPOCH } from '../idempotence/rules.js';
 import { FlatJsonError, parseFlatJsonObject } from './flat-json.js';
 
 export interface BatchLine {
@@ -18,7 +19,7 @@ export class BatchLineError extends Error {}
 const INT_MAX = 2147483647;
 const NUMERIC_RANGES = {
   producer: [0n, 9223372036854775807n],
-  epoch: [0n, 32767n],
+  epoch: [0n, BigInt(MAX_EPOCH)],
   seq: [0n, BigInt(INT_MAX)],
   count: [1n, BigInt(INT_MAX)],
 } as const;

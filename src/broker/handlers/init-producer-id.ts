@@ -6,9 +6,8 @@
  */
 import { ErrorCode } from '../../protocol/error-codes.js';
 import { InitProducerIdRequest, InitProducerIdResponse } from '../../protocol/messages/init-producer-id.js';
+import { MAX_EPOCH } from '../../idempotence/rules.js';
 import { defineApi } from '../api-handler.js';
-
-const MAX_EPOCH = 32767;
 
 export const initProducerId = defineApi({
   request: InitProducerIdRequest,
