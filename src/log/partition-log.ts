@@ -8,7 +8,7 @@
  * only a restart (which re-reads the disk) brings it back.
  */
 import type { FileHandle } from 'node:fs/promises';
-import { assignBaseOffset, BATCH_HEADER_SIZE, batchTime, type BatchHeader } from '../protocol/record-batch.js';
+import { assignBaseOffset, BATCH_HEADER_SIZE, BATCH_LOG_OVERHEAD, batchTime, type BatchHeader } from '../protocol/record-batch.js';
 import { readAt, scanBatches, type ReadMemory } from './batch-file.js';
 import { syncDir } from './durable-file.js';
 import { OffsetIndex } from './offset-index.js';
@@ -599,8 +599,8 @@ export class PartitionLog {
 /** How many bytes the whole batches at the start of `bytes` below `hw` take: at least one batch, then while within `maxBytes`. */
 function wholeBatchesLength(bytes: Buffer, maxBytes: number, hw: number): number {
   let pos = 0;
-  while (pos + 12 <= bytes.length) {
-    const size = bytes.readInt32BE(pos + 8) + 12;
+  while (pos + BATCH_LOG_OVERHEAD <= bytes.length) {
+    const size = bytes.readInt32BE(pos + 8) + BATCH_LOG_OVERHEAD;
     if (pos + size > bytes.length || (pos > 0 && pos + size > maxBytes)) break;
     if (Number(bytes.readBigInt64BE(pos)) >= hw) break;
     pos += size;
