@@ -2,7 +2,7 @@
 import { test, before, after } from 'node:test';
 import assert from 'node:assert/strict';
 import { startBroker, type Broker } from '../src/broker/start-broker.js';
-import { BrookDescribeProducersResponse, WINDOWS_TAG } from '../src/broker/handlers/describe-producers.js';
+import { BrookDescribeProducersResponse, WINDOWS_TAG } from '../src/protocol/producer-windows.js';
 import { ApiVersionsRequest, ApiVersionsResponse } from '../src/protocol/messages/api-versions.js';
 import { DescribeProducersRequest, DescribeProducersResponse } from '../src/protocol/messages/describe-producers.js';
 import { Reader } from '../src/protocol/primitives/reader.js';

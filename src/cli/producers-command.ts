@@ -1,7 +1,7 @@
 /** `brook producers`: a topic's idempotent producers and their windows, asked of a broker over the Kafka protocol. */
 import type { Command } from 'commander';
 import { parseHostPort } from '../server/host-port.js';
-import { BrookDescribeProducersResponse, type ProducerWindow } from '../broker/handlers/describe-producers.js';
+import { BrookDescribeProducersResponse, type ProducerWindow } from '../protocol/producer-windows.js';
 import type { WindowEntry } from '../idempotence/rules.js';
 import { ErrorCode } from '../protocol/error-codes.js';
 import { DescribeProducersRequest, type DescribeProducersResponseProducerState } from '../protocol/messages/describe-producers.js';
