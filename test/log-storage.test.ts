@@ -2,7 +2,7 @@ import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import { mkdir, readdir, rm, writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
-import { DurableJsonFile } from '../src/log/durable-file.js';
+import { DurableJsonFile } from '../src/files/durable-file.js';
 import { PartitionLog } from '../src/log/partition-log.js';
 import { ProducerEpochs } from '../src/log/producer-epochs.js';
 import { Storage, TopicExistsError } from '../src/log/storage.js';

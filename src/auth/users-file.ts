@@ -4,7 +4,7 @@
  * SASL/PLAIN is checked against the same credentials.
  */
 import { readFile } from 'node:fs/promises';
-import { writeFileDurably } from '../log/durable-file.js';
+import { writeFileDurably } from '../files/durable-file.js';
 import { MIN_ITERATIONS, SCRAM_MECHANISMS, scramCredential, type ScramCredential, type ScramMechanism } from './scram.js';
 
 export type SaslUsers = ReadonlyMap<string, ReadonlyMap<ScramMechanism, ScramCredential>>;

@@ -11,7 +11,7 @@
  */
 import { mkdir } from 'node:fs/promises';
 import { dirname } from 'node:path';
-import { DurableJsonFile, isJsonObject, isVersion1, writeFileDurably } from '../log/durable-file.js';
+import { DurableJsonFile, isJsonObject, isVersion1, writeFileDurably } from '../files/durable-file.js';
 import { ClassicGroup, Member } from './classic-group.js';
 
 export const GROUPS_FILE = 'groups.json';

@@ -6,7 +6,7 @@
  */
 import { mkdir } from 'node:fs/promises';
 import { dirname } from 'node:path';
-import { isJsonObject, readFileIfExists, writeFileDurably } from '../log/durable-file.js';
+import { isJsonObject, readFileIfExists, writeFileDurably } from '../files/durable-file.js';
 
 export const OFFSETS_FILE = 'group-offsets.json';
 const FORMAT = 'brook-group-offsets/1';

@@ -15,7 +15,7 @@
 import { readdir, rm } from 'node:fs/promises';
 import { join } from 'node:path';
 import { crc32c } from '../protocol/crc32c.js';
-import { readFileIfExists, writeFileDurably } from './durable-file.js';
+import { readFileIfExists, writeFileDurably } from '../files/durable-file.js';
 import { offsetFileName, parseOffsetFileName } from './segment.js';
 
 export interface RecoveryPoint {

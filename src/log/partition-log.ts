@@ -10,7 +10,7 @@
 import type { FileHandle } from 'node:fs/promises';
 import { assignBaseOffset, BATCH_HEADER_SIZE, BATCH_LOG_OVERHEAD, batchTime, type BatchHeader } from '../protocol/record-batch.js';
 import { readAt, scanBatches, type ReadMemory } from './batch-file.js';
-import { syncDir } from './durable-file.js';
+import { syncDir } from '../files/durable-file.js';
 import { OffsetIndex } from './offset-index.js';
 import { resolveLogOptions, type LogOptions, type ResolvedLogOptions } from './options.js';
 import { pruneSnapshots, readLogStartOffset, writeLogStartOffset, writeRecoveryPoint, writeSnapshot } from './partition-files.js';

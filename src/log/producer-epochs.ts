@@ -4,7 +4,7 @@
  * epoch has not written to yet — and a bump must name the epoch it replaces.
  */
 import { join } from 'node:path';
-import { DurableJsonFile, isJsonObject, isVersion1 } from './durable-file.js';
+import { DurableJsonFile, isJsonObject, isVersion1 } from '../files/durable-file.js';
 
 interface EpochsJson {
   readonly version: 1;

@@ -9,7 +9,7 @@
 import { randomBytes, randomUUID } from 'node:crypto';
 import { readdir, rm } from 'node:fs/promises';
 import { join } from 'node:path';
-import { DurableJsonFile, isJsonObject, isVersion1 } from './durable-file.js';
+import { DurableJsonFile, isJsonObject, isVersion1 } from '../files/durable-file.js';
 import { makeDirectory } from './make-directory.js';
 import { resolveLogOptions, type LogOptions, type Reporter } from './options.js';
 import { isPartitionFileName } from './partition-files.js';
