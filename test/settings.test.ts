@@ -1,6 +1,8 @@
-/** The settings table as users meet it: `brook serve`'s flags and DescribeConfigs. */
+/** The settings table as users meet it: `brook serve`'s flags, DescribeConfigs, and the README. */
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
+import { readFile } from 'node:fs/promises';
+import { withSettingsTables } from '../scripts/readme-settings.js';
 import { DescribeConfigsRequest, DescribeConfigsResponse } from '../src/protocol/messages/describe-configs.js';
 import { FLAGS, flagOf, type Setting } from '../src/settings/settings.js';
 import { startServe } from './helpers/serve-process.js';
@@ -44,4 +46,11 @@ test('each flag of a Kafka broker config reaches DescribeConfigs under its name,
     c.close();
     await serve.stop();
   }
+});
+
+test("the README's flags and startBroker options tables are what npm run gen:readme makes of the settings", async () => {
+  const readme = await readFile(new URL('../README.md', import.meta.url), 'utf8');
+  const made = withSettingsTables(readme);
+  const firstDifference = made.split('\n').find((line, i) => line !== readme.split('\n')[i]);
+  assert.equal(made, readme, `README.md differs from the settings table (run npm run gen:readme), first at:\n${firstDifference}`);
 });
