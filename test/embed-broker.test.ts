@@ -85,7 +85,7 @@ test('a taken metrics port fails startBroker and leaves nothing listening', asyn
 
 test('an unknown option, or a value of the wrong type or out of range, is refused rather than ignored or failing later', async () => {
   const refused: [Record<string, unknown>, RegExp][] = [
-    [{ connectionsMaxIdleMs: 500 }, /unknown option 'connectionsMaxIdleMs'.*idleTimeoutMs/],
+    [{ idleTimeoutMs: 500 }, /unknown option 'idleTimeoutMs'.*connectionsMaxIdleMs/],
     [{ flush: 'interval:100' }, /option 'flush' cannot be "interval:100"/],
     [{ advertisedListener: 'example.com:1234' }, /option 'advertisedListener'/],
     [{ segmentBytes: '1024' }, /option 'segmentBytes'/],
@@ -97,7 +97,7 @@ test('an unknown option, or a value of the wrong type or out of range, is refuse
     [{ partitions: 2.5 }, /option 'partitions' cannot be 2.5/],
     [{ maxQueuedResponsesPerConnection: 0 }, /option 'maxQueuedResponsesPerConnection' cannot be 0/],
     [{ flush: { intervalMs: Infinity } }, /option 'flush' cannot be \{"intervalMs":"Infinity"\}/],
-    [{ idleTimeoutMs: 2 ** 31 }, /option 'idleTimeoutMs' cannot be 2147483648: a whole number from 1 to 2147483647/],
+    [{ connectionsMaxIdleMs: 2 ** 31 }, /option 'connectionsMaxIdleMs' cannot be 2147483648: a whole number from 1 to 2147483647/],
     [{ advertisedListener: { host: 'example.com', port: 99999 } }, /option 'advertisedListener'.*port from 1 to 65535/],
     [{ retentionMs: -2 }, /option 'retentionMs'/],
     [{ fetchMaxBytes: -1 }, /option 'fetchMaxBytes'/],
@@ -107,7 +107,7 @@ test('an unknown option, or a value of the wrong type or out of range, is refuse
   ];
   for (const [options, message] of refused) await assert.rejects(startBroker(options as BrokerOptions), message);
   await assert.rejects(startBroker(null as unknown as BrokerOptions), /startBroker: options must be an object, not null/);
-  const broker = await startBroker({ flush: { intervalMs: 100 }, advertisedListener: { host: 'example.com', port: 1234 }, idleTimeoutMs: 500 });
+  const broker = await startBroker({ flush: { intervalMs: 100 }, advertisedListener: { host: 'example.com', port: 1234 }, connectionsMaxIdleMs: 500 });
   await broker.close();
 });
 

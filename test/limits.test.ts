@@ -84,13 +84,13 @@ test('--max-connections refuses connections past the limit', async () => {
 });
 
 test('an idle connection is closed after connections.max.idle.ms', async () => {
-  const b = await broker({ idleTimeoutMs: 200 });
+  const b = await broker({ connectionsMaxIdleMs: 200 });
   const c = await WireClient.connect(b.port);
   assert.equal(await c.nextFrame(2000), undefined);
 });
 
 test('half-received requests share one memory budget: past it, one request goes on and the others wait until it is done', async () => {
-  const b = await broker({ maxPendingRequestBytes: 100_000, maxRequestBytes: 200_000 });
+  const b = await broker({ queuedMaxRequestBytes: 100_000, maxRequestBytes: 200_000 });
   const holder = await WireClient.connect(b.port);
   const waiter = await WireClient.connect(b.port);
   const big = (c: WireClient, id: number): Buffer => {
@@ -115,7 +115,7 @@ test('half-received requests share one memory budget: past it, one request goes 
 });
 
 test('size prefixes of huge requests, trickled, do not hold up a small request that arrives in two reads', async () => {
-  const b = await broker({ maxPendingRequestBytes: 1_000_000, maxRequestBytes: 100_000_000 });
+  const b = await broker({ queuedMaxRequestBytes: 1_000_000, maxRequestBytes: 100_000_000 });
   const hogs = await Promise.all([1, 2, 3, 4, 5].map(() => WireClient.connect(b.port)));
   for (const hog of hogs) hog.sendRaw(Buffer.concat([sizePrefix(100_000_000), Buffer.alloc(10)]));
   await new Promise((r) => setTimeout(r, 100));
@@ -130,7 +130,7 @@ test('size prefixes of huge requests, trickled, do not hold up a small request t
 });
 
 test('a size prefix alone claims no memory: a large request waiting for the budget holds only what has arrived', async () => {
-  const b = await broker({ maxPendingRequestBytes: 1_000_000, maxRequestBytes: 100_000_000 });
+  const b = await broker({ queuedMaxRequestBytes: 1_000_000, maxRequestBytes: 100_000_000 });
   const holder = await WireClient.connect(b.port);
   const waiter = await WireClient.connect(b.port);
   holder.sendRaw(Buffer.concat([sizePrefix(900_000), Buffer.alloc(100)]));

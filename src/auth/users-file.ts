@@ -1,5 +1,5 @@
 /**
- * The `--sasl-users` file: per user, salted SCRAM credentials (never a password), as JSON:
+ * The users file of `--sasl-users-file`: per user, salted SCRAM credentials (never a password), as JSON:
  * { "users": { "alice": { "SCRAM-SHA-256": { "salt": b64, "iterations": n, "storedKey": b64, "serverKey": b64 }, … } } }
  * SASL/PLAIN is checked against the same credentials.
  */

@@ -4,7 +4,7 @@ import type { GroupCoordinator } from '../groups/group-coordinator.js';
 import type { ProducerEpochs } from '../log/producer-epochs.js';
 import type { Storage } from '../log/storage.js';
 import type { BrokerMetrics } from '../metrics/broker-metrics.js';
-import type { BrokerConfig } from './config.js';
+import type { BrokerConfig } from '../settings/settings.js';
 import type { PartitionWaiters } from './partition-waiters.js';
 import type { SaslGate } from './sasl-gate.js';
 import type { BufferPool } from '../memory/buffer-pool.js';

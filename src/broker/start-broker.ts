@@ -2,7 +2,7 @@
 import { mkdtemp, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { pino, type Logger } from 'pino';
+import { pino } from 'pino';
 import { GroupCoordinator } from '../groups/group-coordinator.js';
 import { lockDirectory } from '../log/dir-lock.js';
 import { makeDirectory } from '../log/make-directory.js';
@@ -13,7 +13,7 @@ import { serveMetrics } from '../metrics/metrics-server.js';
 import { TcpServer } from '../server/tcp-server.js';
 import { buildApiTable } from './api-table.js';
 import type { BrokerContext } from './broker-context.js';
-import { DEFAULT_CONFIG, type BrokerConfig } from './config.js';
+import { DEFAULT_CONFIG, type BrokerConfig } from '../settings/settings.js';
 import { listenerProblem, optionProblem } from './option-checks.js';
 import { formatHostPort } from '../server/host-port.js';
 import { createDispatcher } from './dispatch.js';
@@ -25,14 +25,8 @@ import { BufferPool } from '../memory/buffer-pool.js';
 /** Free memory kept for Fetch reads between responses. */
 const KEPT_FETCH_BYTES = 16 * 1024 * 1024;
 
-export interface BrokerOptions extends Partial<Omit<BrokerConfig, 'dataDir'>> {
-  /** Where the log lives; absent: a fresh temporary directory, removed on close. */
-  readonly dataDir?: string;
-  /** A pino logger; absent: warnings and errors only, to stderr. */
-  readonly logger?: Logger;
-  /** Serve Prometheus metrics over HTTP at /metrics on this port of `host` (0: a free port); absent: no endpoint. */
-  readonly metricsPort?: number;
-}
+/** The settings of src/settings/settings.ts, each optional; the README lists them. */
+export type BrokerOptions = Partial<BrokerConfig>;
 
 export interface Broker {
   /** "host:port", as clients should be given it. */
@@ -54,7 +48,7 @@ export async function startBroker(options: BrokerOptions = {}): Promise<Broker> 
   const dataDir = options.dataDir ?? (await mkdtemp(join(tmpdir(), 'brook-')));
   const port = options.port ?? (temporary ? 0 : DEFAULT_CONFIG.port);
   const config: BrokerConfig = { ...DEFAULT_CONFIG, ...withoutUndefined(options), dataDir, port };
-  const logger = options.logger ?? pino({ level: 'warn' }, pino.destination(2));
+  const logger = config.logger ?? pino({ level: 'warn' }, pino.destination(2));
   // What is open so far, closed in reverse order on stop or on a failed start.
   const closers: (() => Promise<void>)[] = [];
   const closeAll = async (): Promise<void> => {
@@ -102,8 +96,8 @@ export async function startBroker(options: BrokerOptions = {}): Promise<Broker> 
         maxQueuedResponses: config.maxQueuedResponsesPerConnection,
         maxUnsentResponseBytes: config.fetchMaxBytes,
         maxConnections: config.maxConnections,
-        maxPendingRequestBytes: config.maxPendingRequestBytes,
-        idleTimeoutMs: config.idleTimeoutMs,
+        maxPendingRequestBytes: config.queuedMaxRequestBytes,
+        idleTimeoutMs: config.connectionsMaxIdleMs,
       },
       logger,
       config.tls,
@@ -115,7 +109,7 @@ export async function startBroker(options: BrokerOptions = {}): Promise<Broker> 
       await server.close();
     });
     const bound = await server.listen(config.host, config.port);
-    const metricsServer = options.metricsPort === undefined ? undefined : await serveMetrics(metrics.registry, config.host, options.metricsPort);
+    const metricsServer = config.metricsPort === undefined ? undefined : await serveMetrics(metrics.registry, config.host, config.metricsPort);
     if (metricsServer !== undefined) metrics.collectProcessMetrics();
     if (metricsServer !== undefined) closers.push(() => metricsServer.close());
     if (config.advertisedListener === undefined) context.advertised = { host: config.host, port: bound.port };
@@ -142,6 +136,6 @@ export async function startBroker(options: BrokerOptions = {}): Promise<Broker> 
 }
 
 function withoutUndefined<T extends object>(o: T): Partial<T> {
-  return Object.fromEntries(Object.entries(o).filter(([k, v]) => v !== undefined && k !== 'logger' && k !== 'metricsPort')) as Partial<T>;
+  return Object.fromEntries(Object.entries(o).filter(([, v]) => v !== undefined)) as Partial<T>;
 }
 

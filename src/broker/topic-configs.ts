@@ -3,12 +3,11 @@
  * settings to all topics), and the check CreateTopics makes of the configs it is sent, which are
  * Kafka's topic config names, each with a value of its type.
  */
-import { DEFAULT_CONFIG, type BrokerConfig } from './config.js';
+import type { KafkaType } from '../settings/kinds.js';
+import { DEFAULT_CONFIG, TOPIC_CONFIG_SETTINGS, topicConfigDefaults, type BrokerConfig } from '../settings/settings.js';
 
-type Kind = 'int' | 'long' | 'double' | 'boolean' | 'string' | { readonly oneOf: readonly string[] } | { readonly listOf: readonly string[] };
-
-/** Kafka's topic configs (TopicConfig, 3.x and 4.0) and the type of each. */
-const KINDS: Readonly<Record<string, Kind>> = {
+/** Kafka's topic configs (TopicConfig, 3.x and 4.0) and the type of each: those of no setting here, the rest from the settings. */
+const KINDS: Readonly<Record<string, KafkaType>> = {
   'cleanup.policy': { listOf: ['compact', 'delete'] },
   'compression.type': { oneOf: ['uncompressed', 'zstd', 'lz4', 'snappy', 'gzip', 'producer'] },
   'compression.gzip.level': 'int',
@@ -24,13 +23,9 @@ const KINDS: Readonly<Record<string, Kind>> = {
   'local.retention.bytes': 'long',
   'local.retention.ms': 'long',
   'max.compaction.lag.ms': 'long',
-  'max.message.bytes': 'int',
   'message.downconversion.enable': 'boolean',
   'message.format.version': 'string',
-  'message.timestamp.after.max.ms': 'long',
-  'message.timestamp.before.max.ms': 'long',
   'message.timestamp.difference.max.ms': 'long',
-  'message.timestamp.type': { oneOf: ['CreateTime', 'LogAppendTime'] },
   'min.cleanable.dirty.ratio': 'double',
   'min.compaction.lag.ms': 'long',
   'min.insync.replicas': 'int',
@@ -38,18 +33,15 @@ const KINDS: Readonly<Record<string, Kind>> = {
   'remote.log.copy.disable': 'boolean',
   'remote.log.delete.on.disable': 'boolean',
   'remote.storage.enable': 'boolean',
-  'retention.bytes': 'long',
-  'retention.ms': 'long',
-  'segment.bytes': 'int',
   'segment.index.bytes': 'int',
   'segment.jitter.ms': 'long',
-  'segment.ms': 'long',
   'unclean.leader.election.enable': 'boolean',
+  ...Object.fromEntries([...TOPIC_CONFIG_SETTINGS].flatMap(([name, s]) => (s.kind.kafkaType === undefined ? [] : [[name, s.kind.kafkaType]]))),
 };
 
 const INTEGER = /^[+-]?\d+$/;
 
-function fits(kind: Kind, value: string): boolean {
+function fits(kind: KafkaType, value: string): boolean {
   if (kind === 'int') return INTEGER.test(value) && Number(value) >= -(2 ** 31) && Number(value) < 2 ** 31;
   if (kind === 'long') return INTEGER.test(value) && BigInt.asIntN(64, BigInt(value)) === BigInt(value);
   if (kind === 'double') return value !== '' && Number.isFinite(Number(value));
@@ -69,21 +61,9 @@ export function topicConfigProblem(name: string, value: string): string | undefi
   return `Invalid value ${value} for configuration ${name}: ${kind === 'boolean' ? 'Expected value to be either true or false' : expected}`;
 }
 
-/** The configs in force for every topic, from the broker's settings. */
+/** The configs in force for every topic: those brook fixes, and the broker's settings. */
 function topicConfigs(c: BrokerConfig): Record<string, string> {
-  return {
-    'cleanup.policy': 'delete',
-    'compression.type': 'producer',
-    'max.message.bytes': String(c.maxRequestBytes),
-    'message.timestamp.after.max.ms': String(c.messageTimestampAfterMaxMs),
-    'message.timestamp.before.max.ms': String(c.messageTimestampBeforeMaxMs),
-    'message.timestamp.type': c.messageTimestampType,
-    'min.insync.replicas': '1',
-    'retention.bytes': String(c.retentionBytes),
-    'retention.ms': String(c.retentionMs),
-    'segment.bytes': String(c.segmentBytes),
-    'segment.ms': String(c.segmentMs),
-  };
+  return { 'cleanup.policy': 'delete', 'compression.type': 'producer', 'min.insync.replicas': '1', ...topicConfigDefaults(c) };
 }
 
 /** Kafka's ConfigSource values. */
@@ -96,9 +76,11 @@ export interface ConfigEntry {
   readonly configSource: number;
 }
 
-/** Each config with where its value comes from: a setting the broker was given, or its default. */
+/** Each config, by name, with where its value comes from: a setting the broker was given, or its default. */
 export function configEntries(values: Record<string, string>, defaults: Record<string, string>): ConfigEntry[] {
-  return Object.entries(values).map(([name, value]) => ({ name, value, configSource: value === defaults[name] ? DEFAULT_CONFIG_SOURCE : STATIC_BROKER_CONFIG }));
+  return Object.entries(values)
+    .sort(([a], [b]) => (a < b ? -1 : 1))
+    .map(([name, value]) => ({ name, value, configSource: value === defaults[name] ? DEFAULT_CONFIG_SOURCE : STATIC_BROKER_CONFIG }));
 }
 
 export function topicConfigEntries(c: BrokerConfig): ConfigEntry[] {

@@ -8,7 +8,7 @@ import { DescribeProducersRequest, type DescribeProducersResponseProducerState }
 import { MetadataRequest, MetadataResponse } from '../protocol/messages/metadata.js';
 import { ZERO_UUID } from '../protocol/primitives/reader.js';
 import { BrokerClient } from './broker-client.js';
-import { integer } from './serve-command.js';
+import { integer } from './arg-parser.js';
 
 const METADATA_VERSION = 12;
 const HEADINGS = ['PARTITION', 'PRODUCER ID', 'EPOCH', 'LAST SEQUENCE', 'LAST TIMESTAMP', 'WINDOW (first..last sequence @ base offset, oldest first)'];

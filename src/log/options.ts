@@ -1,11 +1,9 @@
-/** Settings of a partition log, named after their Kafka topic configs, and the logger it reports to. */
-
 /**
- * When appended data is fsynced. 'none': never on the acknowledgement path (survives a process
- * crash, not a power cut); interval: every intervalMs, acknowledgements do not wait for it;
- * 'always': before the acknowledgement, one fsync covering every write since the last.
+ * Settings of a partition log, named after their Kafka topic configs, and the logger it reports
+ * to. Those that are broker settings default as the broker's do; their ranges are checked there.
  */
-export type FlushPolicy = 'none' | 'always' | { readonly intervalMs: number };
+import type { FlushPolicy } from '../settings/kinds.js';
+import { SETTINGS } from '../settings/settings.js';
 
 /** A callback, or a pino-like logger (fields first, as pino takes them). */
 export type LogSink =
@@ -45,28 +43,21 @@ export interface Reporter {
 
 export type ResolvedLogOptions = Required<Omit<LogOptions, 'logger'>> & { readonly report: Reporter };
 
-const MAX_SEGMENT_BYTES = 2 ** 31 - 1;
-
 export function resolveLogOptions(options: LogOptions): ResolvedLogOptions {
   const resolved = {
-    segmentBytes: options.segmentBytes ?? 64 * 1024 * 1024,
-    segmentMs: options.segmentMs ?? 7 * 24 * 3600 * 1000,
+    segmentBytes: options.segmentBytes ?? SETTINGS.segmentBytes.default,
+    segmentMs: options.segmentMs ?? SETTINGS.segmentMs.default,
     indexIntervalBytes: options.indexIntervalBytes ?? 4096,
-    flush: options.flush ?? 'none',
-    retentionMs: options.retentionMs ?? 7 * 24 * 3600 * 1000,
-    retentionBytes: options.retentionBytes ?? -1,
-    retentionCheckIntervalMs: options.retentionCheckIntervalMs ?? 300_000,
-    producerIdExpirationMs: options.producerIdExpirationMs ?? 86_400_000,
+    flush: options.flush ?? SETTINGS.flush.default,
+    retentionMs: options.retentionMs ?? SETTINGS.retentionMs.default,
+    retentionBytes: options.retentionBytes ?? SETTINGS.retentionBytes.default,
+    retentionCheckIntervalMs: options.retentionCheckIntervalMs ?? SETTINGS.retentionCheckIntervalMs.default,
+    producerIdExpirationMs: options.producerIdExpirationMs ?? SETTINGS.producerIdExpirationMs.default,
     checkpointIntervalMs: options.checkpointIntervalMs ?? 60_000,
     tailCacheBytes: options.tailCacheBytes ?? 1024 * 1024,
     report: reporterOf(options.logger),
   };
-  // Positions in the index are 32-bit.
-  if (!(resolved.segmentBytes >= 1 && resolved.segmentBytes <= MAX_SEGMENT_BYTES)) {
-    throw new RangeError(`segmentBytes must be between 1 and ${MAX_SEGMENT_BYTES}`);
-  }
   if (!(resolved.indexIntervalBytes >= 1)) throw new RangeError('indexIntervalBytes must be positive');
-  if (typeof resolved.flush === 'object' && !(resolved.flush.intervalMs > 0)) throw new RangeError('flush intervalMs must be positive');
   return resolved;
 }
 

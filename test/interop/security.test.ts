@@ -13,7 +13,7 @@ before(async () => {
   certs = makeTestCerts();
   const usersFile = join(await tempDataDir(), 'users.json');
   assert.equal((await runBrook(['add-user', '--users-file', usersFile, '--user', 'carol'], 'carol-secret\n')).code, 0);
-  serve = await startServe(['--tls-cert', certs.certPath, '--tls-key', certs.keyPath, '--sasl-users', usersFile, '--failed-authentication-delay-ms', '500']);
+  serve = await startServe(['--tls-cert', certs.certPath, '--tls-key', certs.keyPath, '--sasl-users-file', usersFile, '--failed-authentication-delay-ms', '500']);
 });
 after(async () => {
   await serve.stop();

@@ -3,7 +3,8 @@ import { ErrorCode } from '../../protocol/error-codes.js';
 import { DescribeConfigsRequest, DescribeConfigsResponse } from '../../protocol/messages/describe-configs.js';
 import { defineApi } from '../api-handler.js';
 import type { BrokerContext } from '../broker-context.js';
-import { DEFAULT_CONFIG, NODE_ID, type BrokerConfig } from '../config.js';
+import { NODE_ID } from '../config.js';
+import { brokerConfigValues, DEFAULT_CONFIG, type BrokerConfig } from '../../settings/settings.js';
 import { configEntries, DEFAULT_CONFIG_SOURCE, topicConfigEntries, type ConfigEntry } from '../topic-configs.js';
 import { topicNameProblem } from '../../log/topic-name.js';
 import { formatHostPort } from '../../server/host-port.js';
@@ -20,25 +21,13 @@ function securityProtocol(c: BrokerConfig): string {
   return sasl ? 'SASL_PLAINTEXT' : 'PLAINTEXT';
 }
 
+/** The broker's configs: its settings', and those brook fixes or works out as it runs. */
 function brokerConfigs(c: BrokerConfig, advertised: BrokerContext['advertised']): Record<string, string> {
   return {
     'advertised.listeners': `${securityProtocol(c)}://${formatHostPort(advertised.host, advertised.port)}`,
-    'auto.create.topics.enable': String(c.autoCreateTopics),
     'broker.id': String(NODE_ID),
-    'connections.max.idle.ms': String(c.idleTimeoutMs),
     'default.replication.factor': '1',
-    'log.dirs': c.dataDir,
-    'log.message.timestamp.after.max.ms': String(c.messageTimestampAfterMaxMs),
-    'log.message.timestamp.before.max.ms': String(c.messageTimestampBeforeMaxMs),
-    'log.message.timestamp.type': c.messageTimestampType,
-    'log.retention.bytes': String(c.retentionBytes),
-    'log.retention.check.interval.ms': String(c.retentionCheckIntervalMs),
-    'log.retention.ms': String(c.retentionMs),
-    'log.segment.bytes': String(c.segmentBytes),
-    'max.connections': String(c.maxConnections),
-    'num.partitions': String(c.partitions),
-    'producer.id.expiration.ms': String(c.producerIdExpirationMs),
-    'socket.request.max.bytes': String(c.maxRequestBytes),
+    ...brokerConfigValues(c),
   };
 }
 

@@ -1,0 +1,141 @@
+/**
+ * The kinds of value a setting takes: how startBroker checks an option of the kind, how
+ * `brook serve` reads a flag of it, and Kafka's type of it.
+ */
+import { readFileSync } from 'node:fs';
+import type { Logger } from 'pino';
+import { CLIENT_PORTS, parseHostPort } from '../server/host-port.js';
+import type { TlsListener } from '../server/tcp-server.js';
+
+/** Kafka's type of a config (ConfigDef.Type), which a topic config's value is checked against. */
+export type KafkaType = 'int' | 'long' | 'double' | 'boolean' | 'string' | { readonly oneOf: readonly string[] } | { readonly listOf: readonly string[] };
+
+export interface Kind<T> {
+  /** Whether a value given to startBroker is one. */
+  readonly fits: (value: unknown) => boolean;
+  /** What a value must be, in the words a refusal ends with. */
+  readonly said: string;
+  /** The flag's argument in `brook serve --help`. */
+  readonly arg: string;
+  /** A flag's text to its value; throws a sentence (no full stop) saying what is wrong. Absent: a switch, true or false. */
+  readonly parse?: (text: string) => T;
+  /** The texts a flag may be, which commander lists when another is given. */
+  readonly choices?: readonly string[];
+  /** What a flag takes, where that is not what the option takes. */
+  readonly flagSaid?: string;
+  /** Kafka's type, for the kinds of Kafka's configs. */
+  readonly kafkaType?: KafkaType;
+  /** What the number counts, for the README to spell a default in larger units. */
+  readonly unit?: 'bytes' | 'ms';
+}
+
+/**
+ * When appended data is fsynced. 'none': never on the acknowledgement path (survives a process
+ * crash, not a power cut); interval: every intervalMs, acknowledgements do not wait for it;
+ * 'always': before the acknowledgement, one fsync covering every write since the last.
+ */
+export type FlushPolicy = 'none' | 'always' | { readonly intervalMs: number };
+
+/** Node's timers wait at most this long; a longer delay fires at once. */
+export const MAX_TIMER_MS = 2 ** 31 - 1;
+export const INT32_MAX = 2 ** 31 - 1;
+/** The largest whole number a JavaScript number holds exactly: "no limit" where Kafka's is Long.MAX_VALUE. */
+export const ANY = Number.MAX_SAFE_INTEGER;
+
+const field = (v: unknown, name: string): unknown => (typeof v === 'object' && v !== null ? (v as Record<string, unknown>)[name] : undefined);
+const wholeIn = (min: number, max: number) => (v: unknown) => Number.isInteger(v) && (v as number) >= min && (v as number) <= max;
+const isText = (v: unknown): boolean => typeof v === 'string' && v !== '';
+
+const wholeSaid = (min: number, max: number): string => `a whole number from ${min} to ${max}`;
+
+/** A flag's whole number from min to max. */
+export function parseWhole(text: string, min: number, max: number): number {
+  const n = Number(text);
+  if (!/^-?[0-9]+$/.test(text) || n < min || n > max) throw new Error(`expected ${wholeSaid(min, max)}`);
+  return n;
+}
+
+function whole(kafkaType: 'int' | 'long', min: number, max: number, unit?: 'bytes' | 'ms'): Kind<number> {
+  return { fits: wholeIn(min, max), said: wholeSaid(min, max), arg: unit === 'ms' ? '<ms>' : '<n>', parse: (text) => parseWhole(text, min, max), kafkaType, unit };
+}
+
+/** A whole number from min to max, of Kafka's type int. */
+export const int = (min: number, max: number, unit?: 'bytes' | 'ms'): Kind<number> => whole('int', min, max, unit);
+/** A whole number from min to max, of Kafka's type long. */
+export const long = (min: number, max: number, unit?: 'bytes' | 'ms'): Kind<number> => whole('long', min, max, unit);
+
+export const port = (min: number): Kind<number> => ({ ...int(min, 65535), arg: '<port>' });
+
+export const bool: Kind<boolean> = { fits: (v) => typeof v === 'boolean', said: 'true or false', arg: '', kafkaType: 'boolean' };
+
+const listed = (items: readonly string[]): string => items.join(', ').replace(/, ([^,]*)$/, ' or $1');
+
+/** One of `values`, spelled as Kafka spells them. */
+export function oneOf<T extends string>(values: readonly T[], arg: string): Kind<T> {
+  return {
+    fits: (v) => values.includes(v as T),
+    said: listed(values.map((v) => `'${v}'`)),
+    arg,
+    parse: (text) => text as T,
+    choices: values,
+    flagSaid: listed(values.map((v) => `\`${v}\``)),
+    kafkaType: { oneOf: values },
+  };
+}
+
+/** Any text but the empty one; `said` is what it names. */
+export const text = (said: string, arg: string): Kind<string> => ({ fits: isText, said, arg, parse: (t) => t, kafkaType: 'string' });
+
+/** Parses `none`, `always` or `interval:<ms>`. */
+export function parseFlushPolicy(text: string): FlushPolicy {
+  if (text === 'none' || text === 'always') return text;
+  const m = /^interval:([1-9][0-9]*)$/.exec(text);
+  if (m && Number(m[1]) <= MAX_TIMER_MS) return { intervalMs: Number(m[1]) };
+  throw new Error(`--flush must be none, always or interval:<ms> (ms from 1 to ${MAX_TIMER_MS}), not '${text}'`);
+}
+
+export const flushPolicy: Kind<FlushPolicy> = {
+  fits: (v) => v === 'none' || v === 'always' || wholeIn(1, MAX_TIMER_MS)(field(v, 'intervalMs')),
+  said: `'none', 'always' or { intervalMs } of 1 to ${MAX_TIMER_MS}`,
+  arg: '<policy>',
+  parse: parseFlushPolicy,
+  flagSaid: `\`none\`, \`always\` or \`interval:<ms>\`, ms from 1 to ${MAX_TIMER_MS}`,
+};
+
+export const hostPort: Kind<{ readonly host: string; readonly port: number }> = {
+  fits: (v) => isText(field(v, 'host')) && wholeIn(...CLIENT_PORTS)(field(v, 'port')),
+  said: `{ host, port } with a port from ${CLIENT_PORTS[0]} to ${CLIENT_PORTS[1]}`,
+  arg: '<host:port>',
+  parse: parseHostPort,
+  flagSaid: `\`HOST:PORT\`, a port from ${CLIENT_PORTS[0]} to ${CLIENT_PORTS[1]}`,
+};
+
+const CLIENT_AUTH = ['none', 'requested', 'required'] as const;
+export const clientAuth = oneOf(CLIENT_AUTH, '<mode>');
+
+export const tlsListener: Kind<TlsListener> = {
+  fits: (v) => field(v, 'cert') !== undefined && field(v, 'key') !== undefined && clientAuth.fits(field(v, 'clientAuth')),
+  said: `{ cert, key, ca?, clientAuth: ${CLIENT_AUTH.map((a) => `'${a}'`).join(' | ')} }`,
+  arg: '',
+};
+
+/** A PEM file's contents, read when the flag is parsed so that a bad path is reported as such. */
+export const pemFile: Kind<Buffer> = {
+  fits: (v) => Buffer.isBuffer(v),
+  said: 'PEM text',
+  arg: '<file>',
+  parse(text) {
+    try {
+      return readFileSync(text);
+    } catch (err) {
+      throw new Error(`cannot read ${text}: ${(err as NodeJS.ErrnoException).code ?? (err as Error).message}`);
+    }
+  },
+  flagSaid: 'a PEM file',
+};
+
+export const pinoLogger: Kind<Logger> = {
+  fits: (v) => ['info', 'warn', 'error'].every((level) => typeof field(v, level) === 'function'),
+  said: 'a pino logger',
+  arg: '',
+};

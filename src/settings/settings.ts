@@ -1,0 +1,184 @@
+/**
+ * Every broker setting, once: its startBroker option (the row's name), its `brook serve` flag (the
+ * name in kebab case), its Kafka names, the values it takes, its default and what it does. The
+ * flags, startBroker's checks, the defaults, DescribeConfigs' answers and the README's tables
+ * (`npm run gen:readme`) all come from here: a new setting is one row (README, "Adding a
+ * setting"). A broker config that is the default of a topic config names both, so that topics'
+ * own values, once they may have them, are looked up by the topic config's name.
+ */
+import { TIMESTAMP_TYPES } from '../protocol/record-batch.js';
+import { ANY, bool, clientAuth, flushPolicy, hostPort, int, INT32_MAX, long, MAX_TIMER_MS, oneOf, pemFile, pinoLogger, port, text, tlsListener, type Kind } from './kinds.js';
+
+export interface Setting<T = unknown> {
+  readonly kind: Kind<T>;
+  /** undefined: not set unless given, `unset` saying what that means. */
+  readonly default: T | undefined;
+  readonly unset?: string;
+  /** One line; `code` in backquotes, which `--help` leaves out. */
+  readonly description: string;
+  /** 'flag': a `brook serve` flag only, making part of an option; 'option': a startBroker option only. */
+  readonly only?: 'flag' | 'option';
+  /** The Kafka broker config it is, which DescribeConfigs shows with its value. */
+  readonly broker?: string;
+  /** The topic config it is the default of. */
+  readonly topic?: string;
+  /** Kafka's names, where no one config is the setting (markdown: `code` in backquotes). */
+  readonly kafka?: string;
+  /** What startBroker does without it, where that is not the default (a flag's). */
+  readonly embedded?: string;
+}
+
+interface Row<T, D extends T | undefined, O extends Setting['only']> extends Setting<T> {
+  readonly default: D;
+  readonly only: O;
+}
+
+function setting<T, const D extends T | undefined, const O extends Setting['only'] = undefined>(
+  row: Omit<Setting, 'kind' | 'default' | 'only'> & { readonly kind: Kind<T>; readonly default: D; readonly only?: O },
+): Row<T, D, O> {
+  return row as Row<T, D, O>;
+}
+
+const DAY = 24 * 3600 * 1000;
+const MiB = 1024 * 1024;
+
+export const SETTINGS = {
+  host: setting({
+    kind: text('a host name or address', '<host>'),
+    default: '127.0.0.1',
+    kafka: '`listeners`',
+    description: 'address to listen on, loopback only by default; `0.0.0.0` (as in Kafka) or `::`, every address, needs `--advertised-listener`',
+  }),
+  port: setting({ kind: port(0), default: 9092, kafka: '`listeners`', embedded: '0 (a free port) without `dataDir`, 9092 with one', description: 'port to listen on' }),
+  dataDir: setting({
+    kind: text('a directory path', '<dir>'),
+    default: './data',
+    broker: 'log.dirs',
+    embedded: 'a fresh temporary directory, removed on close (one given is kept)',
+    description: 'where the log and metadata are kept',
+  }),
+  partitions: setting({ kind: int(1, 100_000), default: 1, broker: 'num.partitions', description: 'partitions of automatically created topics' }),
+  advertisedListener: setting({ kind: hostPort, default: undefined, unset: 'the bound address', kafka: '`advertised.listeners`', description: 'address given to clients in Metadata' }),
+  autoCreateTopics: setting({ kind: bool, default: true, broker: 'auto.create.topics.enable', description: 'create the topics Metadata requests name' }),
+  // Positions in the index are 32-bit.
+  segmentBytes: setting({ kind: int(14, INT32_MAX, 'bytes'), default: 64 * MiB, broker: 'log.segment.bytes', topic: 'segment.bytes', description: 'roll a log segment before it would pass this size' }),
+  segmentMs: setting({ kind: long(1, ANY, 'ms'), default: 7 * DAY, broker: 'log.roll.ms', topic: 'segment.ms', description: 'roll a log segment once its first batch is this old' }),
+  flush: setting({ kind: flushPolicy, default: 'none', kafka: '`log.flush.interval.*`', description: 'when appended data is fsynced: `none` leaves it to the operating system, `always` before each acknowledgement, `interval:<ms>` in the background' }),
+  retentionMs: setting({ kind: long(-1, ANY, 'ms'), default: 7 * DAY, broker: 'log.retention.ms', topic: 'retention.ms', description: 'delete segments older than this; -1 keeps them' }),
+  retentionBytes: setting({ kind: long(-1, ANY, 'bytes'), default: -1, broker: 'log.retention.bytes', topic: 'retention.bytes', description: 'delete old segments past this partition size; -1 keeps them' }),
+  retentionCheckIntervalMs: setting({ kind: long(1, MAX_TIMER_MS, 'ms'), default: 300_000, broker: 'log.retention.check.interval.ms', description: 'how often retention and producer expiration run' }),
+  producerIdExpirationMs: setting({ kind: int(1, ANY, 'ms'), default: DAY, broker: 'producer.id.expiration.ms', description: 'forget an idle producer this long after its last write' }),
+  // Kafka 4.0's hour: a batch stamped further ahead would start a segment of its own.
+  messageTimestampAfterMaxMs: setting({
+    kind: long(0, ANY, 'ms'),
+    default: 3_600_000,
+    broker: 'log.message.timestamp.after.max.ms',
+    topic: 'message.timestamp.after.max.ms',
+    description: "refuse a batch with a record stamped further ahead of the broker's clock: `INVALID_TIMESTAMP`, naming each such record; Kafka 4.0's default, 3.x had no limit",
+  }),
+  // Kafka's default is Long.MAX_VALUE; brook's largest is 2^53-1 ms, 285,000 years.
+  messageTimestampBeforeMaxMs: setting({
+    kind: long(0, ANY, 'ms'),
+    default: ANY,
+    broker: 'log.message.timestamp.before.max.ms',
+    topic: 'message.timestamp.before.max.ms',
+    description: 'likewise for records stamped further behind it; by default no limit, as in Kafka',
+  }),
+  messageTimestampType: setting({
+    kind: oneOf(TIMESTAMP_TYPES, '<type>'),
+    default: 'CreateTime',
+    broker: 'log.message.timestamp.type',
+    topic: 'message.timestamp.type',
+    description: "`CreateTime` keeps the producer's record times; `LogAppendTime` stamps each batch with the broker's clock as it is stored, and answers that time",
+  }),
+  maxRequestBytes: setting({
+    kind: int(64, INT32_MAX, 'bytes'),
+    default: 104_857_600,
+    broker: 'socket.request.max.bytes',
+    topic: 'max.message.bytes',
+    description: "largest request accepted, and so every topic's largest batch",
+  }),
+  queuedMaxRequestBytes: setting({ kind: long(1024, ANY, 'bytes'), default: 512 * MiB, broker: 'queued.max.request.bytes', description: 'memory for requests received in part, all connections together' }),
+  fetchMaxBytes: setting({ kind: int(1024, INT32_MAX, 'bytes'), default: 55 * MiB, broker: 'fetch.max.bytes', description: "most record bytes in one Fetch answer (but its first batch), and in a connection's unsent answers" }),
+  maxConnections: setting({ kind: int(1, ANY), default: 1000, broker: 'max.connections', description: 'connections accepted at once' }),
+  connectionsMaxIdleMs: setting({ kind: long(1, MAX_TIMER_MS, 'ms'), default: 600_000, broker: 'connections.max.idle.ms', description: 'close connections idle this long' }),
+  maxQueuedResponsesPerConnection: setting({ kind: int(1, ANY), default: 100, only: 'option', description: 'answers a connection may have waiting before it stops reading requests' }),
+  tls: setting({
+    kind: tlsListener,
+    default: undefined,
+    unset: 'plain TCP',
+    only: 'option',
+    kafka: '`ssl.keystore.*`, `ssl.truststore.*`, `ssl.client.auth`',
+    description: 'listen with TLS: PEM texts, not file names',
+  }),
+  tlsCert: setting({ kind: pemFile, default: undefined, unset: 'plain TCP', only: 'flag', kafka: '`ssl.keystore.*`', description: 'PEM certificate chain: listen with TLS (with `--tls-key`)' }),
+  tlsKey: setting({ kind: pemFile, default: undefined, unset: 'none', only: 'flag', kafka: '`ssl.keystore.*`', description: 'PEM private key of `--tls-cert`' }),
+  tlsCa: setting({ kind: pemFile, default: undefined, unset: 'none', only: 'flag', kafka: '`ssl.truststore.*`', description: 'PEM CA certificates that client certificates must be signed by' }),
+  tlsClientAuth: setting({ kind: clientAuth, default: 'none', only: 'flag', kafka: '`ssl.client.auth`', description: 'ask clients for a certificate' }),
+  saslUsersFile: setting({
+    kind: text('a file path', '<file>'),
+    default: undefined,
+    unset: 'no SASL',
+    kafka: '`sasl.enabled.mechanisms` and SCRAM credentials',
+    description: 'require SASL (PLAIN, SCRAM-SHA-256, SCRAM-SHA-512) with the users in this file (see `brook add-user`)',
+  }),
+  failedAuthenticationDelayMs: setting({
+    kind: long(0, MAX_TIMER_MS, 'ms'),
+    default: 1000,
+    broker: 'connection.failed.authentication.delay.ms',
+    description: 'wait this long before answering a failed authentication (Kafka: 100 ms)',
+  }),
+  metricsPort: setting({ kind: port(0), default: undefined, unset: 'no endpoint', description: "serve Prometheus metrics at http://HOST:PORT/metrics, on the broker's host (0: a free port)" }),
+  logLevel: setting({ kind: oneOf(['fatal', 'error', 'warn', 'info', 'debug', 'trace'], '<level>'), default: 'info', only: 'flag', description: 'how much to log' }),
+  logger: setting({ kind: pinoLogger, default: undefined, unset: 'warnings and errors only, to stderr', only: 'option', description: 'where to log' }),
+};
+
+type Settings = typeof SETTINGS;
+type ValueOf<K extends keyof Settings> = Settings[K] extends Row<infer T, infer D, Setting['only']> ? T | D : never;
+type OptionName = { [K in keyof Settings]: Settings[K]['only'] extends 'flag' ? never : K }[keyof Settings];
+type FlagName = { [K in keyof Settings]: Settings[K]['only'] extends 'option' ? never : K }[keyof Settings];
+
+/** The settings a broker runs with: each startBroker option, given or its default. */
+export type BrokerConfig = { readonly [K in OptionName]: ValueOf<K> };
+/** What `brook serve`'s flags are read into. */
+export type ServeFlags = { readonly [K in FlagName]: ValueOf<K> };
+
+const ROWS = Object.entries(SETTINGS) as [keyof Settings, Setting][];
+
+/** The startBroker options, in the table's order. */
+export const OPTIONS = ROWS.filter(([, s]) => s.only !== 'flag');
+/** The `brook serve` flags, in the table's order. */
+export const FLAGS = ROWS.filter(([, s]) => s.only !== 'option');
+
+export const DEFAULT_CONFIG = Object.fromEntries(OPTIONS.map(([name, s]) => [name, s.default])) as BrokerConfig;
+
+/** The flag of a setting: its name in kebab case; a switch on by default is turned off by `--no-`. */
+export function flagOf(name: string, s: Setting): string {
+  const kebab = name.replace(/[A-Z]/g, (c) => `-${c.toLowerCase()}`);
+  return turnedOff(s) ? `--no-${kebab}` : `--${kebab}`;
+}
+
+/** What a setting's flag does. */
+export function flagDescription(s: Setting): string {
+  return turnedOff(s) ? `do not ${s.description}` : s.description;
+}
+
+const turnedOff = (s: Setting): boolean => s.kind.parse === undefined && s.default === true;
+
+/** The broker configs by Kafka's names, with their values in `config`. */
+export function brokerConfigValues(config: BrokerConfig): Record<string, string> {
+  return kafkaValues(config, 'broker');
+}
+
+/** The topic configs a topic has unless given its own, by Kafka's names. */
+export function topicConfigDefaults(config: BrokerConfig): Record<string, string> {
+  return kafkaValues(config, 'topic');
+}
+
+function kafkaValues(config: BrokerConfig, kafkaName: 'broker' | 'topic'): Record<string, string> {
+  const values = config as Readonly<Record<string, unknown>>;
+  return Object.fromEntries(OPTIONS.flatMap(([name, s]) => (s[kafkaName] === undefined ? [] : [[s[kafkaName], String(values[name])]])));
+}
+
+/** The settings that are the defaults of topic configs, by the topic config's name. */
+export const TOPIC_CONFIG_SETTINGS: ReadonlyMap<string, Setting> = new Map(OPTIONS.flatMap(([, s]) => (s.topic === undefined ? [] : [[s.topic, s]])));

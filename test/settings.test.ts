@@ -1,0 +1,56 @@
+/** The settings table as users meet it: `brook serve`'s flags, DescribeConfigs, and the README. */
+import { test } from 'node:test';
+import assert from 'node:assert/strict';
+import { readFile } from 'node:fs/promises';
+import { withSettingsTables } from '../scripts/readme-settings.js';
+import { DescribeConfigsRequest, DescribeConfigsResponse } from '../src/protocol/messages/describe-configs.js';
+import { FLAGS, flagOf, type Setting } from '../src/settings/settings.js';
+import { startServe } from './helpers/serve-process.js';
+import { WireClient } from './helpers/wire-client.js';
+import { createTopic } from './helpers/wire-produce.js';
+
+/** Kafka's ConfigSource of a setting the broker was given. */
+const STATIC_BROKER_CONFIG = 4;
+
+/** A value of the setting other than its default, as the flag's arguments and as Kafka shows it. */
+function otherThanDefault(name: string, s: Setting): { args: string[]; shown: string } {
+  const flag = flagOf(name, s);
+  if (s.kind.parse === undefined) return { args: [flag], shown: String(!s.default) };
+  const text = s.kind.choices?.find((c) => c !== s.default) ?? [Number(s.default) + 1, Number(s.default) - 1].map(String).find((t) => s.kind.fits(Number(t)))!;
+  return { args: [flag, text], shown: text };
+}
+
+test('each flag of a Kafka broker config reaches DescribeConfigs under its name, and the topic configs it is the default of', async () => {
+  const given = FLAGS.filter(([name, s]) => s.broker !== undefined && name !== 'dataDir').map(([name, s]) => ({ s, ...otherThanDefault(name, s) }));
+  const serve = await startServe(given.flatMap((g) => g.args));
+  const c = await WireClient.connect(serve.port);
+  try {
+    await createTopic(c, 'configured', 1);
+    const described = await c.request(DescribeConfigsRequest, DescribeConfigsResponse, 4, {
+      resources: [
+        { resourceType: 4, resourceName: '1', configurationKeys: null },
+        { resourceType: 2, resourceName: 'configured', configurationKeys: null },
+      ],
+      includeSynonyms: false,
+      includeDocumentation: false,
+    });
+    const [broker, topic] = described.results.map((r) => new Map(r.configs.map((config) => [config.name, [config.value, config.configSource]])));
+    for (const { s, shown } of given) {
+      assert.deepEqual(broker!.get(s.broker!), [shown, STATIC_BROKER_CONFIG], s.broker);
+      if (s.topic !== undefined) assert.deepEqual(topic!.get(s.topic), [shown, STATIC_BROKER_CONFIG], s.topic);
+    }
+    assert.deepEqual(broker!.get('log.dirs'), [serve.dataDir, STATIC_BROKER_CONFIG]);
+    // Those once named otherwise as startBroker options, and one that Kafka names unlike its flag.
+    for (const name of ['queued.max.request.bytes', 'connections.max.idle.ms', 'log.roll.ms']) assert.ok(given.some((g) => g.s.broker === name), name);
+  } finally {
+    c.close();
+    await serve.stop();
+  }
+});
+
+test("the README's flags and startBroker options tables are what npm run gen:readme makes of the settings", async () => {
+  const readme = await readFile(new URL('../README.md', import.meta.url), 'utf8');
+  const made = withSettingsTables(readme);
+  const firstDifference = made.split('\n').find((line, i) => line !== readme.split('\n')[i]);
+  assert.equal(made, readme, `README.md differs from the settings table (run npm run gen:readme), first at:\n${firstDifference}`);
+});
