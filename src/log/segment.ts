@@ -80,7 +80,7 @@ export class Segment {
     const opened = await Promise.allSettled([open(this.logPath, flags), open(this.indexPath, flags)]);
     const failed = opened.find((o) => o.status === 'rejected');
     if (failed !== undefined) {
-      await Promise.all(opened.map((o) => (o.status === 'fulfilled' ? o.value.close() : undefined)));
+      await Promise.all(opened.flatMap((o) => (o.status === 'fulfilled' ? [o.value.close()] : [])));
       throw failed.reason;
     }
     const [log, index] = opened.map((o) => (o as PromiseFulfilledResult<FileHandle>).value) as [FileHandle, FileHandle];
