@@ -170,8 +170,10 @@ async function failedFetches(broker: Broker): Promise<number> {
 const DAMAGES: [what: string, errorCode: number, damage: Damage][] = [
   ['a batch length below a batch header', CORRUPT_MESSAGE, (file, [, victim]) => edit(file, (b) => (b.writeInt32BE(20, victim!.position + 8), b))],
   ['a batch length running past the file', KAFKA_STORAGE_ERROR, (file, [, victim]) => edit(file, (b) => (b.writeInt32BE(0x7ffffff0, victim!.position + 8), b))],
+  ['a byte flipped inside the records', CORRUPT_MESSAGE, (file, [, victim]) => edit(file, (b) => (b[victim!.position + victim!.size - 3]! ^= 0x10, b))],
   ['a base offset changed', KAFKA_STORAGE_ERROR, (file, [, victim]) => edit(file, (b) => (b.writeBigInt64BE(BigInt(victim!.baseOffset + 1000), victim!.position), b))],
   ['the file cut short inside a batch', KAFKA_STORAGE_ERROR, (file, [, victim]) => truncate(file, victim!.position + 30)],
+  ['bytes cut out of the middle of a batch', CORRUPT_MESSAGE, (file, [, victim]) => edit(file, (b) => Buffer.concat([b.subarray(0, victim!.position + 30), b.subarray(victim!.position + 50)]))],
 ];
 
 for (const [what, errorCode, damage] of DAMAGES) {
@@ -201,40 +203,45 @@ for (const [what, errorCode, damage] of DAMAGES) {
   });
 }
 
-test('kafkajs consumes the records before a damaged batch length, then fails with CORRUPT_MESSAGE rather than wait on empty answers', { timeout: 30_000 }, async (t) => {
-  const d = await damagedLog(t, DAMAGES[0]![2]);
-  const kafka = kafkajs(d.broker.bootstrap);
-  const consumer = kafka.consumer({ groupId: 'damage-readers', maxWaitTimeInMs: 100, retry: { retries: 0, restartOnFailure: async () => false } });
-  await consumer.connect();
-  t.after(() => consumer.disconnect());
-  await consumer.subscribe({ topic: TOPIC, fromBeginning: true });
-  const seen: number[] = [];
-  let crash: { cause?: unknown; type?: string } | undefined;
-  consumer.on(consumer.events.CRASH, ({ payload }) => (crash = payload.error));
-  void consumer.run({
-    eachMessage: async ({ partition, message }) => {
-      if (partition === 0) seen.push(Number(message.offset));
-    },
+for (const [what, errorCode, damage] of [DAMAGES[0]!, DAMAGES[1]!, DAMAGES[2]!]) {
+  test(`kafkajs consumes the records before ${what}, then fails with ${errorCode} rather than wait on empty answers`, { timeout: 30_000 }, async (t) => {
+    const d = await damagedLog(t, damage);
+    const kafka = kafkajs(d.broker.bootstrap);
+    const consumer = kafka.consumer({ groupId: 'damage-readers', maxWaitTimeInMs: 100, retry: { retries: 0, restartOnFailure: async () => false } });
+    await consumer.connect();
+    t.after(() => consumer.disconnect());
+    await consumer.subscribe({ topic: TOPIC, fromBeginning: true });
+    const seen: number[] = [];
+    let crash: { cause?: unknown; type?: string } | undefined;
+    consumer.on(consumer.events.CRASH, ({ payload }) => (crash = payload.error));
+    void consumer.run({
+      eachMessage: async ({ partition, message }) => {
+        if (partition === 0) seen.push(Number(message.offset));
+      },
+    });
+    await until(() => crash !== undefined, `kafkajs fails at the damage (it consumed offsets ${seen.join()})`, 15_000);
+    while (crash!.cause !== undefined) crash = crash!.cause as typeof crash;
+    assert.equal(crash!.type, errorCode === CORRUPT_MESSAGE ? 'CORRUPT_MESSAGE' : 'KAFKA_STORAGE_ERROR');
+    await until(() => seen.length >= d.damagedOffset, `the ${d.damagedOffset} records before the damage are consumed`);
+    assert.deepEqual(seen, Array.from({ length: d.damagedOffset }, (_, i) => i));
   });
-  await until(() => crash !== undefined, `kafkajs fails at the damage (it consumed offsets ${seen.join()})`, 15_000);
-  while (crash!.cause !== undefined) crash = crash!.cause as typeof crash;
-  assert.equal(crash!.type, 'CORRUPT_MESSAGE');
-  await until(() => seen.length >= d.damagedOffset, `the ${d.damagedOffset} records before the damage are consumed`);
-  assert.deepEqual(seen, Array.from({ length: d.damagedOffset }, (_, i) => i));
-});
+}
 
-test('ListOffsets by the time of a batch with a broken length answers an offset after it', async (t) => {
-  const d = await damagedLog(t, DAMAGES[0]![2]);
-  const byTime = await d.client.request(ListOffsetsRequest, ListOffsetsResponse, 7, {
-    replicaId: -1,
-    isolationLevel: 0,
-    topics: [{ name: TOPIC, partitions: [{ partitionIndex: 0, currentLeaderEpoch: -1, timestamp: BigInt(T0 + (1000 * d.damagedOffset) / 3), maxNumOffsets: 1 }] }],
-    timeoutMs: 0,
-  });
-  const { errorCode, offset } = byTime.topics[0]!.partitions[0]!;
-  assert.ok(errorCode === 0 && offset > BigInt(d.damagedOffset) && offset < BigInt(d.highWatermark), `answered ${errorCode} at ${offset}`);
-  const [answer] = await fetchAt(d.client, 0);
-  assert.equal(answer!.errorCode, 0, 'the connection is still served');
+test('ListOffsets by the time of a damaged batch answers: CORRUPT_MESSAGE where its bytes fail their CRC, an offset after it where its length is broken', async (t) => {
+  for (const [damage, exact] of [[DAMAGES[2]![2], true], [DAMAGES[0]![2], false]] as const) {
+    const d = await damagedLog(t, damage);
+    const byTime = await d.client.request(ListOffsetsRequest, ListOffsetsResponse, 7, {
+      replicaId: -1,
+      isolationLevel: 0,
+      topics: [{ name: TOPIC, partitions: [{ partitionIndex: 0, currentLeaderEpoch: -1, timestamp: BigInt(T0 + (1000 * d.damagedOffset) / 3), maxNumOffsets: 1 }] }],
+      timeoutMs: 0,
+    });
+    const { errorCode, offset } = byTime.topics[0]!.partitions[0]!;
+    if (exact) assert.deepEqual({ errorCode, offset }, { errorCode: CORRUPT_MESSAGE, offset: -1n });
+    else assert.ok(errorCode === 0 && offset > BigInt(d.damagedOffset) && offset < BigInt(d.highWatermark), `answered ${errorCode} at ${offset}`);
+    const [answer] = await fetchAt(d.client, 0);
+    assert.equal(answer!.errorCode, 0, 'the connection is still served');
+  }
 });
 
 test('retention past a damaged segment deletes it and goes on', async (t) => {

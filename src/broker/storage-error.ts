@@ -13,9 +13,10 @@ export function storageErrorCode(err: unknown): number {
 }
 
 /**
- * CORRUPT_MESSAGE for a stored batch corrupt in itself, as Kafka's reader answers a length below
- * a batch header; KAFKA_STORAGE_ERROR for any other failed read, a batch out of place in its file
- * (which Kafka's reader passes over) or the file system refusing.
+ * CORRUPT_MESSAGE for a stored batch corrupt in itself: Kafka's reader answers it for a length
+ * below a batch header, and a consumer checking CRCs (Java's does by default) fails on a batch
+ * whose CRC does not match. KAFKA_STORAGE_ERROR for any other failed read, a batch out of place
+ * in its file (which Kafka's reader passes over) or the file system refusing.
  */
 export function readErrorCode(err: unknown): number {
   return err instanceof LogDamageError && err.corrupt ? ErrorCode.CORRUPT_MESSAGE : ErrorCode.KAFKA_STORAGE_ERROR;

@@ -3,7 +3,7 @@
  * Recovery checks only what follows the recovery point, so older segments are trusted until read;
  * a read then serves the intact batches before the damage and fails at it, never quietly.
  */
-import { BATCH_HEADER_SIZE, BATCH_LOG_OVERHEAD, LAST_OFFSET_DELTA, MAGIC } from '../protocol/record-batch.js';
+import { BATCH_HEADER_SIZE, BATCH_LOG_OVERHEAD, crcMatches, LAST_OFFSET_DELTA, MAGIC } from '../protocol/record-batch.js';
 import { headerProblem } from './batch-file.js';
 
 export class LogDamageError extends Error {
@@ -13,7 +13,7 @@ export class LogDamageError extends Error {
     /** The offset due at `position`. */
     readonly offset: number,
     readonly problem: string,
-    /** Whether the batch there is corrupt in itself (a length below a batch header) rather than out of place. */
+    /** Whether the batch there is corrupt in itself (a length below a batch header, a CRC that does not match) rather than out of place. */
     readonly corrupt: boolean,
   ) {
     super(`${file} is damaged at position ${position}, where offset ${offset} was due: ${problem}`);
@@ -30,10 +30,11 @@ export interface IntactBatches {
 
 /**
  * The whole batches at the start of `bytes` (read from a segment, the first starting at offset
- * `due`) that may be served: below `hw`, within `maxBytes` but at least one, each in place. A
- * damaged batch ends them; if it is the first, `problem` says what is wrong.
+ * `due`) that may be served: below `hw`, within `maxBytes` but at least one, each in place and,
+ * if it starts before `checkedFrom`, matching its CRC. A damaged batch ends them; if it is the
+ * first, `problem` says what is wrong.
  */
-export function intactBatches(bytes: Buffer, maxBytes: number, hw: number, due: number): IntactBatches {
+export function intactBatches(bytes: Buffer, maxBytes: number, hw: number, due: number, checkedFrom: number): IntactBatches {
   let pos = 0;
   let next = due;
   const damaged = (problem: string, corrupt: boolean): IntactBatches => (pos === 0 ? { length: 0, problem, corrupt } : { length: pos });
@@ -46,6 +47,7 @@ export function intactBatches(bytes: Buffer, maxBytes: number, hw: number, due: 
     const problem = headerProblem(bytes.readInt8(pos + MAGIC), lastOffsetDelta, baseOffset, next);
     if (problem !== undefined) return damaged(problem, false);
     if (baseOffset >= hw) break;
+    if (pos < checkedFrom && !crcMatches(bytes, pos, size)) return damaged(`batch at offset ${next} fails its CRC`, true);
     pos += size;
     next += lastOffsetDelta + 1;
   }

@@ -225,8 +225,9 @@ export class PartitionLog {
    * watermark: as many whole batches as fit in `maxBytes` (from disk: from one segment, and up to
    * SKIPPED_SHARE of `maxBytes` fewer), but at least one. Empty if `fetchOffset` is outside
    * [logStartOffset, highWatermark), retention having raced included. The bytes are in memory
-   * from `memory`. Batches from disk are checked (length, offsets, magic): a damaged one ends
-   * them, and LogDamageError is thrown when it is the first.
+   * from `memory`. Batches from disk are checked (their headers; their CRC where no check since
+   * the start vouched for them): a damaged one ends them, and LogDamageError is thrown when it is
+   * the first.
    */
   async read(fetchOffset: number, maxBytes: number, memory?: ReadMemory): Promise<Buffer> {
     const hw = this.hw;
@@ -269,7 +270,7 @@ export class PartitionLog {
       // the read holds all there is; otherwise a second read, from the batch.
       const usable = at + found.size <= read.length && (at <= maxBytes * SKIPPED_SHARE || start.position + read.length >= end);
       const bytes = usable ? read.subarray(at) : await readAt(log, found.position, Math.min(end - found.position, Math.max(maxBytes, found.size)), memory);
-      const intact = intactBatches(bytes, maxBytes, hw, found.baseOffset);
+      const intact = intactBatches(bytes, maxBytes, hw, found.baseOffset, segment.checkedFrom - found.position);
       if (intact.problem !== undefined) throw new LogDamageError(segment.logPath, found.position, found.baseOffset, intact.problem, intact.corrupt === true);
       return bytes.subarray(0, intact.length);
     });
