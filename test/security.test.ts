@@ -137,6 +137,23 @@ test('SASL: a failed SaslAuthenticate is answered SASL_AUTHENTICATION_FAILED bef
   }
 });
 
+test('SASL: a request sent before authentication, pipelined behind a SCRAM step, closes the connection only once that step is answered', async () => {
+  const b = await broker({});
+  const c = await WireClient.connect(b.port);
+  const handshake = await c.request(SaslHandshakeRequest, SaslHandshakeResponse, 1, { mechanism: 'SCRAM-SHA-256' });
+  assert.equal(handshake.errorCode, ErrorCode.NONE);
+  const clientFirst = c.frame(SaslAuthenticateRequest, 2, { authBytes: Buffer.from('n,,n=alice,r=pipelined-nonce') });
+  const metadata = c.frame(MetadataRequest, 12, { topics: null, allowAutoTopicCreation: false, includeClusterAuthorizedOperations: false, includeTopicAuthorizedOperations: false });
+  c.sendRaw(Buffer.concat([clientFirst, metadata]));
+  const frame = await c.nextFrame();
+  assert.ok(frame !== undefined, 'the SCRAM step is answered');
+  const { body } = c.decode(frame, SaslAuthenticateResponse, SaslAuthenticateRequest.apiKey, 2);
+  assert.equal(body.errorCode, ErrorCode.NONE);
+  assert.match(body.authBytes.toString(), /^r=pipelined-nonce/, 'the server-first message');
+  assert.equal(await c.nextFrame(), undefined, 'then the connection closes, Metadata unanswered');
+  c.close();
+});
+
 test('TLS: clients that trust the CA connect; a plain TCP client does not get an answer', async () => {
   const b = await broker({ tls: { cert: certs.cert, key: certs.key, clientAuth: 'none' } });
   const kafka = client(b, { ssl: { ca: [certs.ca] }, sasl: { mechanism: 'scram-sha-512', username: 'alice', password: 'alice-secret' } });
