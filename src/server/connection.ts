@@ -234,9 +234,10 @@ export class Connection {
    * then closes, as Kafka, which reads a request only once the one before is answered.
    */
   private refuse(slot: Slot, message: string): void {
-    if (this.socket.destroyed) return;
-    this.events.onProtocolError(this.context, message);
-    this.context.end();
+    if (!this.socket.destroyed) {
+      this.events.onProtocolError(this.context, message);
+      this.context.end();
+    }
     this.complete(slot, undefined);
   }
 
