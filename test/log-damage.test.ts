@@ -13,6 +13,7 @@ import { Writable } from 'node:stream';
 import pino from 'pino';
 import { startBroker, type Broker } from '../src/broker/start-broker.js';
 import { parseOffsetFileName } from '../src/log/segment.js';
+import { ErrorCode } from '../src/protocol/error-codes.js';
 import { FetchRequest, FetchResponse } from '../src/protocol/messages/fetch.js';
 import { ListOffsetsRequest, ListOffsetsResponse } from '../src/protocol/messages/list-offsets.js';
 import { readBatchHeader } from '../src/protocol/record-batch.js';
@@ -25,8 +26,7 @@ import { WireClient } from './helpers/wire-client.js';
 import { fetchOf } from './helpers/wire-fetch.js';
 import { createTopic, produceBatch } from './helpers/wire-produce.js';
 
-const CORRUPT_MESSAGE = 2;
-const KAFKA_STORAGE_ERROR = 56;
+const { CORRUPT_MESSAGE, KAFKA_STORAGE_ERROR, OFFSET_OUT_OF_RANGE } = ErrorCode;
 const TOPIC = 'logs';
 const SEGMENT_BYTES = 400;
 const FAILED_FETCHES = 'brook_failed_fetch_requests_total';
@@ -250,5 +250,5 @@ test('retention past a damaged segment deletes it and goes on', async (t) => {
   const name = d.file.split('/').at(-1)!;
   await until(async () => !(await readdir(join(d.dataDir, `${TOPIC}-0`))).includes(name), 'the damaged segment is deleted');
   const [answer] = await fetchAt(d.client, 0);
-  assert.equal(answer!.errorCode, 1, 'offsets of deleted segments are out of range');
+  assert.equal(answer!.errorCode, OFFSET_OUT_OF_RANGE, 'offsets of deleted segments are out of range');
 });
