@@ -2,10 +2,12 @@ import { test, after } from 'node:test';
 import assert from 'node:assert/strict';
 import { startBroker, type Broker } from '../src/broker/start-broker.js';
 import { ApiVersionsRequest, ApiVersionsResponse } from '../src/protocol/messages/api-versions.js';
-import { MetadataRequest } from '../src/protocol/messages/metadata.js';
+import { FetchRequest, FetchResponse } from '../src/protocol/messages/fetch.js';
+import { MetadataRequest, MetadataResponse } from '../src/protocol/messages/metadata.js';
 import { TcpServer } from '../src/server/tcp-server.js';
 import { until } from './helpers/until.js';
 import { WireClient } from './helpers/wire-client.js';
+import { fetchOf } from './helpers/wire-fetch.js';
 
 const brokers: Broker[] = [];
 after(async () => {
@@ -68,6 +70,30 @@ test('unknown api key, unsupported version and garbage bodies close the connecti
   await closedBy(b.port, truncated);
   const garbage = Buffer.concat([sizePrefix(40), good.subarray(4, 12), Buffer.alloc(32, 0x7f)]); // a client id longer than the frame
   await closedBy(b.port, garbage);
+  await stillServes(b.port);
+});
+
+test('a request that closes the connection lets the answers to those sent before it out first, as Kafka does', async () => {
+  const b = await broker({});
+  const c = await WireClient.connect(b.port);
+  const created = await c.request(MetadataRequest, MetadataResponse, 12, {
+    topics: [{ topicId: '00000000-0000-0000-0000-000000000000', name: 'quiet' }],
+    allowAutoTopicCreation: true,
+    includeClusterAuthorizedOperations: false,
+    includeTopicAuthorizedOperations: false,
+  });
+  assert.equal(created.topics[0]!.errorCode, 0);
+  // A fetch that waits for data, then a request of an unknown api key, in one write.
+  const fetch = c.frame(FetchRequest, 12, fetchOf('quiet', [0], { maxWaitMs: 100, minBytes: 1 }));
+  const unknown = Buffer.from(c.frame(ApiVersionsRequest, 3, { clientSoftwareName: 'probe', clientSoftwareVersion: '1' }));
+  unknown.writeInt16BE(9999, 4);
+  c.sendRaw(Buffer.concat([fetch, unknown]));
+  const frame = await c.nextFrame();
+  assert.ok(frame !== undefined, 'the fetch is answered');
+  const { correlationId, body } = c.decode(frame, FetchResponse, FetchRequest.apiKey, 12);
+  assert.equal(correlationId, fetch.readInt32BE(8));
+  assert.equal(body.responses[0]!.partitions[0]!.errorCode, 0);
+  assert.equal(await c.nextFrame(), undefined, 'then the connection closes');
   await stillServes(b.port);
 });
 

@@ -112,6 +112,48 @@ test('SASL: a request before authentication closes the connection and never reac
   assert.equal(await produceAndCount(kafka, 'guarded'), 2, 'only the authenticated message was added');
 });
 
+test('SASL: a failed SaslAuthenticate is answered SASL_AUTHENTICATION_FAILED before the connection closes; what was pipelined behind it is never served', async () => {
+  for (const failedAuthenticationDelayMs of [0, DELAY_MS]) {
+    const b = await broker({ failedAuthenticationDelayMs });
+    for (const behind of ['Metadata', 'a second guess, the right password'] as const) {
+      const c = await WireClient.connect(b.port);
+      const handshake = await c.request(SaslHandshakeRequest, SaslHandshakeResponse, 1, { mechanism: 'PLAIN' });
+      assert.equal(handshake.errorCode, ErrorCode.NONE);
+      const failed = c.frame(SaslAuthenticateRequest, 2, { authBytes: Buffer.from('\0alice\0wrong') });
+      const next =
+        behind === 'Metadata'
+          ? c.frame(MetadataRequest, 12, { topics: null, allowAutoTopicCreation: false, includeClusterAuthorizedOperations: false, includeTopicAuthorizedOperations: false })
+          : c.frame(SaslAuthenticateRequest, 2, { authBytes: Buffer.from('\0alice\0alice-secret') });
+      c.sendRaw(Buffer.concat([failed, next]));
+      const frame = await c.nextFrame();
+      assert.ok(frame !== undefined, `${behind}, delay ${failedAuthenticationDelayMs} ms: the SaslAuthenticate is answered before the connection closes`);
+      const { correlationId, body } = c.decode(frame, SaslAuthenticateResponse, SaslAuthenticateRequest.apiKey, 2);
+      assert.equal(correlationId, failed.readInt32BE(8));
+      assert.equal(body.errorCode, ErrorCode.SASL_AUTHENTICATION_FAILED);
+      assert.match(body.errorMessage ?? '', /authentication failed for user 'alice'/);
+      assert.equal(await c.nextFrame(), undefined, `${behind}: then the connection closes, the request behind it unanswered`);
+      c.close();
+    }
+  }
+});
+
+test('SASL: a request sent before authentication, pipelined behind a SCRAM step, closes the connection only once that step is answered', async () => {
+  const b = await broker({});
+  const c = await WireClient.connect(b.port);
+  const handshake = await c.request(SaslHandshakeRequest, SaslHandshakeResponse, 1, { mechanism: 'SCRAM-SHA-256' });
+  assert.equal(handshake.errorCode, ErrorCode.NONE);
+  const clientFirst = c.frame(SaslAuthenticateRequest, 2, { authBytes: Buffer.from('n,,n=alice,r=pipelined-nonce') });
+  const metadata = c.frame(MetadataRequest, 12, { topics: null, allowAutoTopicCreation: false, includeClusterAuthorizedOperations: false, includeTopicAuthorizedOperations: false });
+  c.sendRaw(Buffer.concat([clientFirst, metadata]));
+  const frame = await c.nextFrame();
+  assert.ok(frame !== undefined, 'the SCRAM step is answered');
+  const { body } = c.decode(frame, SaslAuthenticateResponse, SaslAuthenticateRequest.apiKey, 2);
+  assert.equal(body.errorCode, ErrorCode.NONE);
+  assert.match(body.authBytes.toString(), /^r=pipelined-nonce/, 'the server-first message');
+  assert.equal(await c.nextFrame(), undefined, 'then the connection closes, Metadata unanswered');
+  c.close();
+});
+
 test('TLS: clients that trust the CA connect; a plain TCP client does not get an answer', async () => {
   const b = await broker({ tls: { cert: certs.cert, key: certs.key, clientAuth: 'none' } });
   const kafka = client(b, { ssl: { ca: [certs.ca] }, sasl: { mechanism: 'scram-sha-512', username: 'alice', password: 'alice-secret' } });

@@ -38,6 +38,8 @@ export class SaslGate {
     } catch (err) {
       if (!(err instanceof AuthenticationError)) throw err;
       // With bare tokens there is no error response: the connection is closed, after the delay.
+      // It takes nothing more meanwhile.
+      connection.end();
       await sleep(this.failedAuthenticationDelayMs);
       throw new RequestRejected(err.message);
     }

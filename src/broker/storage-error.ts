@@ -1,4 +1,5 @@
-/** The Kafka error for a storage change that failed. */
+/** The Kafka error for a storage change or read that failed. */
+import { LogDamageError } from '../log/log-damage.js';
 import { ErrorCode } from '../protocol/error-codes.js';
 
 /**
@@ -9,4 +10,14 @@ import { ErrorCode } from '../protocol/error-codes.js';
  */
 export function storageErrorCode(err: unknown): number {
   return typeof (err as NodeJS.ErrnoException | undefined)?.syscall === 'string' ? ErrorCode.KAFKA_STORAGE_ERROR : ErrorCode.UNKNOWN_SERVER_ERROR;
+}
+
+/**
+ * CORRUPT_MESSAGE for a stored batch corrupt in itself: Kafka's reader answers it for a length
+ * below a batch header, and a consumer checking CRCs (Java's does by default) fails on a batch
+ * whose CRC does not match. KAFKA_STORAGE_ERROR for any other failed read, a batch out of place
+ * in its file (which Kafka's reader passes over) or the file system refusing.
+ */
+export function readErrorCode(err: unknown): number {
+  return err instanceof LogDamageError && err.corrupt ? ErrorCode.CORRUPT_MESSAGE : ErrorCode.KAFKA_STORAGE_ERROR;
 }

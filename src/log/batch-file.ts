@@ -49,10 +49,11 @@ export interface ScanRange {
   /** Where the stored data ends (exclusive). */
   readonly to: number;
   /**
-   * Check each batch as recovery must before trusting it: magic, CRC, offsets that follow on
-   * from `nextOffset`. Without it only lengths are checked, for data recovery already vouched for.
+   * Check each batch's CRC too, as recovery must before trusting it. Without it only lengths
+   * (and, given `nextOffset`, headers) are checked, for data recovery already vouched for.
    */
   readonly verify: boolean;
+  /** The offset the first batch must start at: given, each batch's magic and base offset are checked as it is walked. */
   readonly nextOffset?: number;
   /** Bytes already read from `from` on, walked before the file is read again. */
   readonly read?: Buffer;
@@ -65,6 +66,8 @@ export interface ScanResult {
   readonly nextOffset: number | undefined;
   /** Why the walk stopped before `to`, if a batch did not hold together. */
   readonly problem?: string;
+  /** Whether that batch is corrupt in itself (a length below a batch header, a CRC that does not match) rather than out of place. */
+  readonly corrupt?: boolean;
 }
 
 /** Return false to stop before this batch. */
@@ -85,27 +88,33 @@ export async function scanBatches(handle: FileHandle, range: ScanRange, visit: B
     bufStart = pos;
     return holds(n);
   };
-  const stop = (problem: string): ScanResult => ({ end: pos, nextOffset, problem });
+  const stop = (problem: string, corrupt = false): ScanResult => ({ end: pos, nextOffset, problem, corrupt });
 
   while (pos < range.to) {
     if (range.to - pos < BATCH_HEADER_SIZE) return stop(`${range.to - pos} bytes at the end are too few for a batch header`);
     if (!(await load(BATCH_HEADER_SIZE))) return stop('the file ends before its expected size');
     const header = readBatchHeader(buf, pos - bufStart);
-    if (header.size < BATCH_HEADER_SIZE || header.size > range.to - pos) {
-      return stop(`batch length ${header.size - 12} does not fit the ${range.to - pos} bytes left`);
+    if (header.size < BATCH_HEADER_SIZE) return stop(`batch length ${header.size - 12} is less than a batch header`, true);
+    if (header.size > range.to - pos) return stop(`batch length ${header.size - 12} runs past the ${range.to - pos} bytes left`);
+    if (nextOffset !== undefined) {
+      const problem = headerProblem(header.magic, header.lastOffsetDelta, header.baseOffset, nextOffset);
+      if (problem !== undefined) return stop(problem);
     }
     if (range.verify) {
-      if (header.magic !== 2) return stop(`batch magic is ${header.magic}`);
-      if (header.lastOffsetDelta < 0) return stop(`batch lastOffsetDelta is ${header.lastOffsetDelta}`);
-      if (nextOffset !== undefined && header.baseOffset !== nextOffset) {
-        return stop(`batch base offset ${header.baseOffset} where ${nextOffset} was due`);
-      }
       if (!(await load(header.size))) return stop('the file ends before its expected size');
-      if (!crcMatches(buf, pos - bufStart, header.size)) return stop(`batch at offset ${header.baseOffset} fails its CRC`);
+      if (!crcMatches(buf, pos - bufStart, header.size)) return stop(`batch at offset ${header.baseOffset} fails its CRC`, true);
     }
     if (visit(header, pos) === false) return { end: pos, nextOffset: header.baseOffset };
     pos += header.size;
     nextOffset = header.baseOffset + header.lastOffsetDelta + 1;
   }
   return { end: pos, nextOffset };
+}
+
+/** What is wrong with the header of a batch found where offset `due` should start, if anything. */
+export function headerProblem(magic: number, lastOffsetDelta: number, baseOffset: number, due: number): string | undefined {
+  if (magic !== 2) return `batch magic is ${magic}`;
+  if (lastOffsetDelta < 0) return `batch lastOffsetDelta is ${lastOffsetDelta}`;
+  if (baseOffset !== due) return `batch base offset ${baseOffset} where ${due} was due`;
+  return undefined;
 }

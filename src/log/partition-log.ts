@@ -8,9 +8,10 @@
  * only a restart (which re-reads the disk) brings it back.
  */
 import type { FileHandle } from 'node:fs/promises';
-import { assignBaseOffset, BATCH_HEADER_SIZE, BATCH_LOG_OVERHEAD, batchTime, type BatchHeader } from '../protocol/record-batch.js';
+import { assignBaseOffset, BATCH_HEADER_SIZE, batchTime, type BatchHeader } from '../protocol/record-batch.js';
 import { readAt, scanBatches, type ReadMemory } from './batch-file.js';
 import { syncDir } from '../files/durable-file.js';
+import { intactBatches, LogDamageError } from './log-damage.js';
 import { OffsetIndex } from './offset-index.js';
 import { resolveLogOptions, type LogOptions, type ResolvedLogOptions } from './options.js';
 import { pruneSnapshots, readLogStartOffset, writeLogStartOffset, writeRecoveryPoint, writeSnapshot } from './partition-files.js';
@@ -224,7 +225,9 @@ export class PartitionLog {
    * watermark: as many whole batches as fit in `maxBytes` (from disk: from one segment, and up to
    * SKIPPED_SHARE of `maxBytes` fewer), but at least one. Empty if `fetchOffset` is outside
    * [logStartOffset, highWatermark), retention having raced included. The bytes are in memory
-   * from `memory`.
+   * from `memory`. Batches from disk are checked (their headers; their CRC where no check since
+   * the start vouched for them): a damaged one ends them, and LogDamageError is thrown when it is
+   * the first.
    */
   async read(fetchOffset: number, maxBytes: number, memory?: ReadMemory): Promise<Buffer> {
     const hw = this.hw;
@@ -250,20 +253,26 @@ export class PartitionLog {
       // One read of maxBytes from the index entry on, which usually holds the batch wanted and
       // what follows it.
       const read = await readAt(log, start.position, Math.min(end - start.position, Math.max(maxBytes, BATCH_HEADER_SIZE)), memory);
-      let found: { position: number; size: number } | undefined;
-      await scanBatches(log, { from: start.position, to: end, verify: false, read }, (header, position) => {
+      let found: { position: number; size: number; baseOffset: number } | undefined;
+      const due = segment.baseOffset + start.relativeOffset;
+      const scan = await scanBatches(log, { from: start.position, to: end, verify: false, nextOffset: due, read }, (header, position) => {
         if (header.baseOffset >= hw) return false;
         if (header.baseOffset + header.lastOffsetDelta < fetchOffset) return true;
-        found = { position, size: header.size };
+        found = { position, size: header.size, baseOffset: header.baseOffset };
         return false;
       });
-      if (found === undefined) return NOTHING;
+      if (found === undefined) {
+        if (scan.problem === undefined) return NOTHING;
+        throw new LogDamageError(segment.logPath, scan.end, scan.nextOffset ?? due, scan.problem, scan.corrupt === true);
+      }
       const at = found.position - start.position;
       // The bytes before the batch are room lost from maxBytes: taken up to a share of it, or when
       // the read holds all there is; otherwise a second read, from the batch.
       const usable = at + found.size <= read.length && (at <= maxBytes * SKIPPED_SHARE || start.position + read.length >= end);
       const bytes = usable ? read.subarray(at) : await readAt(log, found.position, Math.min(end - found.position, Math.max(maxBytes, found.size)), memory);
-      return bytes.subarray(0, wholeBatchesLength(bytes, maxBytes, hw));
+      const intact = intactBatches(bytes, maxBytes, hw, found.baseOffset, segment.checkedFrom - found.position);
+      if (intact.problem !== undefined) throw new LogDamageError(segment.logPath, found.position, found.baseOffset, intact.problem, intact.corrupt === true);
+      return bytes.subarray(0, intact.length);
     });
   }
 
@@ -594,16 +603,4 @@ export class PartitionLog {
     }
     await Promise.all(this.segments.map((s) => s.close()));
   }
-}
-
-/** How many bytes the whole batches at the start of `bytes` below `hw` take: at least one batch, then while within `maxBytes`. */
-function wholeBatchesLength(bytes: Buffer, maxBytes: number, hw: number): number {
-  let pos = 0;
-  while (pos + BATCH_LOG_OVERHEAD <= bytes.length) {
-    const size = bytes.readInt32BE(pos + 8) + BATCH_LOG_OVERHEAD;
-    if (pos + size > bytes.length || (pos > 0 && pos + size > maxBytes)) break;
-    if (Number(bytes.readBigInt64BE(pos)) >= hw) break;
-    pos += size;
-  }
-  return pos;
 }

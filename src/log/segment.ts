@@ -35,6 +35,11 @@ export class Segment {
   size: number;
   /** Bytes in the file. */
   written: number;
+  /**
+   * Where the batches this process checked begin: recovery's scan, or appends (checked as they
+   * were produced), placed them. The batches before were trusted unread: a read checks their CRC.
+   */
+  readonly checkedFrom: number;
   /** Index entries in the index file. */
   indexWritten: number;
   /** Index entries made for the batches in the file: written out at the next sync with the index. */
@@ -62,6 +67,7 @@ export class Segment {
     this.indexPath = join(dir, offsetFileName(baseOffset, '.index'));
     this.size = size;
     this.written = size;
+    this.checkedFrom = size;
     this.loadedIndex = index;
     this.indexWritten = index?.entries ?? 0;
     this.indexMade = this.indexWritten;

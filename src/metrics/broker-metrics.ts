@@ -23,6 +23,10 @@ export class BrokerMetrics {
     fenced: this.counter('brook_idempotent_batches_fenced_total', 'Idempotent batches refused with INVALID_PRODUCER_EPOCH (an older epoch).'),
   };
   private readonly fetchBytes = this.counter('brook_fetch_bytes_total', 'Record bytes sent in Fetch responses.');
+  private readonly failedFetches = this.counter(
+    'brook_failed_fetch_requests_total',
+    "Partition reads in Fetch requests that failed on damaged or unreadable log data (Kafka's FailedFetchRequestsPerSec).",
+  );
   private readonly latency = new LatencyHistogram(
     'brook_request_duration_seconds',
     'Time from a decoded request to its response, by Kafka API.',
@@ -46,6 +50,10 @@ export class BrokerMetrics {
 
   fetched(bytes: number): void {
     this.fetchBytes.inc(bytes);
+  }
+
+  fetchFailed(): void {
+    this.failedFetches.inc();
   }
 
   /** The open-connections gauge reads `count` at each scrape. */

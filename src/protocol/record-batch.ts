@@ -11,10 +11,11 @@ export const BATCH_HEADER_SIZE = 61;
 export const BATCH_LOG_OVERHEAD = 12;
 
 const PARTITION_LEADER_EPOCH = 12;
-const MAGIC = 16;
+/** Where the magic and lastOffsetDelta lie in a batch, for reads that need no whole header. */
+export const MAGIC = 16;
 const CRC = 17;
 const ATTRIBUTES = 21;
-const LAST_OFFSET_DELTA = 23;
+export const LAST_OFFSET_DELTA = 23;
 const BASE_TIMESTAMP = 27;
 const MAX_TIMESTAMP = 35;
 const PRODUCER_ID = 43;

@@ -216,17 +216,29 @@ export class Connection {
     try {
       result = this.handler(frame, this.context, slot);
     } catch (err) {
-      this.fail(describe(err));
+      this.refuse(slot, describe(err));
       return;
     }
     if (result instanceof Promise) {
       result.then(
         (response) => this.complete(slot, response),
-        (err: unknown) => this.fail(describe(err)),
+        (err: unknown) => this.refuse(slot, describe(err)),
       );
     } else {
       this.complete(slot, result);
     }
+  }
+
+  /**
+   * A request the connection cannot go on from: it takes no more, answers those before it and
+   * then closes, as Kafka, which reads a request only once the one before is answered.
+   */
+  private refuse(slot: Slot, message: string): void {
+    if (!this.socket.destroyed) {
+      this.events.onProtocolError(this.context, message);
+      this.context.end();
+    }
+    this.complete(slot, undefined);
   }
 
   private complete(slot: Slot, response: ResponseBytes): void {

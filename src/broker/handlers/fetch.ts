@@ -21,6 +21,7 @@ import { defineApi } from '../api-handler.js';
 import type { BrokerContext } from '../broker-context.js';
 import { leaderEpochError } from '../config.js';
 import { PartitionWaiters } from '../partition-waiters.js';
+import { readErrorCode } from '../storage-error.js';
 
 type PartitionData = FetchResponsePartitionData;
 const EMPTY: Buffer = Buffer.alloc(0);
@@ -143,11 +144,13 @@ async function readPartitions(fetched: ReadonlyMap<string, Fetched>, maxBytes: n
         records = await log.read(offset, Math.max(1, limit), memory.take);
       } catch (err) {
         memory.giveBackSince(mark);
-        // Said once per run of failures: consumers retry every few hundred milliseconds.
-        if (!unreadable.has(log)) broker.logger.error({ topic, partition: p.partition, err }, 'reading the log failed; failures in a row after this one are not logged');
+        broker.metrics.fetchFailed();
+        // Said once per run of failures (the error names the file, position and offset of damage):
+        // consumers retry every few hundred milliseconds.
+        if (!unreadable.has(log)) broker.logger.error({ topic, partition: p.partition, fetchOffset: offset, err }, 'reading the log failed; failures in a row after this one are not logged');
         unreadable.add(log);
         answerNow = true;
-        partitions.push(partitionData(p.partition, ErrorCode.KAFKA_STORAGE_ERROR, hw, log.logStartOffset, EMPTY));
+        partitions.push(partitionData(p.partition, readErrorCode(err), hw, log.logStartOffset, EMPTY));
         continue;
       }
       // A read that works again ends the run of failures: the next one is logged.

@@ -8,6 +8,7 @@ import { defineApi } from '../api-handler.js';
 import { LEADER_EPOCH, leaderEpochError } from '../config.js';
 import type { PartitionLog } from '../../log/partition-log.js';
 import { firstRecordAtOrAfter, readBatchHeader } from '../../protocol/record-batch.js';
+import { readErrorCode } from '../storage-error.js';
 
 const LATEST = -1n;
 const EARLIEST = -2n;
@@ -28,13 +29,22 @@ export const listOffsets = defineApi({
       for (const p of t.partitions) {
         const log = broker.storage.partition(t.name, p.partitionIndex);
         // As Kafka: every mention of a partition named more than once is INVALID_REQUEST.
-        const errorCode =
+        let errorCode =
           asked.get(key(t.name, p.partitionIndex))! > 1
             ? ErrorCode.INVALID_REQUEST
             : log === undefined
               ? ErrorCode.UNKNOWN_TOPIC_OR_PARTITION
               : leaderEpochError(p.currentLeaderEpoch);
-        const found = log === undefined || errorCode !== ErrorCode.NONE ? undefined : await lookup(log, p.timestamp);
+        let found: { offset: number; timestamp: number } | undefined;
+        if (log !== undefined && errorCode === ErrorCode.NONE) {
+          try {
+            found = await lookup(log, p.timestamp);
+          } catch (err) {
+            // As Kafka: a read that fails (damage in a segment) is that partition's error.
+            broker.logger.error({ topic: t.name, partition: p.partitionIndex, err }, 'reading the log for ListOffsets failed');
+            errorCode = readErrorCode(err);
+          }
+        }
         const offset = found?.offset ?? -1;
         partitions.push({
           partitionIndex: p.partitionIndex,

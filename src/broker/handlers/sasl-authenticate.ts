@@ -1,6 +1,7 @@
 /**
- * SaslAuthenticate: one step of the chosen mechanism. A failure is answered after a delay and
- * then ends the connection, as Kafka does.
+ * SaslAuthenticate: one step of the chosen mechanism. A failure ends the connection at once, so
+ * that nothing sent behind it is handled (no guess more, no request unauthenticated), and is
+ * answered after a delay, before the connection closes, as Kafka does.
  */
 import { setTimeout as sleep } from 'node:timers/promises';
 import { AuthenticationError } from '../../auth/scram.js';
@@ -31,8 +32,9 @@ export function saslAuthenticate(gate: SaslGate) {
       } catch (err) {
         if (!(err instanceof AuthenticationError)) throw err;
         broker.logger.warn({ connection: info.connection.id, remote: info.connection.remoteAddress }, err.message);
+        const refused = refuse(ErrorCode.SASL_AUTHENTICATION_FAILED, err.message);
         await sleep(gate.failedAuthenticationDelayMs);
-        return refuse(ErrorCode.SASL_AUTHENTICATION_FAILED, err.message);
+        return refused;
       }
     },
   });
