@@ -1,4 +1,7 @@
-/** The APIs this broker serves: ApiVersions advertises exactly this table. */
+/**
+ * The APIs this broker serves: those a Kafka 3.9 broker advertises to clients (bar telemetry,
+ * which Kafka too leaves out without a metrics plugin). ApiVersions advertises exactly this table.
+ */
 import type { ApiHandler } from './api-handler.js';
 import type { SaslGate } from './sasl-gate.js';
 import { ApiKey } from '../protocol/messages/apis.js';
@@ -9,9 +12,9 @@ import { deleteGroups } from './handlers/delete-groups.js';
 import { deleteRecords } from './handlers/delete-records.js';
 import { deleteTopics } from './handlers/delete-topics.js';
 import { describeCluster } from './handlers/describe-cluster.js';
-import { describeProducers } from './handlers/describe-producers.js';
 import { describeConfigs } from './handlers/describe-configs.js';
 import { describeGroups } from './handlers/describe-groups.js';
+import { describeProducers } from './handlers/describe-producers.js';
 import { fetch } from './handlers/fetch.js';
 import { findCoordinator } from './handlers/find-coordinator.js';
 import { heartbeat } from './handlers/heartbeat.js';
@@ -23,6 +26,7 @@ import { listOffsets } from './handlers/list-offsets.js';
 import { metadata } from './handlers/metadata.js';
 import { offsetCommit } from './handlers/offset-commit.js';
 import { offsetFetch } from './handlers/offset-fetch.js';
+import { offsetForLeaderEpoch } from './handlers/offset-for-leader-epoch.js';
 import { produce } from './handlers/produce.js';
 import { saslAuthenticate, saslAuthenticateWithoutSasl } from './handlers/sasl-authenticate.js';
 import { saslHandshake, saslHandshakeWithoutSasl } from './handlers/sasl-handshake.js';
@@ -34,7 +38,7 @@ export function buildApiTable(sasl: SaslGate | undefined): ReadonlyMap<number, A
     ...(sasl === undefined ? [saslHandshakeWithoutSasl, saslAuthenticateWithoutSasl] : [saslHandshake(sasl), saslAuthenticate(sasl)]),
     ...[produce, fetch, listOffsets, metadata, findCoordinator, createTopics, deleteTopics, initProducerId, describeConfigs],
     ...[joinGroup, syncGroup, heartbeat, leaveGroup, offsetCommit, offsetFetch, listGroups, describeGroups, deleteGroups],
-    ...[createPartitions, deleteRecords, describeCluster, describeProducers],
+    ...[createPartitions, deleteRecords, describeCluster, describeProducers, offsetForLeaderEpoch],
   ];
   const table = new Map<number, ApiHandler>(handlers.map((h) => [h.request.apiKey, h]));
   table.set(ApiKey.ApiVersions, apiVersions(table));
