@@ -25,6 +25,7 @@ import { listGroups } from './handlers/list-groups.js';
 import { listOffsets } from './handlers/list-offsets.js';
 import { metadata } from './handlers/metadata.js';
 import { offsetCommit } from './handlers/offset-commit.js';
+import { offsetDelete } from './handlers/offset-delete.js';
 import { offsetFetch } from './handlers/offset-fetch.js';
 import { offsetForLeaderEpoch } from './handlers/offset-for-leader-epoch.js';
 import { produce } from './handlers/produce.js';
@@ -38,7 +39,7 @@ export function buildApiTable(sasl: SaslGate | undefined): ReadonlyMap<number, A
     ...(sasl === undefined ? [saslHandshakeWithoutSasl, saslAuthenticateWithoutSasl] : [saslHandshake(sasl), saslAuthenticate(sasl)]),
     ...[produce, fetch, listOffsets, metadata, findCoordinator, createTopics, deleteTopics, initProducerId, describeConfigs],
     ...[joinGroup, syncGroup, heartbeat, leaveGroup, offsetCommit, offsetFetch, listGroups, describeGroups, deleteGroups],
-    ...[createPartitions, deleteRecords, describeCluster, describeProducers, offsetForLeaderEpoch],
+    ...[createPartitions, deleteRecords, describeCluster, describeProducers, offsetDelete, offsetForLeaderEpoch],
   ];
   const table = new Map<number, ApiHandler>(handlers.map((h) => [h.request.apiKey, h]));
   table.set(ApiKey.ApiVersions, apiVersions(table));
