@@ -5,6 +5,7 @@
 import type { ApiHandler } from './api-handler.js';
 import type { SaslGate } from './sasl-gate.js';
 import { ApiKey } from '../protocol/messages/apis.js';
+import { alterReplicaLogDirs } from './handlers/alter-replica-log-dirs.js';
 import { apiVersions } from './handlers/api-versions.js';
 import { createPartitions } from './handlers/create-partitions.js';
 import { createTopics } from './handlers/create-topics.js';
@@ -14,6 +15,7 @@ import { deleteTopics } from './handlers/delete-topics.js';
 import { describeCluster } from './handlers/describe-cluster.js';
 import { describeConfigs } from './handlers/describe-configs.js';
 import { describeGroups } from './handlers/describe-groups.js';
+import { describeLogDirs } from './handlers/describe-log-dirs.js';
 import { describeProducers } from './handlers/describe-producers.js';
 import { fetch } from './handlers/fetch.js';
 import { findCoordinator } from './handlers/find-coordinator.js';
@@ -39,7 +41,7 @@ export function buildApiTable(sasl: SaslGate | undefined): ReadonlyMap<number, A
     ...(sasl === undefined ? [saslHandshakeWithoutSasl, saslAuthenticateWithoutSasl] : [saslHandshake(sasl), saslAuthenticate(sasl)]),
     ...[produce, fetch, listOffsets, metadata, findCoordinator, createTopics, deleteTopics, initProducerId, describeConfigs],
     ...[joinGroup, syncGroup, heartbeat, leaveGroup, offsetCommit, offsetFetch, listGroups, describeGroups, deleteGroups],
-    ...[createPartitions, deleteRecords, describeCluster, describeProducers, offsetDelete, offsetForLeaderEpoch],
+    ...[createPartitions, deleteRecords, describeCluster, describeProducers, offsetDelete, offsetForLeaderEpoch, describeLogDirs, alterReplicaLogDirs],
   ];
   const table = new Map<number, ApiHandler>(handlers.map((h) => [h.request.apiKey, h]));
   table.set(ApiKey.ApiVersions, apiVersions(table));
