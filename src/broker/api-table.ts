@@ -5,6 +5,8 @@
 import type { ApiHandler } from './api-handler.js';
 import type { SaslGate } from './sasl-gate.js';
 import { ApiKey } from '../protocol/messages/apis.js';
+import { addRaftVoter } from './handlers/add-raft-voter.js';
+import { alterPartitionReassignments } from './handlers/alter-partition-reassignments.js';
 import { alterReplicaLogDirs } from './handlers/alter-replica-log-dirs.js';
 import { apiVersions } from './handlers/api-versions.js';
 import { createPartitions } from './handlers/create-partitions.js';
@@ -17,6 +19,8 @@ import { describeConfigs } from './handlers/describe-configs.js';
 import { describeGroups } from './handlers/describe-groups.js';
 import { describeLogDirs } from './handlers/describe-log-dirs.js';
 import { describeProducers } from './handlers/describe-producers.js';
+import { describeQuorum } from './handlers/describe-quorum.js';
+import { electLeaders } from './handlers/elect-leaders.js';
 import { fetch } from './handlers/fetch.js';
 import { findCoordinator } from './handlers/find-coordinator.js';
 import { heartbeat } from './handlers/heartbeat.js';
@@ -25,15 +29,19 @@ import { joinGroup } from './handlers/join-group.js';
 import { leaveGroup } from './handlers/leave-group.js';
 import { listGroups } from './handlers/list-groups.js';
 import { listOffsets } from './handlers/list-offsets.js';
+import { listPartitionReassignments } from './handlers/list-partition-reassignments.js';
 import { metadata } from './handlers/metadata.js';
 import { offsetCommit } from './handlers/offset-commit.js';
 import { offsetDelete } from './handlers/offset-delete.js';
 import { offsetFetch } from './handlers/offset-fetch.js';
 import { offsetForLeaderEpoch } from './handlers/offset-for-leader-epoch.js';
 import { produce } from './handlers/produce.js';
+import { removeRaftVoter } from './handlers/remove-raft-voter.js';
 import { saslAuthenticate, saslAuthenticateWithoutSasl } from './handlers/sasl-authenticate.js';
 import { saslHandshake, saslHandshakeWithoutSasl } from './handlers/sasl-handshake.js';
 import { syncGroup } from './handlers/sync-group.js';
+import { unregisterBroker } from './handlers/unregister-broker.js';
+import { updateFeatures } from './handlers/update-features.js';
 
 /** SaslHandshake and SaslAuthenticate authenticate on a listener that requires SASL; elsewhere they are ILLEGAL_SASL_STATE, as in Kafka. */
 export function buildApiTable(sasl: SaslGate | undefined): ReadonlyMap<number, ApiHandler> {
@@ -42,6 +50,8 @@ export function buildApiTable(sasl: SaslGate | undefined): ReadonlyMap<number, A
     ...[produce, fetch, listOffsets, metadata, findCoordinator, createTopics, deleteTopics, initProducerId, describeConfigs],
     ...[joinGroup, syncGroup, heartbeat, leaveGroup, offsetCommit, offsetFetch, listGroups, describeGroups, deleteGroups],
     ...[createPartitions, deleteRecords, describeCluster, describeProducers, offsetDelete, offsetForLeaderEpoch, describeLogDirs, alterReplicaLogDirs],
+    ...[electLeaders, alterPartitionReassignments, listPartitionReassignments, describeQuorum, unregisterBroker],
+    ...[updateFeatures, addRaftVoter, removeRaftVoter],
   ];
   const table = new Map<number, ApiHandler>(handlers.map((h) => [h.request.apiKey, h]));
   table.set(ApiKey.ApiVersions, apiVersions(table));
