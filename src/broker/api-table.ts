@@ -8,6 +8,7 @@ import { ApiKey } from '../protocol/messages/apis.js';
 import { addRaftVoter } from './handlers/add-raft-voter.js';
 import { alterPartitionReassignments } from './handlers/alter-partition-reassignments.js';
 import { alterReplicaLogDirs } from './handlers/alter-replica-log-dirs.js';
+import { alterUserScramCredentials } from './handlers/alter-user-scram-credentials.js';
 import { apiVersions } from './handlers/api-versions.js';
 import { createPartitions } from './handlers/create-partitions.js';
 import { createTopics } from './handlers/create-topics.js';
@@ -20,6 +21,7 @@ import { describeGroups } from './handlers/describe-groups.js';
 import { describeLogDirs } from './handlers/describe-log-dirs.js';
 import { describeProducers } from './handlers/describe-producers.js';
 import { describeQuorum } from './handlers/describe-quorum.js';
+import { describeUserScramCredentials } from './handlers/describe-user-scram-credentials.js';
 import { electLeaders } from './handlers/elect-leaders.js';
 import { fetch } from './handlers/fetch.js';
 import { findCoordinator } from './handlers/find-coordinator.js';
@@ -51,7 +53,7 @@ export function buildApiTable(sasl: SaslGate | undefined): ReadonlyMap<number, A
     ...[joinGroup, syncGroup, heartbeat, leaveGroup, offsetCommit, offsetFetch, listGroups, describeGroups, deleteGroups],
     ...[createPartitions, deleteRecords, describeCluster, describeProducers, offsetDelete, offsetForLeaderEpoch, describeLogDirs, alterReplicaLogDirs],
     ...[electLeaders, alterPartitionReassignments, listPartitionReassignments, describeQuorum, unregisterBroker],
-    ...[updateFeatures, addRaftVoter, removeRaftVoter],
+    ...[updateFeatures, addRaftVoter, removeRaftVoter, describeUserScramCredentials, alterUserScramCredentials],
   ];
   const table = new Map<number, ApiHandler>(handlers.map((h) => [h.request.apiKey, h]));
   table.set(ApiKey.ApiVersions, apiVersions(table));
