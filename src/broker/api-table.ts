@@ -6,6 +6,7 @@ import type { ApiHandler } from './api-handler.js';
 import type { SaslGate } from './sasl-gate.js';
 import { ApiKey } from '../protocol/messages/apis.js';
 import { addRaftVoter } from './handlers/add-raft-voter.js';
+import { alterConfigs } from './handlers/alter-configs.js';
 import { alterPartitionReassignments } from './handlers/alter-partition-reassignments.js';
 import { alterReplicaLogDirs } from './handlers/alter-replica-log-dirs.js';
 import { alterUserScramCredentials } from './handlers/alter-user-scram-credentials.js';
@@ -26,6 +27,7 @@ import { electLeaders } from './handlers/elect-leaders.js';
 import { fetch } from './handlers/fetch.js';
 import { findCoordinator } from './handlers/find-coordinator.js';
 import { heartbeat } from './handlers/heartbeat.js';
+import { incrementalAlterConfigs } from './handlers/incremental-alter-configs.js';
 import { initProducerId } from './handlers/init-producer-id.js';
 import { joinGroup } from './handlers/join-group.js';
 import { leaveGroup } from './handlers/leave-group.js';
@@ -54,6 +56,7 @@ export function buildApiTable(sasl: SaslGate | undefined): ReadonlyMap<number, A
     ...[createPartitions, deleteRecords, describeCluster, describeProducers, offsetDelete, offsetForLeaderEpoch, describeLogDirs, alterReplicaLogDirs],
     ...[electLeaders, alterPartitionReassignments, listPartitionReassignments, describeQuorum, unregisterBroker],
     ...[updateFeatures, addRaftVoter, removeRaftVoter, describeUserScramCredentials, alterUserScramCredentials],
+    ...[alterConfigs, incrementalAlterConfigs],
   ];
   const table = new Map<number, ApiHandler>(handlers.map((h) => [h.request.apiKey, h]));
   table.set(ApiKey.ApiVersions, apiVersions(table));
