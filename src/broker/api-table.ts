@@ -6,6 +6,7 @@ import type { ApiHandler } from './api-handler.js';
 import type { SaslGate } from './sasl-gate.js';
 import { ApiKey } from '../protocol/messages/apis.js';
 import { addRaftVoter } from './handlers/add-raft-voter.js';
+import { alterClientQuotas } from './handlers/alter-client-quotas.js';
 import { alterConfigs } from './handlers/alter-configs.js';
 import { alterPartitionReassignments } from './handlers/alter-partition-reassignments.js';
 import { alterReplicaLogDirs } from './handlers/alter-replica-log-dirs.js';
@@ -16,6 +17,7 @@ import { createTopics } from './handlers/create-topics.js';
 import { deleteGroups } from './handlers/delete-groups.js';
 import { deleteRecords } from './handlers/delete-records.js';
 import { deleteTopics } from './handlers/delete-topics.js';
+import { describeClientQuotas } from './handlers/describe-client-quotas.js';
 import { describeCluster } from './handlers/describe-cluster.js';
 import { describeConfigs } from './handlers/describe-configs.js';
 import { describeGroups } from './handlers/describe-groups.js';
@@ -56,7 +58,7 @@ export function buildApiTable(sasl: SaslGate | undefined): ReadonlyMap<number, A
     ...[createPartitions, deleteRecords, describeCluster, describeProducers, offsetDelete, offsetForLeaderEpoch, describeLogDirs, alterReplicaLogDirs],
     ...[electLeaders, alterPartitionReassignments, listPartitionReassignments, describeQuorum, unregisterBroker],
     ...[updateFeatures, addRaftVoter, removeRaftVoter, describeUserScramCredentials, alterUserScramCredentials],
-    ...[alterConfigs, incrementalAlterConfigs],
+    ...[describeClientQuotas, alterClientQuotas, alterConfigs, incrementalAlterConfigs],
   ];
   const table = new Map<number, ApiHandler>(handlers.map((h) => [h.request.apiKey, h]));
   table.set(ApiKey.ApiVersions, apiVersions(table));
