@@ -12,11 +12,14 @@ import { alterPartitionReassignments } from './handlers/alter-partition-reassign
 import { alterReplicaLogDirs } from './handlers/alter-replica-log-dirs.js';
 import { alterUserScramCredentials } from './handlers/alter-user-scram-credentials.js';
 import { apiVersions } from './handlers/api-versions.js';
+import { createAcls } from './handlers/create-acls.js';
 import { createPartitions } from './handlers/create-partitions.js';
 import { createTopics } from './handlers/create-topics.js';
+import { deleteAcls } from './handlers/delete-acls.js';
 import { deleteGroups } from './handlers/delete-groups.js';
 import { deleteRecords } from './handlers/delete-records.js';
 import { deleteTopics } from './handlers/delete-topics.js';
+import { describeAcls } from './handlers/describe-acls.js';
 import { describeClientQuotas } from './handlers/describe-client-quotas.js';
 import { describeCluster } from './handlers/describe-cluster.js';
 import { describeConfigs } from './handlers/describe-configs.js';
@@ -58,7 +61,7 @@ export function buildApiTable(sasl: SaslGate | undefined): ReadonlyMap<number, A
     ...[createPartitions, deleteRecords, describeCluster, describeProducers, offsetDelete, offsetForLeaderEpoch, describeLogDirs, alterReplicaLogDirs],
     ...[electLeaders, alterPartitionReassignments, listPartitionReassignments, describeQuorum, unregisterBroker],
     ...[updateFeatures, addRaftVoter, removeRaftVoter, describeUserScramCredentials, alterUserScramCredentials],
-    ...[describeClientQuotas, alterClientQuotas, alterConfigs, incrementalAlterConfigs],
+    ...[describeClientQuotas, alterClientQuotas, alterConfigs, incrementalAlterConfigs, describeAcls, createAcls, deleteAcls],
   ];
   const table = new Map<number, ApiHandler>(handlers.map((h) => [h.request.apiKey, h]));
   table.set(ApiKey.ApiVersions, apiVersions(table));
