@@ -5,6 +5,8 @@
 import type { ApiHandler } from './api-handler.js';
 import type { SaslGate } from './sasl-gate.js';
 import { ApiKey } from '../protocol/messages/apis.js';
+import { addOffsetsToTxn } from './handlers/add-offsets-to-txn.js';
+import { addPartitionsToTxn } from './handlers/add-partitions-to-txn.js';
 import { addRaftVoter } from './handlers/add-raft-voter.js';
 import { alterClientQuotas } from './handlers/alter-client-quotas.js';
 import { alterConfigs } from './handlers/alter-configs.js';
@@ -27,8 +29,10 @@ import { describeGroups } from './handlers/describe-groups.js';
 import { describeLogDirs } from './handlers/describe-log-dirs.js';
 import { describeProducers } from './handlers/describe-producers.js';
 import { describeQuorum } from './handlers/describe-quorum.js';
+import { describeTransactions } from './handlers/describe-transactions.js';
 import { describeUserScramCredentials } from './handlers/describe-user-scram-credentials.js';
 import { electLeaders } from './handlers/elect-leaders.js';
+import { endTxn } from './handlers/end-txn.js';
 import { fetch } from './handlers/fetch.js';
 import { findCoordinator } from './handlers/find-coordinator.js';
 import { heartbeat } from './handlers/heartbeat.js';
@@ -39,6 +43,7 @@ import { leaveGroup } from './handlers/leave-group.js';
 import { listGroups } from './handlers/list-groups.js';
 import { listOffsets } from './handlers/list-offsets.js';
 import { listPartitionReassignments } from './handlers/list-partition-reassignments.js';
+import { listTransactions } from './handlers/list-transactions.js';
 import { metadata } from './handlers/metadata.js';
 import { offsetCommit } from './handlers/offset-commit.js';
 import { offsetDelete } from './handlers/offset-delete.js';
@@ -49,8 +54,10 @@ import { removeRaftVoter } from './handlers/remove-raft-voter.js';
 import { saslAuthenticate, saslAuthenticateWithoutSasl } from './handlers/sasl-authenticate.js';
 import { saslHandshake, saslHandshakeWithoutSasl } from './handlers/sasl-handshake.js';
 import { syncGroup } from './handlers/sync-group.js';
+import { txnOffsetCommit } from './handlers/txn-offset-commit.js';
 import { unregisterBroker } from './handlers/unregister-broker.js';
 import { updateFeatures } from './handlers/update-features.js';
+import { writeTxnMarkers } from './handlers/write-txn-markers.js';
 
 /** SaslHandshake and SaslAuthenticate authenticate on a listener that requires SASL; elsewhere they are ILLEGAL_SASL_STATE, as in Kafka. */
 export function buildApiTable(sasl: SaslGate | undefined): ReadonlyMap<number, ApiHandler> {
@@ -62,6 +69,7 @@ export function buildApiTable(sasl: SaslGate | undefined): ReadonlyMap<number, A
     ...[electLeaders, alterPartitionReassignments, listPartitionReassignments, describeQuorum, unregisterBroker],
     ...[updateFeatures, addRaftVoter, removeRaftVoter, describeUserScramCredentials, alterUserScramCredentials],
     ...[describeClientQuotas, alterClientQuotas, alterConfigs, incrementalAlterConfigs, describeAcls, createAcls, deleteAcls],
+    ...[addPartitionsToTxn, addOffsetsToTxn, endTxn, writeTxnMarkers, txnOffsetCommit, describeTransactions, listTransactions],
   ];
   const table = new Map<number, ApiHandler>(handlers.map((h) => [h.request.apiKey, h]));
   table.set(ApiKey.ApiVersions, apiVersions(table));
