@@ -15,6 +15,7 @@ import { alterReplicaLogDirs } from './handlers/alter-replica-log-dirs.js';
 import { alterUserScramCredentials } from './handlers/alter-user-scram-credentials.js';
 import { apiVersions } from './handlers/api-versions.js';
 import { createAcls } from './handlers/create-acls.js';
+import { createDelegationToken } from './handlers/create-delegation-token.js';
 import { createPartitions } from './handlers/create-partitions.js';
 import { createTopics } from './handlers/create-topics.js';
 import { deleteAcls } from './handlers/delete-acls.js';
@@ -25,6 +26,7 @@ import { describeAcls } from './handlers/describe-acls.js';
 import { describeClientQuotas } from './handlers/describe-client-quotas.js';
 import { describeCluster } from './handlers/describe-cluster.js';
 import { describeConfigs } from './handlers/describe-configs.js';
+import { describeDelegationToken } from './handlers/describe-delegation-token.js';
 import { describeGroups } from './handlers/describe-groups.js';
 import { describeLogDirs } from './handlers/describe-log-dirs.js';
 import { describeProducers } from './handlers/describe-producers.js';
@@ -33,6 +35,7 @@ import { describeTransactions } from './handlers/describe-transactions.js';
 import { describeUserScramCredentials } from './handlers/describe-user-scram-credentials.js';
 import { electLeaders } from './handlers/elect-leaders.js';
 import { endTxn } from './handlers/end-txn.js';
+import { expireDelegationToken } from './handlers/expire-delegation-token.js';
 import { fetch } from './handlers/fetch.js';
 import { findCoordinator } from './handlers/find-coordinator.js';
 import { heartbeat } from './handlers/heartbeat.js';
@@ -51,6 +54,7 @@ import { offsetFetch } from './handlers/offset-fetch.js';
 import { offsetForLeaderEpoch } from './handlers/offset-for-leader-epoch.js';
 import { produce } from './handlers/produce.js';
 import { removeRaftVoter } from './handlers/remove-raft-voter.js';
+import { renewDelegationToken } from './handlers/renew-delegation-token.js';
 import { saslAuthenticate, saslAuthenticateWithoutSasl } from './handlers/sasl-authenticate.js';
 import { saslHandshake, saslHandshakeWithoutSasl } from './handlers/sasl-handshake.js';
 import { syncGroup } from './handlers/sync-group.js';
@@ -70,6 +74,7 @@ export function buildApiTable(sasl: SaslGate | undefined): ReadonlyMap<number, A
     ...[updateFeatures, addRaftVoter, removeRaftVoter, describeUserScramCredentials, alterUserScramCredentials],
     ...[describeClientQuotas, alterClientQuotas, alterConfigs, incrementalAlterConfigs, describeAcls, createAcls, deleteAcls],
     ...[addPartitionsToTxn, addOffsetsToTxn, endTxn, writeTxnMarkers, txnOffsetCommit, describeTransactions, listTransactions],
+    ...[createDelegationToken, renewDelegationToken, expireDelegationToken, describeDelegationToken],
   ];
   const table = new Map<number, ApiHandler>(handlers.map((h) => [h.request.apiKey, h]));
   table.set(ApiKey.ApiVersions, apiVersions(table));
