@@ -14,6 +14,8 @@ import { alterPartitionReassignments } from './handlers/alter-partition-reassign
 import { alterReplicaLogDirs } from './handlers/alter-replica-log-dirs.js';
 import { alterUserScramCredentials } from './handlers/alter-user-scram-credentials.js';
 import { apiVersions } from './handlers/api-versions.js';
+import { consumerGroupDescribe } from './handlers/consumer-group-describe.js';
+import { consumerGroupHeartbeat } from './handlers/consumer-group-heartbeat.js';
 import { createAcls } from './handlers/create-acls.js';
 import { createDelegationToken } from './handlers/create-delegation-token.js';
 import { createPartitions } from './handlers/create-partitions.js';
@@ -31,6 +33,7 @@ import { describeGroups } from './handlers/describe-groups.js';
 import { describeLogDirs } from './handlers/describe-log-dirs.js';
 import { describeProducers } from './handlers/describe-producers.js';
 import { describeQuorum } from './handlers/describe-quorum.js';
+import { describeTopicPartitions } from './handlers/describe-topic-partitions.js';
 import { describeTransactions } from './handlers/describe-transactions.js';
 import { describeUserScramCredentials } from './handlers/describe-user-scram-credentials.js';
 import { electLeaders } from './handlers/elect-leaders.js';
@@ -43,6 +46,7 @@ import { incrementalAlterConfigs } from './handlers/incremental-alter-configs.js
 import { initProducerId } from './handlers/init-producer-id.js';
 import { joinGroup } from './handlers/join-group.js';
 import { leaveGroup } from './handlers/leave-group.js';
+import { listClientMetricsResources } from './handlers/list-client-metrics-resources.js';
 import { listGroups } from './handlers/list-groups.js';
 import { listOffsets } from './handlers/list-offsets.js';
 import { listPartitionReassignments } from './handlers/list-partition-reassignments.js';
@@ -70,11 +74,12 @@ export function buildApiTable(sasl: SaslGate | undefined): ReadonlyMap<number, A
     ...[produce, fetch, listOffsets, metadata, findCoordinator, createTopics, deleteTopics, initProducerId, describeConfigs],
     ...[joinGroup, syncGroup, heartbeat, leaveGroup, offsetCommit, offsetFetch, listGroups, describeGroups, deleteGroups],
     ...[createPartitions, deleteRecords, describeCluster, describeProducers, offsetDelete, offsetForLeaderEpoch, describeLogDirs, alterReplicaLogDirs],
-    ...[electLeaders, alterPartitionReassignments, listPartitionReassignments, describeQuorum, unregisterBroker],
+    ...[electLeaders, alterPartitionReassignments, listPartitionReassignments, describeTopicPartitions, describeQuorum, unregisterBroker],
     ...[updateFeatures, addRaftVoter, removeRaftVoter, describeUserScramCredentials, alterUserScramCredentials],
     ...[describeClientQuotas, alterClientQuotas, alterConfigs, incrementalAlterConfigs, describeAcls, createAcls, deleteAcls],
     ...[addPartitionsToTxn, addOffsetsToTxn, endTxn, writeTxnMarkers, txnOffsetCommit, describeTransactions, listTransactions],
     ...[createDelegationToken, renewDelegationToken, expireDelegationToken, describeDelegationToken],
+    ...[consumerGroupHeartbeat, consumerGroupDescribe, listClientMetricsResources],
   ];
   const table = new Map<number, ApiHandler>(handlers.map((h) => [h.request.apiKey, h]));
   table.set(ApiKey.ApiVersions, apiVersions(table));
