@@ -1,7 +1,7 @@
 /**
- * CreateDelegationToken: brook has no delegation tokens. As Kafka: a client it does not know
- * (plain TCP, anonymous TLS) is DELEGATION_TOKEN_REQUEST_NOT_ALLOWED; renewers that are not
- * users INVALID_PRINCIPAL_TYPE; otherwise DELEGATION_TOKEN_AUTH_DISABLED, as with tokens off.
+ * CreateDelegationToken: no delegation tokens; answered as Kafka answers with them off (see
+ * delegation-tokens.ts); from a known client, renewers that are not users are INVALID_PRINCIPAL_TYPE
+ * before tokens being off is told.
  */
 import { ErrorCode } from '../../protocol/error-codes.js';
 import { CreateDelegationTokenRequest, CreateDelegationTokenResponse } from '../../protocol/messages/create-delegation-token.js';

@@ -33,8 +33,11 @@ export const describeLogDirs = defineApi({
 
 /** The partitions asked about that brook holds, by topic; null asks about every one. */
 async function describeTopics(broker: BrokerContext, asked: DescribeLogDirsRequest['topics']): Promise<Topic[]> {
-  const wanted = asked === null ? undefined : new Map<string, Set<number>>();
-  for (const t of asked ?? []) wanted!.set(t.topic, new Set([...(wanted!.get(t.topic) ?? []), ...t.partitions]));
+  let wanted: Map<string, Set<number>> | undefined;
+  if (asked !== null) {
+    wanted = new Map();
+    for (const t of asked) wanted.set(t.topic, new Set([...(wanted.get(t.topic) ?? []), ...t.partitions]));
+  }
   const topics = broker.storage.topics().filter((t) => wanted === undefined || wanted.has(t.name));
   const described = await Promise.all(
     topics.map(async ({ name, partitions: count }) => {
