@@ -1,6 +1,6 @@
 /**
  * SCRAM credentials managed while brook runs: DescribeUserScramCredentials and
- * AlterUserScramCredentials on the --sasl-users file, used by the next authentication of a real
+ * AlterUserScramCredentials on the SASL users file, used by the next authentication of a real
  * client (kafkajs), kept across a restart; and Kafka's answers when there is no file.
  */
 import { test, before, after } from 'node:test';
@@ -153,13 +153,13 @@ test('a user `brook add-user` writes into the running broker\'s file stays throu
   assert.ok(Object.keys(JSON.parse(await readFile(usersFile, 'utf8')).users).includes('frank'));
 });
 
-test('without --sasl-users there is nothing to manage: users are RESOURCE_NOT_FOUND, alterations UNSUPPORTED_VERSION', async () => {
+test('without a SASL users file there is nothing to manage: users are RESOURCE_NOT_FOUND, alterations UNSUPPORTED_VERSION', async () => {
   const plain = await startBroker({ port: 0 });
   const c = await WireClient.connect(plain.port);
   try {
     assert.deepEqual(await describe(null, c), []);
     assert.deepEqual(await describe(['alice'], c), [['alice', ErrorCode.RESOURCE_NOT_FOUND, 'Attempt to describe a user credential that does not exist: alice', []]]);
-    const scramOff = 'SCRAM is not enabled: brook runs without --sasl-users, so there are no credentials to alter';
+    const scramOff = 'SCRAM is not enabled: brook runs without a SASL users file, so there are no credentials to alter';
     assert.deepEqual(await alter({ upsertions: [upsertion('alice', 'a'), upsertion('bob', 'b'), upsertion('bob', 'b', SHA_512)], deletions: [{ name: 'carol', mechanism: SHA_256 }] }, c), [
       ['carol', ErrorCode.UNSUPPORTED_VERSION, scramOff],
       ['alice', ErrorCode.UNSUPPORTED_VERSION, scramOff],

@@ -1,5 +1,5 @@
 /**
- * The SCRAM credentials of a running broker, from its --sasl-users file: each authentication
+ * The SCRAM credentials of a running broker, from its SASL users file: each authentication
  * reads them, and DescribeUserScramCredentials and AlterUserScramCredentials manage them by the
  * rules of Kafka's controller. An alteration is written to the file, atomically and durably,
  * before it is answered, and counts from the next authentication.

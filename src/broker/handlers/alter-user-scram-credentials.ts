@@ -1,5 +1,5 @@
 /**
- * AlterUserScramCredentials: upserts and deletes users of the --sasl-users file, stored before
+ * AlterUserScramCredentials: upserts and deletes users of the SASL users file, stored before
  * the answer and used from the next authentication. Without the file brook has no SCRAM to
  * manage: each alteration Kafka would take is UNSUPPORTED_VERSION, as Kafka answers when its
  * metadata version has no SCRAM.
@@ -8,7 +8,7 @@ import { alterationResults, checkAlterations } from '../../auth/credential-store
 import { AlterUserScramCredentialsRequest, AlterUserScramCredentialsResponse } from '../../protocol/messages/alter-user-scram-credentials.js';
 import { defineApi } from '../api-handler.js';
 
-const WITHOUT_SCRAM = 'SCRAM is not enabled: brook runs without --sasl-users, so there are no credentials to alter';
+const WITHOUT_SCRAM = 'SCRAM is not enabled: brook runs without a SASL users file, so there are no credentials to alter';
 
 export const alterUserScramCredentials = defineApi({
   request: AlterUserScramCredentialsRequest,

@@ -1,5 +1,5 @@
 /**
- * DescribeUserScramCredentials: the mechanisms and iterations of the --sasl-users file's users.
+ * DescribeUserScramCredentials: the mechanisms and iterations of the SASL users file's users.
  * Without the file there are none, and each user named is RESOURCE_NOT_FOUND, as in Kafka.
  */
 import { describeUsers } from '../../auth/credential-store.js';
