@@ -10,6 +10,14 @@ const APIS = [
   'DescribeConfigs', 'FindCoordinator', 'JoinGroup', 'SyncGroup', 'Heartbeat', 'LeaveGroup', 'OffsetCommit',
   'OffsetFetch', 'ListGroups', 'DescribeGroups', 'DeleteGroups', 'DescribeProducers', 'SaslHandshake',
   'SaslAuthenticate', 'OffsetForLeaderEpoch', 'DescribeCluster', 'CreatePartitions', 'DeleteRecords',
+  'AddPartitionsToTxn', 'AddOffsetsToTxn', 'EndTxn', 'WriteTxnMarkers', 'TxnOffsetCommit', 'DescribeAcls',
+  'CreateAcls', 'DeleteAcls', 'AlterConfigs', 'AlterReplicaLogDirs', 'DescribeLogDirs', 'CreateDelegationToken',
+  'RenewDelegationToken', 'ExpireDelegationToken', 'DescribeDelegationToken', 'ElectLeaders',
+  'IncrementalAlterConfigs', 'AlterPartitionReassignments', 'ListPartitionReassignments', 'OffsetDelete',
+  'DescribeClientQuotas', 'AlterClientQuotas', 'DescribeUserScramCredentials', 'AlterUserScramCredentials',
+  'DescribeQuorum', 'UpdateFeatures', 'UnregisterBroker', 'DescribeTransactions', 'ListTransactions',
+  'ConsumerGroupHeartbeat', 'ConsumerGroupDescribe', 'ListClientMetricsResources', 'DescribeTopicPartitions',
+  'AddRaftVoter', 'RemoveRaftVoter',
 ];
 const HEADERS = ['RequestHeader', 'ResponseHeader'];
 

@@ -3,6 +3,7 @@ import assert from 'node:assert/strict';
 import { mkdir, mkdtemp, readFile, rm, rmdir, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
+import fc from 'fast-check';
 import { OFFSETS_FILE, OffsetStore } from '../src/groups/offset-store.js';
 
 async function tempFile(t: { after(fn: () => Promise<void>): void }): Promise<string> {
@@ -128,4 +129,40 @@ test('a file that is not an offsets file, or not of its form, stops the open nam
     await writeFile(file, text);
     await assert.rejects(OffsetStore.open(file), (err: Error) => err.message.startsWith(file) && /not of the form brook writes/.test(err.message), text);
   }
+});
+
+test('OffsetDelete\'s deletions: named partitions go, the rest stay, a group left without offsets goes; so after reopening too', async (t) => {
+  type Op = { kind: 'commit'; group: string; topic: string; partition: number; offset: bigint } | { kind: 'delete'; group: string; partitions: [string, number][] };
+  const name = (...names: string[]) => fc.constantFrom(...names);
+  const op: fc.Arbitrary<Op> = fc.oneof(
+    fc.record({ kind: fc.constant('commit' as const), group: name('g', 'h'), topic: name('t', 'u'), partition: fc.nat(2), offset: fc.bigInt({ min: 0n, max: 99n }) }),
+    fc.record({ kind: fc.constant('delete' as const), group: name('g', 'h', 'none'), partitions: fc.array(fc.tuple(name('t', 'u'), fc.nat(2)), { maxLength: 4 }) }),
+  );
+  const snapshot = (store: OffsetStore) =>
+    Object.fromEntries(store.groupIds().map((g) => [g, [...store.offsets(g)!].flatMap(([topic, ps]) => [...ps].map(([p, c]) => `${topic}-${p}=${c.offset}`)).sort()]));
+  await fc.assert(
+    fc.asyncProperty(fc.array(op, { maxLength: 8 }), async (ops) => {
+      const file = await tempFile(t);
+      const store = await OffsetStore.open(file);
+      const model = new Map<string, Map<string, bigint>>();
+      for (const o of ops) {
+        if (o.kind === 'commit') {
+          await store.commit(o.group, [{ topic: o.topic, partition: o.partition, offset: o.offset, leaderEpoch: -1, metadata: '' }]);
+          model.set(o.group, (model.get(o.group) ?? new Map()).set(`${o.topic}-${o.partition}`, o.offset));
+        } else {
+          await store.deleteOffsets(o.group, o.partitions.map(([topic, partition]) => ({ topic, partition })));
+          const kept = model.get(o.group);
+          for (const [topic, partition] of o.partitions) kept?.delete(`${topic}-${partition}`);
+          if (kept?.size === 0) model.delete(o.group);
+        }
+      }
+      const expected = Object.fromEntries([...model].map(([g, ps]) => [g, [...ps].map(([tp, offset]) => `${tp}=${offset}`).sort()]));
+      assert.deepEqual(snapshot(store), expected);
+      await store.close();
+      const reopened = await OffsetStore.open(file);
+      assert.deepEqual(snapshot(reopened), expected);
+      await reopened.close();
+    }),
+    { numRuns: 25 },
+  );
 });

@@ -4,7 +4,7 @@
  */
 import { createHmac, randomBytes } from 'node:crypto';
 import { AuthenticationError, MIN_ITERATIONS, passwordMatches, SCRAM_MECHANISMS, ScramExchange, scramDigestBytes, type ScramCredential, type ScramMechanism } from './scram.js';
-import type { SaslUsers } from './users-file.js';
+import type { CredentialLookup } from './users-file.js';
 
 export const SASL_MECHANISMS = ['PLAIN', ...SCRAM_MECHANISMS] as const;
 
@@ -25,7 +25,7 @@ export class SaslSession {
   /** After a v0 handshake the tokens come as bare frames, not SaslAuthenticate requests. */
   private bareTokens = false;
 
-  constructor(private readonly users: SaslUsers) {}
+  constructor(private readonly users: CredentialLookup) {}
 
   get principal(): string | undefined {
     return this.user;

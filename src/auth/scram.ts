@@ -7,8 +7,16 @@ import { createHash, createHmac, pbkdf2Sync, randomBytes, timingSafeEqual } from
 export const SCRAM_MECHANISMS = ['SCRAM-SHA-256', 'SCRAM-SHA-512'] as const;
 export type ScramMechanism = (typeof SCRAM_MECHANISMS)[number];
 
-/** Kafka's minimum for SCRAM iterations. */
+/** Kafka's minimum and maximum for SCRAM iterations. */
 export const MIN_ITERATIONS = 4096;
+export const MAX_ITERATIONS = 16384;
+
+/** Kafka's ids for the mechanisms in AlterUserScramCredentials and DescribeUserScramCredentials. */
+export const SCRAM_MECHANISM_TYPES: Readonly<Record<ScramMechanism, number>> = { 'SCRAM-SHA-256': 1, 'SCRAM-SHA-512': 2 };
+
+export function scramMechanismOfType(type: number): ScramMechanism | undefined {
+  return SCRAM_MECHANISMS.find((m) => SCRAM_MECHANISM_TYPES[m] === type);
+}
 
 const HASHES: Record<ScramMechanism, { name: string; bytes: number }> = {
   'SCRAM-SHA-256': { name: 'sha256', bytes: 32 },
@@ -26,18 +34,19 @@ export class AuthenticationError extends Error {}
 
 const hmac = (hash: string, key: Buffer, text: string | Buffer): Buffer => createHmac(hash, key).update(text).digest();
 
-function saltedKeys(mechanism: ScramMechanism, password: string, salt: Buffer, iterations: number): { clientKey: Buffer; serverKey: Buffer } {
-  const { name, bytes } = HASHES[mechanism];
-  const salted = pbkdf2Sync(password.normalize('NFKC'), salt, iterations, bytes, name);
-  return { clientKey: hmac(name, salted, 'Client Key'), serverKey: hmac(name, salted, 'Server Key') };
-}
-
 /** The size of the mechanism's digests, and so of its StoredKey and ServerKey. */
 export const scramDigestBytes = (mechanism: ScramMechanism): number => HASHES[mechanism].bytes;
 
 export function scramCredential(mechanism: ScramMechanism, password: string, iterations = MIN_ITERATIONS, salt: Buffer = randomBytes(32)): ScramCredential {
-  const { clientKey, serverKey } = saltedKeys(mechanism, password, salt, iterations);
-  return { salt, iterations, storedKey: createHash(HASHES[mechanism].name).update(clientKey).digest(), serverKey };
+  const { name, bytes } = HASHES[mechanism];
+  return credentialFromSaltedPassword(mechanism, pbkdf2Sync(password.normalize('NFKC'), salt, iterations, bytes, name), salt, iterations);
+}
+
+/** The credential of a password already salted by the client (AlterUserScramCredentials sends only that). */
+export function credentialFromSaltedPassword(mechanism: ScramMechanism, saltedPassword: Buffer, salt: Buffer, iterations: number): ScramCredential {
+  const { name } = HASHES[mechanism];
+  const clientKey = hmac(name, saltedPassword, 'Client Key');
+  return { salt, iterations, storedKey: createHash(name).update(clientKey).digest(), serverKey: hmac(name, saltedPassword, 'Server Key') };
 }
 
 /** Whether `password` is the one `credential` was made from (for SASL/PLAIN). */

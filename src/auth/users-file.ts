@@ -4,10 +4,16 @@
  * SASL/PLAIN is checked against the same credentials.
  */
 import { readFile } from 'node:fs/promises';
-import { writeFileDurably } from '../files/durable-file.js';
+import { readFileIfExists, writeFileDurably } from '../files/durable-file.js';
 import { MIN_ITERATIONS, SCRAM_MECHANISMS, scramCredential, type ScramCredential, type ScramMechanism } from './scram.js';
 
-export type SaslUsers = ReadonlyMap<string, ReadonlyMap<ScramMechanism, ScramCredential>>;
+export type UserCredentials = ReadonlyMap<ScramMechanism, ScramCredential>;
+export type SaslUsers = ReadonlyMap<string, UserCredentials>;
+
+/** Where an authentication finds a user's credentials. */
+export interface CredentialLookup {
+  get(user: string): UserCredentials | undefined;
+}
 
 interface StoredCredential {
   salt: string;
@@ -20,9 +26,25 @@ type UsersJson = { users: Record<string, Partial<Record<ScramMechanism, StoredCr
 const isMechanism = (name: string): name is ScramMechanism => (SCRAM_MECHANISMS as readonly string[]).includes(name);
 
 export async function loadSaslUsers(path: string): Promise<SaslUsers> {
+  let text: string;
+  try {
+    text = await readFile(path, 'utf8');
+  } catch (err) {
+    throw new Error(`cannot read SASL users from ${path}: ${(err as Error).message}`);
+  }
+  return parseSaslUsers(path, text);
+}
+
+/** The users in the file, or none if there is no file yet. */
+export async function loadSaslUsersIfAny(path: string): Promise<SaslUsers> {
+  const bytes = await readFileIfExists(path);
+  return bytes === undefined ? new Map() : parseSaslUsers(path, bytes.toString('utf8'));
+}
+
+function parseSaslUsers(path: string, text: string): SaslUsers {
   let json: UsersJson;
   try {
-    json = JSON.parse(await readFile(path, 'utf8')) as UsersJson;
+    json = JSON.parse(text) as UsersJson;
   } catch (err) {
     throw new Error(`cannot read SASL users from ${path}: ${(err as Error).message}`);
   }
@@ -47,21 +69,26 @@ export async function loadSaslUsers(path: string): Promise<SaslUsers> {
   return users;
 }
 
-/** Adds or replaces a user's credentials for each mechanism, derived from `password`. */
-export async function saveSaslUser(path: string, user: string, password: string, mechanisms: readonly ScramMechanism[], iterations = MIN_ITERATIONS): Promise<void> {
-  let json: UsersJson = { users: {} };
-  try {
-    json = JSON.parse(await readFile(path, 'utf8')) as UsersJson;
-  } catch (err) {
-    if ((err as NodeJS.ErrnoException).code !== 'ENOENT') throw new Error(`cannot read SASL users from ${path}: ${(err as Error).message}`);
-  }
-  const entry: Partial<Record<ScramMechanism, StoredCredential>> = {};
-  for (const mechanism of mechanisms) {
-    const c = scramCredential(mechanism, password, iterations);
-    entry[mechanism] = { salt: c.salt.toString('base64'), iterations: c.iterations, storedKey: c.storedKey.toString('base64'), serverKey: c.serverKey.toString('base64') };
-  }
-  // Spread, not assigned: a user named __proto__ is an entry like any other.
-  json.users = { ...json.users, ...Object.fromEntries([[user, entry]]) };
+/** Replaces the file atomically and durably with these users. */
+export async function writeSaslUsers(path: string, users: SaslUsers): Promise<void> {
+  const json: UsersJson = {
+    // Object.fromEntries, not assignment: a user named __proto__ is an entry like any other.
+    users: Object.fromEntries(
+      [...users].map(([user, credentials]) => [
+        user,
+        Object.fromEntries(
+          [...credentials].map(([mechanism, c]) => [mechanism, { salt: c.salt.toString('base64'), iterations: c.iterations, storedKey: c.storedKey.toString('base64'), serverKey: c.serverKey.toString('base64') }]),
+        ),
+      ]),
+    ),
+  };
   // Only the owner reads it: the salted credentials would let others try passwords offline.
   await writeFileDurably(path, `${JSON.stringify(json, null, 2)}\n`, 0o600);
+}
+
+/** Adds or replaces a user's credentials for each mechanism, derived from `password`. */
+export async function saveSaslUser(path: string, user: string, password: string, mechanisms: readonly ScramMechanism[], iterations = MIN_ITERATIONS): Promise<void> {
+  const users = new Map(await loadSaslUsersIfAny(path));
+  users.set(user, new Map(mechanisms.map((mechanism) => [mechanism, scramCredential(mechanism, password, iterations)])));
+  await writeSaslUsers(path, users);
 }

@@ -1,5 +1,6 @@
 /** Everything a handler may reach: settings, the stored topics, waiting fetches, consumer groups, the log, metrics. */
 import type { Logger } from 'pino';
+import type { CredentialStore } from '../auth/credential-store.js';
 import type { GroupCoordinator } from '../groups/group-coordinator.js';
 import type { ProducerEpochs } from '../log/producer-epochs.js';
 import type { Storage } from '../log/storage.js';
@@ -22,6 +23,8 @@ export interface BrokerContext {
   readonly clusterId: string;
   /** Present when the listener requires SASL authentication. */
   readonly sasl: SaslGate | undefined;
+  /** The --sasl-users file's credentials, when there is one. */
+  readonly credentials: CredentialStore | undefined;
   /** Memory Fetch reads the log into, given back once each response is sent. */
   readonly fetchMemory: BufferPool;
 }

@@ -13,3 +13,14 @@ export function assignmentProblem(assignments: readonly { readonly brokerIds: re
   }
   return undefined;
 }
+
+/** What is wrong with a partition reassignment's target replicas, in the words of Kafka's controller; undefined if nothing. */
+export function reassignmentProblem(replicas: readonly number[]): string | undefined {
+  if (replicas.length === 0) return 'The manual partition assignment includes an empty replica list.';
+  const sorted = [...replicas].sort((a, b) => a - b);
+  for (let i = 0; i < sorted.length; i++) {
+    if (sorted[i] !== NODE_ID) return `The manual partition assignment includes broker ${sorted[i]}, but no such broker is registered.`;
+    if (sorted[i] === sorted[i - 1]) return `The manual partition assignment includes the broker ${sorted[i]} more than once.`;
+  }
+  return undefined;
+}

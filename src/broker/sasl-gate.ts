@@ -7,7 +7,7 @@ import { SaslSession } from '../auth/sasl-session.js';
 import { ApiKey } from '../protocol/messages/apis.js';
 import { AuthenticationError } from '../auth/scram.js';
 import { RequestRejected } from './request-rejected.js';
-import type { SaslUsers } from '../auth/users-file.js';
+import type { CredentialLookup } from '../auth/users-file.js';
 import type { ConnectionContext } from '../server/connection.js';
 
 const BEFORE_AUTHENTICATION = new Set<number>([ApiKey.ApiVersions, ApiKey.SaslHandshake, ApiKey.SaslAuthenticate]);
@@ -16,7 +16,7 @@ export class SaslGate {
   private readonly sessions = new WeakMap<ConnectionContext, SaslSession>();
 
   constructor(
-    private readonly users: SaslUsers,
+    private readonly users: CredentialLookup,
     /** Kafka's connection.failed.authentication.delay.ms: slows password guessing. */
     readonly failedAuthenticationDelayMs: number,
   ) {}
@@ -50,6 +50,11 @@ export class SaslGate {
   }
 
   allows(connection: ConnectionContext, apiKey: number): boolean {
-    return BEFORE_AUTHENTICATION.has(apiKey) || this.sessions.get(connection)?.principal !== undefined;
+    return BEFORE_AUTHENTICATION.has(apiKey) || this.principal(connection) !== undefined;
+  }
+
+  /** The user the connection authenticated as, if it has. */
+  principal(connection: ConnectionContext): string | undefined {
+    return this.sessions.get(connection)?.principal;
   }
 }

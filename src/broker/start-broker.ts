@@ -19,7 +19,7 @@ import { formatHostPort } from '../server/host-port.js';
 import { createDispatcher } from './dispatch.js';
 import { PartitionWaiters } from './partition-waiters.js';
 import { SaslGate } from './sasl-gate.js';
-import { loadSaslUsers } from '../auth/users-file.js';
+import { CredentialStore } from '../auth/credential-store.js';
 import { BufferPool } from '../memory/buffer-pool.js';
 
 /** Free memory kept for Fetch reads between responses. */
@@ -73,7 +73,8 @@ export async function startBroker(options: BrokerOptions = {}): Promise<Broker> 
     closers.push(() => groups.close());
     await groups.deleteOffsetsOfMissingTopics((topic) => storage.topic(topic) !== undefined);
     const producerEpochs = await ProducerEpochs.open(dataDir, config.producerIdExpirationMs, Date.now());
-    const sasl = config.saslUsersFile === undefined ? undefined : new SaslGate(await loadSaslUsers(config.saslUsersFile), config.failedAuthenticationDelayMs);
+    const credentials = config.saslUsersFile === undefined ? undefined : await CredentialStore.open(config.saslUsersFile);
+    const sasl = credentials === undefined ? undefined : new SaslGate(credentials, config.failedAuthenticationDelayMs);
     const waiters = new PartitionWaiters();
     const metrics = new BrokerMetrics();
     const context: { -readonly [K in keyof BrokerContext]: BrokerContext[K] } = {
@@ -87,6 +88,7 @@ export async function startBroker(options: BrokerOptions = {}): Promise<Broker> 
       advertised: config.advertisedListener ?? { host: config.host, port: config.port },
       clusterId: storage.clusterId,
       sasl,
+      credentials,
       fetchMemory: new BufferPool(KEPT_FETCH_BYTES),
     };
     const server = new TcpServer(

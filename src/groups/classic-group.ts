@@ -4,6 +4,7 @@
  * Rebalancer; the group only holds the handles that cancel its timers.
  */
 import { ErrorCode } from '../protocol/error-codes.js';
+import { CONSUMER_PROTOCOL_TYPE, subscriptionTopics } from './consumer-protocol.js';
 import type { Cancel } from './scheduler.js';
 
 export type GroupState = 'Empty' | 'PreparingRebalance' | 'CompletingRebalance' | 'Stable' | 'Dead';
@@ -225,6 +226,24 @@ export class ClassicGroup {
       this.protocolName = null;
       this.transitionTo('Empty');
     }
+  }
+
+  /**
+   * Kafka's reading of what a consumer group's members subscribe to, from their metadata for the
+   * chosen protocol: undefined (which callers take as "any topic") when the group is not of the
+   * consumer protocol type, has no protocol chosen yet, or a member's metadata does not parse.
+   */
+  subscribedTopics(): ReadonlySet<string> | undefined {
+    if (this.protocolType !== CONSUMER_PROTOCOL_TYPE) return undefined;
+    const topics = new Set<string>();
+    if (this.members.size === 0) return topics;
+    if (this.protocolName === null) return undefined;
+    for (const member of this.members.values()) {
+      const subscribed = subscriptionTopics(member.metadataFor(this.protocolName));
+      if (subscribed === undefined) return undefined;
+      for (const topic of subscribed) topics.add(topic);
+    }
+    return topics;
   }
 
   /** What the leader needs to assign: every member with its metadata for the chosen protocol. */

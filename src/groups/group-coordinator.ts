@@ -8,7 +8,8 @@ import { join } from 'node:path';
 import { ErrorCode } from '../protocol/error-codes.js';
 import { ClassicGroup, EMPTY_ASSIGNMENT, joinError, syncError, type GroupState, type JoinOutcome, type Member, type SyncOutcome } from './classic-group.js';
 import { GROUPS_FILE, GroupStore } from './group-store.js';
-import { OFFSETS_FILE, OffsetStore, type GroupOffsets, type PartitionOffset } from './offset-store.js';
+import { OFFSETS_FILE, OffsetStore, type GroupOffsets, type PartitionOffset, type TopicPartition } from './offset-store.js';
+import { CONSUMER_PROTOCOL_TYPE } from './consumer-protocol.js';
 import { Rebalancer, type JoinRequest, type MemberIdentity, type RebalanceOptions } from './rebalancer.js';
 import { timerScheduler, type Cancel } from './scheduler.js';
 
@@ -57,6 +58,12 @@ export interface CommitRequest extends MemberRequest {
   readonly offsets: readonly PartitionOffset[];
   /** OffsetCommit v9+ reports an unknown group as GROUP_ID_NOT_FOUND. */
   readonly apiVersion: number;
+}
+
+/** OffsetDelete's answer: the group's error, else one error per partition asked about, in order. */
+export interface OffsetDeleteOutcome {
+  readonly errorCode: number;
+  readonly partitionErrors: readonly number[];
 }
 
 export interface GroupListing {
@@ -239,6 +246,40 @@ export class GroupCoordinator {
   }
 
   /**
+   * Kafka's OffsetDelete: an Empty group (or one known only by its offsets) loses the offsets of
+   * every partition named; a consumer group with members keeps those of topics its members
+   * subscribe to (GROUP_SUBSCRIBED_TO_TOPIC) and loses the rest; any other group with members is
+   * NON_EMPTY_GROUP. A group left Empty without offsets goes, as in Kafka.
+   */
+  async deleteOffsets(groupId: string, partitions: readonly TopicPartition[]): Promise<OffsetDeleteOutcome> {
+    const refused = (errorCode: number): OffsetDeleteOutcome => ({ errorCode, partitionErrors: [] });
+    if (this.closed) return refused(ErrorCode.NOT_COORDINATOR);
+    if (groupId === '') return refused(ErrorCode.INVALID_GROUP_ID);
+    const group = this.groups.get(groupId);
+    if (group === undefined && !this.offsetStore.has(groupId)) return refused(ErrorCode.GROUP_ID_NOT_FOUND);
+    let subscribed = (_topic: string): boolean => false;
+    if (group !== undefined && !group.is('Empty')) {
+      if (group.protocolType !== CONSUMER_PROTOCOL_TYPE) return refused(ErrorCode.NON_EMPTY_GROUP);
+      const topics = group.subscribedTopics();
+      subscribed = (topic) => topics === undefined || topics.has(topic);
+    }
+    const partitionErrors = partitions.map((p) => (subscribed(p.topic) ? ErrorCode.GROUP_SUBSCRIBED_TO_TOPIC : ErrorCode.NONE));
+    const deleted = partitions.filter((_, i) => partitionErrors[i] === ErrorCode.NONE);
+    if (deleted.length > 0 && this.offsetStore.has(groupId)) {
+      try {
+        await this.offsetStore.deleteOffsets(groupId, deleted);
+      } catch (err) {
+        this.options.log.error({ group: groupId, err }, 'offset deletion not stored');
+        return refused(ErrorCode.COORDINATOR_NOT_AVAILABLE);
+      }
+      this.options.log.info({ group: groupId, partitions: deleted.length }, 'group offsets deleted');
+    }
+    const current = this.groups.get(groupId);
+    if (current !== undefined && this.removable(current)) this.discard(current);
+    return { errorCode: ErrorCode.NONE, partitionErrors };
+  }
+
+  /**
    * Answers every waiting JoinGroup and SyncGroup, stops the timers, and finishes writing offsets
    * and membership; the groups stay stored as their last rebalance left them.
    */
@@ -302,11 +343,14 @@ export class GroupCoordinator {
    */
   private scheduleCleanup(): void {
     this.cancelCleanup = this.options.scheduler.schedule(this.options.cleanupIntervalMs, () => {
-      for (const group of [...this.groups.values()]) {
-        if (group.is('Empty') && group.pendingMembers.size === 0 && !this.offsetStore.has(group.groupId)) this.discard(group);
-      }
+      for (const group of [...this.groups.values()]) if (this.removable(group)) this.discard(group);
       this.scheduleCleanup();
     });
+  }
+
+  /** Empty, without offsets, and no member id handed out still to be used. */
+  private removable(group: ClassicGroup): boolean {
+    return group.is('Empty') && group.pendingMembers.size === 0 && !this.offsetStore.has(group.groupId);
   }
 
   private discard(group: ClassicGroup): void {

@@ -17,16 +17,19 @@ export interface CommittedOffset {
   readonly metadata: string;
 }
 
-export interface PartitionOffset extends CommittedOffset {
+export interface TopicPartition {
   readonly topic: string;
   readonly partition: number;
 }
+
+export interface PartitionOffset extends CommittedOffset, TopicPartition {}
 
 /** topic → partition → committed offset */
 export type GroupOffsets = ReadonlyMap<string, ReadonlyMap<number, CommittedOffset>>;
 
 type Change =
   | { readonly kind: 'commit'; readonly groupId: string; readonly offsets: readonly PartitionOffset[] }
+  | { readonly kind: 'deleteOffsets'; readonly groupId: string; readonly partitions: readonly TopicPartition[] }
   | { readonly kind: 'deleteGroup'; readonly groupId: string }
   | { readonly kind: 'deleteTopic'; readonly topic: string };
 
@@ -79,6 +82,11 @@ export class OffsetStore {
 
   commit(groupId: string, offsets: readonly PartitionOffset[]): Promise<void> {
     return this.enqueue({ kind: 'commit', groupId, offsets });
+  }
+
+  /** Removes the group's offsets of these partitions; a group left without offsets goes. */
+  deleteOffsets(groupId: string, partitions: readonly TopicPartition[]): Promise<void> {
+    return this.enqueue({ kind: 'deleteOffsets', groupId, partitions });
   }
 
   deleteGroup(groupId: string): Promise<void> {
@@ -144,6 +152,17 @@ function applyChanges(groups: ReadonlyMap<string, GroupOffsets>, changes: readon
       case 'deleteGroup':
         deleteGroup(change.groupId);
         break;
+      case 'deleteOffsets': {
+        if (!next.has(change.groupId)) break;
+        const topics = copyOf(change.groupId);
+        for (const { topic, partition } of change.partitions) {
+          const partitions = topics.get(topic);
+          partitions?.delete(partition);
+          if (partitions?.size === 0) topics.delete(topic);
+        }
+        if (topics.size === 0) deleteGroup(change.groupId);
+        break;
+      }
       case 'deleteTopic':
         for (const [groupId, topics] of next) {
           if (!topics.has(change.topic)) continue;

@@ -5,6 +5,7 @@
  * written in request order.
  */
 import type { Socket } from 'node:net';
+import { TLSSocket } from 'node:tls';
 import { FrameDecoder, FrameError } from './frame-decoder.js';
 import type { BufferPool } from '../memory/buffer-pool.js';
 import type { MemoryBudget } from './memory-budget.js';
@@ -17,6 +18,8 @@ export type ResponseBytes = Buffer | readonly Buffer[] | undefined;
 export interface ConnectionContext {
   readonly id: number;
   readonly remoteAddress: string;
+  /** The subject of the client certificate TLS verified, in RFC 2253 order (as Kafka names an SSL principal); undefined without one. */
+  readonly certifiedPeer: string | undefined;
   /** Closes the connection once the responses to requests received so far are written. */
   end(): void;
 }
@@ -157,6 +160,7 @@ export class Connection {
     this.context = {
       id,
       remoteAddress: `${socket.remoteAddress ?? '?'}:${socket.remotePort ?? '?'}`,
+      certifiedPeer: socket instanceof TLSSocket && socket.authorized ? socket.getPeerX509Certificate()?.subject.split('\n').reverse().join(',') : undefined,
       end: () => {
         this.ending = true;
         socket.pause();

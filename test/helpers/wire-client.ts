@@ -1,8 +1,11 @@
 /** A bare Kafka connection for tests that need exact bytes on the wire: one request at a time, or pipelined. */
 import { connect, type Socket } from 'node:net';
+import { connect as connectTls, type ConnectionOptions } from 'node:tls';
 import { once } from 'node:events';
 import { readResponseFrame, requestFrame } from '../../src/protocol/frames.js';
 import type { MessageCodec } from '../../src/protocol/messages/codec.js';
+import { SaslAuthenticateRequest, SaslAuthenticateResponse } from '../../src/protocol/messages/sasl-authenticate.js';
+import { SaslHandshakeRequest, SaslHandshakeResponse } from '../../src/protocol/messages/sasl-handshake.js';
 
 export class WireClient {
   private buffered = Buffer.alloc(0);
@@ -32,6 +35,20 @@ export class WireClient {
     const socket = connect({ port, host });
     await once(socket, 'connect');
     return new WireClient(socket);
+  }
+
+  static async connectTls(port: number, options: ConnectionOptions): Promise<WireClient> {
+    const socket = connectTls({ port, host: '127.0.0.1', ...options });
+    await once(socket, 'secureConnect');
+    return new WireClient(socket);
+  }
+
+  /** Authenticates with SASL/PLAIN; throws unless the broker takes it. */
+  async authenticatePlain(user: string, password: string): Promise<void> {
+    const handshake = await this.request(SaslHandshakeRequest, SaslHandshakeResponse, 1, { mechanism: 'PLAIN' });
+    if (handshake.errorCode !== 0) throw new Error(`SaslHandshake: error ${handshake.errorCode}`);
+    const authenticated = await this.request(SaslAuthenticateRequest, SaslAuthenticateResponse, 2, { authBytes: Buffer.from(`\0${user}\0${password}`) });
+    if (authenticated.errorCode !== 0) throw new Error(`SaslAuthenticate: error ${authenticated.errorCode} ${authenticated.errorMessage}`);
   }
 
   /** Encodes a request frame (size prefix included). */

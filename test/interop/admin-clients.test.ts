@@ -1,7 +1,10 @@
 import { test, before, after } from 'node:test';
 import assert from 'node:assert/strict';
-import { rm } from 'node:fs/promises';
-import { runPython } from '../helpers/external.js';
+import { execFileSync } from 'node:child_process';
+import { mkdtemp, rm } from 'node:fs/promises';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { PYTHON_CLIENTS, run, runPython } from '../helpers/external.js';
 import { kafkajs } from '../helpers/kafkajs.js';
 import { Admin } from '../helpers/platformatic.js';
 import { startServe, type ServeProcess } from '../helpers/serve-process.js';
@@ -54,5 +57,66 @@ test('librdkafka and kafka-python create_partitions grow a topic, and hear INVAL
     'librdkafka error': ['INVALID_PARTITIONS', 'Topic currently has 3 partitions, which is higher than the requested 2.'],
     'kafka-python count': 5,
     'kafka-python error': 'InvalidPartitionsError',
+  });
+});
+
+/** Runs librdkafka's DeleteConsumerGroupOffsets, built from clients/delete_group_offsets.c, and parses its JSON line. */
+async function deleteGroupOffsets(group: string, partitions: string[]): Promise<unknown> {
+  const dir = await mkdtemp(join(tmpdir(), 'brook-rdkafka-'));
+  try {
+    const binary = join(dir, 'delete_group_offsets');
+    execFileSync('gcc', ['-O2', '-Wall', '-o', binary, PYTHON_CLIENTS + 'delete_group_offsets.c', '-lrdkafka']);
+    const r = await run(binary, [serve.bootstrap, group, ...partitions]);
+    assert.equal(r.code, 0, `librdkafka exited ${r.code} (a signal: ${r.code === null}): ${r.stderr}`);
+    return JSON.parse(r.stdout);
+  } finally {
+    await rm(dir, { recursive: true, force: true });
+  }
+}
+
+test('librdkafka DeleteConsumerGroupOffsets (which aborted the process when OffsetDelete was missing): an Empty group loses the offsets named; one consuming the topic keeps them', async () => {
+  const kafka = kafkajs(serve.bootstrap);
+  const admin = kafka.admin();
+  await admin.connect();
+  const consumer = kafka.consumer({ groupId: 'rd-group', maxWaitTimeInMs: 100 });
+  try {
+    await admin.createTopics({ topics: [{ topic: 'rd-offsets', numPartitions: 2 }, { topic: 'rd-other', numPartitions: 1 }] });
+    await admin.setOffsets({ groupId: 'rd-group', topic: 'rd-offsets', partitions: [{ partition: 0, offset: '5' }, { partition: 1, offset: '5' }] });
+    await admin.setOffsets({ groupId: 'rd-group', topic: 'rd-other', partitions: [{ partition: 0, offset: '3' }] });
+    assert.deepEqual(await deleteGroupOffsets('rd-group', ['rd-offsets:0']), {
+      error: 'NO_ERROR',
+      groups: [{ group: 'rd-group', error: 'NO_ERROR', partitions: [['rd-offsets', 0, 'NO_ERROR']] }],
+    });
+    const [left] = await admin.fetchOffsets({ groupId: 'rd-group', topics: ['rd-offsets'] });
+    assert.deepEqual(left!.partitions.map((p) => [p.partition, p.offset]).sort(), [[0, '-1'], [1, '5']]);
+
+    const joined = new Promise<void>((resolve) => consumer.on(consumer.events.GROUP_JOIN, () => resolve()));
+    await consumer.connect();
+    await consumer.subscribe({ topic: 'rd-offsets' });
+    void consumer.run({ eachMessage: async () => {} });
+    await joined;
+    assert.deepEqual(await deleteGroupOffsets('rd-group', ['rd-offsets:1', 'rd-other:0']), {
+      error: 'NO_ERROR',
+      groups: [{ group: 'rd-group', error: 'NO_ERROR', partitions: [['rd-offsets', 1, 'GROUP_SUBSCRIBED_TO_TOPIC'], ['rd-other', 0, 'NO_ERROR']] }],
+    });
+    assert.deepEqual(await deleteGroupOffsets('rd-nobody', ['rd-other:0']), { error: 'GROUP_ID_NOT_FOUND', groups: [] });
+  } finally {
+    await consumer.disconnect();
+    await admin.disconnect();
+  }
+});
+
+test('librdkafka and kafka-python hear Kafka\'s answers for a config alteration brook refuses and for ACLs without an authorizer', async () => {
+  const admin = kafkajs(serve.bootstrap).admin();
+  await admin.connect();
+  try {
+    await admin.createTopics({ topics: [{ topic: 'python-refusals', numPartitions: 1 }] });
+  } finally {
+    await admin.disconnect();
+  }
+  assert.deepEqual(await runPython('admin_refusals.py', [serve.bootstrap, 'python-refusals']), {
+    'librdkafka alter_configs': ['POLICY_VIOLATION', 'brook does not alter configs yet: topics and the broker keep the settings brook was started with'],
+    'kafka-python create_acls': ['SecurityDisabledError'],
+    'kafka-python describe_acls': 'SecurityDisabledError',
   });
 });

@@ -3,6 +3,7 @@ import { ErrorCode } from '../../protocol/error-codes.js';
 import { ApiVersionsRequest, ApiVersionsResponse } from '../../protocol/messages/api-versions.js';
 import { ApiKey } from '../../protocol/messages/apis.js';
 import { defineApi, type ApiHandler } from '../api-handler.js';
+import { FEATURE_LEVELS, FINALIZED_FEATURES_EPOCH } from '../features.js';
 
 export function apiVersions(table: ReadonlyMap<number, ApiHandler>) {
   return defineApi({
@@ -24,8 +25,17 @@ export function apiVersions(table: ReadonlyMap<number, ApiHandler>) {
 /** Kafka's pattern for a client software name or version. */
 const SOFTWARE = /^[a-zA-Z0-9](?:[a-zA-Z0-9\-.]*[a-zA-Z0-9])?$/;
 
+/** v3+ carry the features (KIP-584), as tagged fields. */
 function response(errorCode: number): Omit<ApiVersionsResponse, 'apiKeys'> {
-  return { errorCode, throttleTimeMs: 0, supportedFeatures: [], finalizedFeaturesEpoch: -1n, finalizedFeatures: [], zkMigrationReady: false };
+  const levels = [...FEATURE_LEVELS];
+  return {
+    errorCode,
+    throttleTimeMs: 0,
+    supportedFeatures: levels.map(([name, level]) => ({ name, minVersion: level, maxVersion: level })),
+    finalizedFeaturesEpoch: FINALIZED_FEATURES_EPOCH,
+    finalizedFeatures: levels.map(([name, level]) => ({ name, minVersionLevel: level, maxVersionLevel: level })),
+    zkMigrationReady: false,
+  };
 }
 
 /** Kafka's answer to an ApiVersions version it does not know: v0 layout, listing its own range. */

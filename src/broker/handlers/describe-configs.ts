@@ -3,23 +3,13 @@ import { ErrorCode } from '../../protocol/error-codes.js';
 import { DescribeConfigsRequest, DescribeConfigsResponse } from '../../protocol/messages/describe-configs.js';
 import { defineApi } from '../api-handler.js';
 import type { BrokerContext } from '../broker-context.js';
-import { NODE_ID } from '../config.js';
+import { NODE_ID, securityProtocol } from '../config.js';
 import { brokerConfigValues, DEFAULT_CONFIG, type BrokerConfig } from '../../settings/settings.js';
 import { configEntries, DEFAULT_CONFIG_SOURCE, topicConfigEntries, type ConfigEntry } from '../topic-configs.js';
-import { topicNameProblem } from '../../log/topic-name.js';
+import { configResourceProblem, TOPIC_RESOURCE } from '../config-resources.js';
 import { formatHostPort } from '../../server/host-port.js';
 
-const TOPIC = 2;
-const BROKER = 4;
-
 type Result = DescribeConfigsResponse['results'][number];
-
-/** Kafka's name for the listener's security protocol. */
-function securityProtocol(c: BrokerConfig): string {
-  const sasl = c.saslUsersFile !== undefined;
-  if (c.tls !== undefined) return sasl ? 'SASL_SSL' : 'SSL';
-  return sasl ? 'SASL_PLAINTEXT' : 'PLAINTEXT';
-}
 
 /** The broker's configs: its settings', and those brook fixes or works out as it runs. */
 function brokerConfigs(c: BrokerConfig, advertised: BrokerContext['advertised']): Record<string, string> {
@@ -58,17 +48,10 @@ export const describeConfigs = defineApi({
             documentation: null,
           })),
       });
-      if (res.resourceType === TOPIC) {
-        const problem = topicNameProblem(res.resourceName);
-        if (problem !== undefined) return result(ErrorCode.INVALID_TOPIC_EXCEPTION, problem);
-        if (broker.storage.topic(res.resourceName) === undefined) return result(ErrorCode.UNKNOWN_TOPIC_OR_PARTITION, `no topic '${res.resourceName}'`);
-        return result(ErrorCode.NONE, null, topicConfigEntries(broker.config));
-      }
-      if (res.resourceType === BROKER) {
-        if (res.resourceName !== '' && res.resourceName !== String(NODE_ID)) return result(ErrorCode.INVALID_REQUEST, `no broker '${res.resourceName}'`);
-        return result(ErrorCode.NONE, null, configEntries(brokerConfigs(broker.config, broker.advertised), brokerConfigs(DEFAULT_CONFIG, broker.advertised)));
-      }
-      return result(ErrorCode.INVALID_REQUEST, `resource type ${res.resourceType} is not supported`);
+      const problem = configResourceProblem(res.resourceType, res.resourceName, broker.storage);
+      if (problem !== undefined) return result(problem.errorCode, problem.errorMessage);
+      if (res.resourceType === TOPIC_RESOURCE) return result(ErrorCode.NONE, null, topicConfigEntries(broker.config));
+      return result(ErrorCode.NONE, null, configEntries(brokerConfigs(broker.config, broker.advertised), brokerConfigs(DEFAULT_CONFIG, broker.advertised)));
     });
     return { throttleTimeMs: 0, results };
   },

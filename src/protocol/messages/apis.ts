@@ -20,12 +20,47 @@ import { DeleteTopicsRequest, DeleteTopicsResponse } from './delete-topics.js';
 import { DeleteRecordsRequest, DeleteRecordsResponse } from './delete-records.js';
 import { InitProducerIdRequest, InitProducerIdResponse } from './init-producer-id.js';
 import { OffsetForLeaderEpochRequest, OffsetForLeaderEpochResponse } from './offset-for-leader-epoch.js';
+import { AddPartitionsToTxnRequest, AddPartitionsToTxnResponse } from './add-partitions-to-txn.js';
+import { AddOffsetsToTxnRequest, AddOffsetsToTxnResponse } from './add-offsets-to-txn.js';
+import { EndTxnRequest, EndTxnResponse } from './end-txn.js';
+import { WriteTxnMarkersRequest, WriteTxnMarkersResponse } from './write-txn-markers.js';
+import { TxnOffsetCommitRequest, TxnOffsetCommitResponse } from './txn-offset-commit.js';
+import { DescribeAclsRequest, DescribeAclsResponse } from './describe-acls.js';
+import { CreateAclsRequest, CreateAclsResponse } from './create-acls.js';
+import { DeleteAclsRequest, DeleteAclsResponse } from './delete-acls.js';
 import { DescribeConfigsRequest, DescribeConfigsResponse } from './describe-configs.js';
+import { AlterConfigsRequest, AlterConfigsResponse } from './alter-configs.js';
+import { AlterReplicaLogDirsRequest, AlterReplicaLogDirsResponse } from './alter-replica-log-dirs.js';
+import { DescribeLogDirsRequest, DescribeLogDirsResponse } from './describe-log-dirs.js';
 import { SaslAuthenticateRequest, SaslAuthenticateResponse } from './sasl-authenticate.js';
 import { CreatePartitionsRequest, CreatePartitionsResponse } from './create-partitions.js';
+import { CreateDelegationTokenRequest, CreateDelegationTokenResponse } from './create-delegation-token.js';
+import { RenewDelegationTokenRequest, RenewDelegationTokenResponse } from './renew-delegation-token.js';
+import { ExpireDelegationTokenRequest, ExpireDelegationTokenResponse } from './expire-delegation-token.js';
+import { DescribeDelegationTokenRequest, DescribeDelegationTokenResponse } from './describe-delegation-token.js';
 import { DeleteGroupsRequest, DeleteGroupsResponse } from './delete-groups.js';
+import { ElectLeadersRequest, ElectLeadersResponse } from './elect-leaders.js';
+import { IncrementalAlterConfigsRequest, IncrementalAlterConfigsResponse } from './incremental-alter-configs.js';
+import { AlterPartitionReassignmentsRequest, AlterPartitionReassignmentsResponse } from './alter-partition-reassignments.js';
+import { ListPartitionReassignmentsRequest, ListPartitionReassignmentsResponse } from './list-partition-reassignments.js';
+import { OffsetDeleteRequest, OffsetDeleteResponse } from './offset-delete.js';
+import { DescribeClientQuotasRequest, DescribeClientQuotasResponse } from './describe-client-quotas.js';
+import { AlterClientQuotasRequest, AlterClientQuotasResponse } from './alter-client-quotas.js';
+import { DescribeUserScramCredentialsRequest, DescribeUserScramCredentialsResponse } from './describe-user-scram-credentials.js';
+import { AlterUserScramCredentialsRequest, AlterUserScramCredentialsResponse } from './alter-user-scram-credentials.js';
+import { DescribeQuorumRequest, DescribeQuorumResponse } from './describe-quorum.js';
+import { UpdateFeaturesRequest, UpdateFeaturesResponse } from './update-features.js';
 import { DescribeClusterRequest, DescribeClusterResponse } from './describe-cluster.js';
 import { DescribeProducersRequest, DescribeProducersResponse } from './describe-producers.js';
+import { UnregisterBrokerRequest, UnregisterBrokerResponse } from './unregister-broker.js';
+import { DescribeTransactionsRequest, DescribeTransactionsResponse } from './describe-transactions.js';
+import { ListTransactionsRequest, ListTransactionsResponse } from './list-transactions.js';
+import { ConsumerGroupHeartbeatRequest, ConsumerGroupHeartbeatResponse } from './consumer-group-heartbeat.js';
+import { ConsumerGroupDescribeRequest, ConsumerGroupDescribeResponse } from './consumer-group-describe.js';
+import { ListClientMetricsResourcesRequest, ListClientMetricsResourcesResponse } from './list-client-metrics-resources.js';
+import { DescribeTopicPartitionsRequest, DescribeTopicPartitionsResponse } from './describe-topic-partitions.js';
+import { AddRaftVoterRequest, AddRaftVoterResponse } from './add-raft-voter.js';
+import { RemoveRaftVoterRequest, RemoveRaftVoterResponse } from './remove-raft-voter.js';
 
 export type { ApiSchema };
 
@@ -51,12 +86,47 @@ export const API_SCHEMAS: Readonly<Partial<Record<number, ApiSchema>>> = {
   21: { name: 'DeleteRecords', apiKey: 21, request: DeleteRecordsRequest, response: DeleteRecordsResponse, minVersion: 0, maxVersion: 2, flexibleMinVersion: 2 },
   22: { name: 'InitProducerId', apiKey: 22, request: InitProducerIdRequest, response: InitProducerIdResponse, minVersion: 0, maxVersion: 5, flexibleMinVersion: 2 },
   23: { name: 'OffsetForLeaderEpoch', apiKey: 23, request: OffsetForLeaderEpochRequest, response: OffsetForLeaderEpochResponse, minVersion: 0, maxVersion: 4, flexibleMinVersion: 4 },
+  24: { name: 'AddPartitionsToTxn', apiKey: 24, request: AddPartitionsToTxnRequest, response: AddPartitionsToTxnResponse, minVersion: 0, maxVersion: 5, flexibleMinVersion: 3 },
+  25: { name: 'AddOffsetsToTxn', apiKey: 25, request: AddOffsetsToTxnRequest, response: AddOffsetsToTxnResponse, minVersion: 0, maxVersion: 4, flexibleMinVersion: 3 },
+  26: { name: 'EndTxn', apiKey: 26, request: EndTxnRequest, response: EndTxnResponse, minVersion: 0, maxVersion: 5, flexibleMinVersion: 3 },
+  27: { name: 'WriteTxnMarkers', apiKey: 27, request: WriteTxnMarkersRequest, response: WriteTxnMarkersResponse, minVersion: 0, maxVersion: 1, flexibleMinVersion: 1 },
+  28: { name: 'TxnOffsetCommit', apiKey: 28, request: TxnOffsetCommitRequest, response: TxnOffsetCommitResponse, minVersion: 0, maxVersion: 4, flexibleMinVersion: 3 },
+  29: { name: 'DescribeAcls', apiKey: 29, request: DescribeAclsRequest, response: DescribeAclsResponse, minVersion: 0, maxVersion: 3, flexibleMinVersion: 2 },
+  30: { name: 'CreateAcls', apiKey: 30, request: CreateAclsRequest, response: CreateAclsResponse, minVersion: 0, maxVersion: 3, flexibleMinVersion: 2 },
+  31: { name: 'DeleteAcls', apiKey: 31, request: DeleteAclsRequest, response: DeleteAclsResponse, minVersion: 0, maxVersion: 3, flexibleMinVersion: 2 },
   32: { name: 'DescribeConfigs', apiKey: 32, request: DescribeConfigsRequest, response: DescribeConfigsResponse, minVersion: 0, maxVersion: 4, flexibleMinVersion: 4 },
+  33: { name: 'AlterConfigs', apiKey: 33, request: AlterConfigsRequest, response: AlterConfigsResponse, minVersion: 0, maxVersion: 2, flexibleMinVersion: 2 },
+  34: { name: 'AlterReplicaLogDirs', apiKey: 34, request: AlterReplicaLogDirsRequest, response: AlterReplicaLogDirsResponse, minVersion: 0, maxVersion: 2, flexibleMinVersion: 2 },
+  35: { name: 'DescribeLogDirs', apiKey: 35, request: DescribeLogDirsRequest, response: DescribeLogDirsResponse, minVersion: 0, maxVersion: 4, flexibleMinVersion: 2 },
   36: { name: 'SaslAuthenticate', apiKey: 36, request: SaslAuthenticateRequest, response: SaslAuthenticateResponse, minVersion: 0, maxVersion: 2, flexibleMinVersion: 2 },
   37: { name: 'CreatePartitions', apiKey: 37, request: CreatePartitionsRequest, response: CreatePartitionsResponse, minVersion: 0, maxVersion: 3, flexibleMinVersion: 2 },
+  38: { name: 'CreateDelegationToken', apiKey: 38, request: CreateDelegationTokenRequest, response: CreateDelegationTokenResponse, minVersion: 0, maxVersion: 3, flexibleMinVersion: 2 },
+  39: { name: 'RenewDelegationToken', apiKey: 39, request: RenewDelegationTokenRequest, response: RenewDelegationTokenResponse, minVersion: 0, maxVersion: 2, flexibleMinVersion: 2 },
+  40: { name: 'ExpireDelegationToken', apiKey: 40, request: ExpireDelegationTokenRequest, response: ExpireDelegationTokenResponse, minVersion: 0, maxVersion: 2, flexibleMinVersion: 2 },
+  41: { name: 'DescribeDelegationToken', apiKey: 41, request: DescribeDelegationTokenRequest, response: DescribeDelegationTokenResponse, minVersion: 0, maxVersion: 3, flexibleMinVersion: 2 },
   42: { name: 'DeleteGroups', apiKey: 42, request: DeleteGroupsRequest, response: DeleteGroupsResponse, minVersion: 0, maxVersion: 2, flexibleMinVersion: 2 },
+  43: { name: 'ElectLeaders', apiKey: 43, request: ElectLeadersRequest, response: ElectLeadersResponse, minVersion: 0, maxVersion: 2, flexibleMinVersion: 2 },
+  44: { name: 'IncrementalAlterConfigs', apiKey: 44, request: IncrementalAlterConfigsRequest, response: IncrementalAlterConfigsResponse, minVersion: 0, maxVersion: 1, flexibleMinVersion: 1 },
+  45: { name: 'AlterPartitionReassignments', apiKey: 45, request: AlterPartitionReassignmentsRequest, response: AlterPartitionReassignmentsResponse, minVersion: 0, maxVersion: 0, flexibleMinVersion: 0 },
+  46: { name: 'ListPartitionReassignments', apiKey: 46, request: ListPartitionReassignmentsRequest, response: ListPartitionReassignmentsResponse, minVersion: 0, maxVersion: 0, flexibleMinVersion: 0 },
+  47: { name: 'OffsetDelete', apiKey: 47, request: OffsetDeleteRequest, response: OffsetDeleteResponse, minVersion: 0, maxVersion: 0, flexibleMinVersion: -1 },
+  48: { name: 'DescribeClientQuotas', apiKey: 48, request: DescribeClientQuotasRequest, response: DescribeClientQuotasResponse, minVersion: 0, maxVersion: 1, flexibleMinVersion: 1 },
+  49: { name: 'AlterClientQuotas', apiKey: 49, request: AlterClientQuotasRequest, response: AlterClientQuotasResponse, minVersion: 0, maxVersion: 1, flexibleMinVersion: 1 },
+  50: { name: 'DescribeUserScramCredentials', apiKey: 50, request: DescribeUserScramCredentialsRequest, response: DescribeUserScramCredentialsResponse, minVersion: 0, maxVersion: 0, flexibleMinVersion: 0 },
+  51: { name: 'AlterUserScramCredentials', apiKey: 51, request: AlterUserScramCredentialsRequest, response: AlterUserScramCredentialsResponse, minVersion: 0, maxVersion: 0, flexibleMinVersion: 0 },
+  55: { name: 'DescribeQuorum', apiKey: 55, request: DescribeQuorumRequest, response: DescribeQuorumResponse, minVersion: 0, maxVersion: 2, flexibleMinVersion: 0 },
+  57: { name: 'UpdateFeatures', apiKey: 57, request: UpdateFeaturesRequest, response: UpdateFeaturesResponse, minVersion: 0, maxVersion: 2, flexibleMinVersion: 0 },
   60: { name: 'DescribeCluster', apiKey: 60, request: DescribeClusterRequest, response: DescribeClusterResponse, minVersion: 0, maxVersion: 1, flexibleMinVersion: 0 },
   61: { name: 'DescribeProducers', apiKey: 61, request: DescribeProducersRequest, response: DescribeProducersResponse, minVersion: 0, maxVersion: 0, flexibleMinVersion: 0 },
+  64: { name: 'UnregisterBroker', apiKey: 64, request: UnregisterBrokerRequest, response: UnregisterBrokerResponse, minVersion: 0, maxVersion: 0, flexibleMinVersion: 0 },
+  65: { name: 'DescribeTransactions', apiKey: 65, request: DescribeTransactionsRequest, response: DescribeTransactionsResponse, minVersion: 0, maxVersion: 0, flexibleMinVersion: 0 },
+  66: { name: 'ListTransactions', apiKey: 66, request: ListTransactionsRequest, response: ListTransactionsResponse, minVersion: 0, maxVersion: 1, flexibleMinVersion: 0 },
+  68: { name: 'ConsumerGroupHeartbeat', apiKey: 68, request: ConsumerGroupHeartbeatRequest, response: ConsumerGroupHeartbeatResponse, minVersion: 0, maxVersion: 1, flexibleMinVersion: 0 },
+  69: { name: 'ConsumerGroupDescribe', apiKey: 69, request: ConsumerGroupDescribeRequest, response: ConsumerGroupDescribeResponse, minVersion: 0, maxVersion: 0, flexibleMinVersion: 0 },
+  74: { name: 'ListClientMetricsResources', apiKey: 74, request: ListClientMetricsResourcesRequest, response: ListClientMetricsResourcesResponse, minVersion: 0, maxVersion: 0, flexibleMinVersion: 0 },
+  75: { name: 'DescribeTopicPartitions', apiKey: 75, request: DescribeTopicPartitionsRequest, response: DescribeTopicPartitionsResponse, minVersion: 0, maxVersion: 0, flexibleMinVersion: 0 },
+  80: { name: 'AddRaftVoter', apiKey: 80, request: AddRaftVoterRequest, response: AddRaftVoterResponse, minVersion: 0, maxVersion: 0, flexibleMinVersion: 0 },
+  81: { name: 'RemoveRaftVoter', apiKey: 81, request: RemoveRaftVoterRequest, response: RemoveRaftVoterResponse, minVersion: 0, maxVersion: 0, flexibleMinVersion: 0 },
 };
 
 export const ApiKey = {
@@ -80,10 +150,45 @@ export const ApiKey = {
   DeleteRecords: 21,
   InitProducerId: 22,
   OffsetForLeaderEpoch: 23,
+  AddPartitionsToTxn: 24,
+  AddOffsetsToTxn: 25,
+  EndTxn: 26,
+  WriteTxnMarkers: 27,
+  TxnOffsetCommit: 28,
+  DescribeAcls: 29,
+  CreateAcls: 30,
+  DeleteAcls: 31,
   DescribeConfigs: 32,
+  AlterConfigs: 33,
+  AlterReplicaLogDirs: 34,
+  DescribeLogDirs: 35,
   SaslAuthenticate: 36,
   CreatePartitions: 37,
+  CreateDelegationToken: 38,
+  RenewDelegationToken: 39,
+  ExpireDelegationToken: 40,
+  DescribeDelegationToken: 41,
   DeleteGroups: 42,
+  ElectLeaders: 43,
+  IncrementalAlterConfigs: 44,
+  AlterPartitionReassignments: 45,
+  ListPartitionReassignments: 46,
+  OffsetDelete: 47,
+  DescribeClientQuotas: 48,
+  AlterClientQuotas: 49,
+  DescribeUserScramCredentials: 50,
+  AlterUserScramCredentials: 51,
+  DescribeQuorum: 55,
+  UpdateFeatures: 57,
   DescribeCluster: 60,
   DescribeProducers: 61,
+  UnregisterBroker: 64,
+  DescribeTransactions: 65,
+  ListTransactions: 66,
+  ConsumerGroupHeartbeat: 68,
+  ConsumerGroupDescribe: 69,
+  ListClientMetricsResources: 74,
+  DescribeTopicPartitions: 75,
+  AddRaftVoter: 80,
+  RemoveRaftVoter: 81,
 } as const;

@@ -1,0 +1,73 @@
+/**
+ * DescribeTopicPartitions (KIP-966): topics and their partitions by name order, every partition
+ * led by node 1, at most a response limit of partitions (Kafka's max.request.partition.size.limit
+ * caps it) with a cursor where the next page starts. With no topics named, all are described.
+ */
+import { ErrorCode } from '../../protocol/error-codes.js';
+import { ZERO_UUID } from '../../protocol/primitives/reader.js';
+import { DescribeTopicPartitionsRequest, DescribeTopicPartitionsResponse } from '../../protocol/messages/describe-topic-partitions.js';
+import { defineApi } from '../api-handler.js';
+import { NOT_ASKED, TOPIC_OPERATIONS } from '../authorized-operations.js';
+import { LEADER_EPOCH, NODE_ID } from '../config.js';
+import { topicNameProblem } from '../../log/topic-name.js';
+
+/** max.request.partition.size.limit's default. */
+const MAX_PARTITIONS = 2000;
+
+type Topic = DescribeTopicPartitionsResponse['topics'][number];
+
+export const describeTopicPartitions = defineApi({
+  request: DescribeTopicPartitionsRequest,
+  response: DescribeTopicPartitionsResponse,
+  minVersion: 0,
+  maxVersion: 0,
+  handle(request, _info, broker): DescribeTopicPartitionsResponse {
+    const { cursor } = request;
+    const all = request.topics.length === 0;
+    const from = cursor?.topicName ?? '';
+    const names = new Set((all ? broker.storage.topics().map((t) => t.name) : request.topics.map((t) => t.name)).filter((name) => name >= from));
+    // As Kafka: a cursor outside the topics named, or before a first partition, fails every topic named.
+    const invalidCursor = cursor !== null && ((!all && !names.has(cursor.topicName)) || cursor.partitionIndex < 0);
+    if (invalidCursor) return { throttleTimeMs: 0, topics: request.topics.map((t) => topicError(t.name, ErrorCode.INVALID_REQUEST, NOT_ASKED)), nextCursor: null };
+    let room = Math.max(Math.min(MAX_PARTITIONS, request.responsePartitionLimit), 1);
+    const topics: Topic[] = [];
+    let nextCursor: DescribeTopicPartitionsResponse['nextCursor'] = null;
+    for (const name of [...names].sort()) {
+      if (room === 0) {
+        // The page is full at a topic's start: the next one begins there.
+        nextCursor = { topicName: name, partitionIndex: 0 };
+        break;
+      }
+      const info = broker.storage.topic(name);
+      if (info === undefined) {
+        // Asked for all, topics deleted meanwhile are left out; asked by name, they are errors.
+        if (!all) topics.push(topicError(name, topicNameProblem(name) === undefined ? ErrorCode.UNKNOWN_TOPIC_OR_PARTITION : ErrorCode.INVALID_TOPIC_EXCEPTION, TOPIC_OPERATIONS));
+        continue;
+      }
+      const first = name === cursor?.topicName ? cursor.partitionIndex : 0;
+      const end = Math.min(info.partitions, first + room);
+      const partitions = Array.from({ length: Math.max(end - first, 0) }, (_, i) => ({
+        errorCode: ErrorCode.NONE,
+        partitionIndex: first + i,
+        leaderId: NODE_ID,
+        leaderEpoch: LEADER_EPOCH,
+        replicaNodes: [NODE_ID],
+        isrNodes: [NODE_ID],
+        eligibleLeaderReplicas: [],
+        lastKnownElr: [],
+        offlineReplicas: [],
+      }));
+      topics.push({ errorCode: ErrorCode.NONE, name, topicId: info.topicId, isInternal: false, partitions, topicAuthorizedOperations: TOPIC_OPERATIONS });
+      if (end < info.partitions) {
+        nextCursor = { topicName: name, partitionIndex: end };
+        break;
+      }
+      room -= partitions.length;
+    }
+    return { throttleTimeMs: 0, topics, nextCursor };
+  },
+});
+
+function topicError(name: string, errorCode: number, topicAuthorizedOperations: number): Topic {
+  return { errorCode, name, topicId: ZERO_UUID, isInternal: false, partitions: [], topicAuthorizedOperations };
+}

@@ -1,0 +1,30 @@
+/**
+ * OffsetForLeaderEpoch: where a leader epoch ended, for a client checking its position after a
+ * leader change (KIP-320). brook's one epoch ends at the high watermark, the log end readers see.
+ */
+import { ErrorCode } from '../../protocol/error-codes.js';
+import { OffsetForLeaderEpochRequest, OffsetForLeaderEpochResponse } from '../../protocol/messages/offset-for-leader-epoch.js';
+import { defineApi } from '../api-handler.js';
+import { epochEndOffset, leaderEpochError } from '../config.js';
+
+export const offsetForLeaderEpoch = defineApi({
+  request: OffsetForLeaderEpochRequest,
+  response: OffsetForLeaderEpochResponse,
+  minVersion: 0,
+  maxVersion: 4,
+  handle(request, _info, broker): OffsetForLeaderEpochResponse {
+    const topics = request.topics.map((t) => ({
+      topic: t.topic,
+      partitions: t.partitions.map((p) => {
+        const answer = (errorCode: number, leaderEpoch = -1, endOffset = -1) => ({ errorCode, partition: p.partition, leaderEpoch, endOffset: BigInt(endOffset) });
+        const log = broker.storage.partition(t.topic, p.partition);
+        if (log === undefined) return answer(ErrorCode.UNKNOWN_TOPIC_OR_PARTITION);
+        const fenced = leaderEpochError(p.currentLeaderEpoch);
+        if (fenced !== ErrorCode.NONE) return answer(fenced);
+        const { leaderEpoch, endOffset } = epochEndOffset(p.leaderEpoch, log.logStartOffset, log.highWatermark);
+        return answer(ErrorCode.NONE, leaderEpoch, endOffset);
+      }),
+    }));
+    return { throttleTimeMs: 0, topics };
+  },
+});

@@ -1,0 +1,41 @@
+/**
+ * UpdateFeatures, by the checks of Kafka's controller: brook supports each feature only at the
+ * level it runs it at (see features.ts), so an update to that level changes nothing and any
+ * other is INVALID_UPDATE_VERSION, in Kafka's words.
+ */
+import { ErrorCode } from '../../protocol/error-codes.js';
+import { UpdateFeaturesRequest, UpdateFeaturesResponse } from '../../protocol/messages/update-features.js';
+import { defineApi } from '../api-handler.js';
+import { NODE_ID } from '../config.js';
+import { featureLevel } from '../features.js';
+
+/** Kafka's FeatureUpdate.UpgradeType codes. */
+const UPGRADE = 1;
+const SAFE_DOWNGRADE = 2;
+const UNSAFE_DOWNGRADE = 3;
+
+export const updateFeatures = defineApi({
+  request: UpdateFeaturesRequest,
+  response: UpdateFeaturesResponse,
+  minVersion: 0,
+  maxVersion: 1,
+  handle(request, info): UpdateFeaturesResponse {
+    const results = request.featureUpdates.map(({ feature, maxVersionLevel, allowDowngrade, upgradeType }) => {
+      // v0 says whether a downgrade is allowed; v1 names the kind of change.
+      const type = info.apiVersion === 0 ? (allowDowngrade ? SAFE_DOWNGRADE : UPGRADE) : upgradeType;
+      const problem = updateProblem(feature, maxVersionLevel, type);
+      return problem === undefined
+        ? { feature, errorCode: ErrorCode.NONE, errorMessage: null }
+        : { feature, errorCode: ErrorCode.INVALID_UPDATE_VERSION, errorMessage: `Invalid update version ${maxVersionLevel} for feature ${feature}. ${problem}` };
+    });
+    return { throttleTimeMs: 0, errorCode: ErrorCode.NONE, errorMessage: null, results };
+  },
+});
+
+function updateProblem(feature: string, level: number, type: number): string | undefined {
+  if (![UPGRADE, SAFE_DOWNGRADE, UNSAFE_DOWNGRADE].includes(type)) return 'The controller does not support the given upgrade type.';
+  if (level < 0) return 'A feature version cannot be less than 0.';
+  const current = featureLevel(feature);
+  if (level !== current) return current === 0 ? `Local controller ${NODE_ID} does not support this feature.` : `Local controller ${NODE_ID} only supports versions ${current}`;
+  return undefined;
+}

@@ -1,0 +1,15 @@
+/** Who a connection is, as Kafka's default principal builder names it. */
+import type { ConnectionContext } from '../server/connection.js';
+import type { BrokerContext } from './broker-context.js';
+
+export interface Principal {
+  readonly type: string;
+  readonly name: string;
+}
+
+const USER = 'User';
+
+/** The SASL user, else the subject of a verified TLS client certificate, else ANONYMOUS. */
+export function principalOf(connection: ConnectionContext, broker: BrokerContext): Principal {
+  return { type: USER, name: broker.sasl?.principal(connection) ?? connection.certifiedPeer ?? 'ANONYMOUS' };
+}
