@@ -33,6 +33,8 @@ const RULES: Readonly<Record<string, Rule>> = {
     said: "{ cert, key, ca?, clientAuth: 'none' | 'requested' | 'required' }",
   },
   saslUsersFile: { fits: (v) => typeof v === 'string' },
+  // Each rule is checked as broker.faults.add checks it, saying what is wrong with it.
+  faults: { fits: Array.isArray, said: 'an array of fault rules' },
   messageTimestampType: { fits: (v) => TIMESTAMP_TYPES.includes(v as TimestampType), said: TIMESTAMP_TYPES.map((t) => `'${t}'`).join(' or ') },
 };
 

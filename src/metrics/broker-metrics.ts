@@ -23,6 +23,12 @@ export class BrokerMetrics {
     fenced: this.counter('brook_idempotent_batches_fenced_total', 'Idempotent batches refused with INVALID_PRODUCER_EPOCH (an older epoch).'),
   };
   private readonly fetchBytes = this.counter('brook_fetch_bytes_total', 'Record bytes sent in Fetch responses.');
+  private readonly faults = new Counter({
+    name: 'brook_faults_fired_total',
+    help: 'Requests installed faults acted on, by Kafka API and action.',
+    labelNames: ['api', 'action'],
+    registers: [this.registry],
+  });
   private readonly latency = new LatencyHistogram(
     'brook_request_duration_seconds',
     'Time from a decoded request to its response, by Kafka API.',
@@ -46,6 +52,10 @@ export class BrokerMetrics {
 
   fetched(bytes: number): void {
     this.fetchBytes.inc(bytes);
+  }
+
+  faultFired(api: string, action: string): void {
+    this.faults.inc({ api, action });
   }
 
   /** The open-connections gauge reads `count` at each scrape. */
