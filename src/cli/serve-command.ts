@@ -6,6 +6,8 @@ import { parseHostPort } from '../server/host-port.js';
 import { startBroker } from '../broker/start-broker.js';
 import { TIMESTAMP_TYPES, type TimestampType } from '../protocol/record-batch.js';
 import { describeStartupError } from './startup-error.js';
+import { parseFaultSpec } from './fault-spec.js';
+import type { FaultRule } from '../faults/rule.js';
 
 export function integer(min: number, max = Number.MAX_SAFE_INTEGER) {
   return (text: string): number => {
@@ -64,6 +66,7 @@ interface ServeOptions {
   connectionsMaxIdleMs: number;
   logLevel: string;
   metricsPort?: number;
+  fault: FaultRule[];
 }
 
 export function addServeCommand(program: Command): void {
@@ -100,6 +103,7 @@ export function addServeCommand(program: Command): void {
     .option('--failed-authentication-delay-ms <ms>', 'wait this long before answering a failed authentication (connection.failed.authentication.delay.ms)', integer(...R.failedAuthenticationDelayMs), d.failedAuthenticationDelayMs)
     .addOption(new Option('--log-level <level>', 'how much to log').choices(['fatal', 'error', 'warn', 'info', 'debug', 'trace']).default('info'))
     .option('--metrics-port <port>', 'serve Prometheus metrics at http://HOST:PORT/metrics (0: a free port)', integer(...R.port))
+    .option('--fault <spec>', 'inject a fault, e.g. Produce,dropResponse,probability=5% (repeatable; see the README)', (spec, rules: FaultRule[]) => [...rules, parsed(parseFaultSpec)(spec)], [])
     .action(async (o: ServeOptions) => {
       if ((o.tlsCert === undefined) !== (o.tlsKey === undefined)) throw new Error('--tls-cert and --tls-key go together.');
       const tls = o.tlsCert === undefined || o.tlsKey === undefined ? undefined : { cert: o.tlsCert, key: o.tlsKey, ca: o.tlsCa, clientAuth: o.tlsClientAuth };
@@ -131,6 +135,7 @@ export function addServeCommand(program: Command): void {
         idleTimeoutMs: o.connectionsMaxIdleMs,
         logger,
         metricsPort: o.metricsPort,
+        faults: o.fault,
       }).catch((err: unknown) => {
         throw new Error(describeStartupError(err, { host: o.host, port: o.port, dataDir: o.dataDir }));
       });

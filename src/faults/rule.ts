@@ -69,35 +69,44 @@ const ACTIONS: readonly FaultActionName[] = ['error', 'dropResponse', 'delayMs',
 const FIELDS = ['api', 'topic', 'partition', 'count', 'probability', 'seed', ...ACTIONS];
 const ERROR_NAMES = new Map<number, string>(Object.entries(ErrorCode).map(([name, code]) => [code, name]));
 
-export class FaultRuleError extends TypeError {}
+/** A rule that cannot be installed; `problem` says why, as a phrase following "the rule". */
+export class FaultRuleError extends TypeError {
+  constructor(
+    readonly rule: unknown,
+    readonly problem: string,
+  ) {
+    super(`fault rule ${shown(rule)} ${problem}`);
+    this.name = 'FaultRuleError';
+  }
+}
 
 /** The rule checked, or a FaultRuleError saying what is wrong with it. */
 export function checkRule(rule: unknown, served: ServedApis): CheckedRule {
-  if (typeof rule !== 'object' || rule === null || Array.isArray(rule)) throw new FaultRuleError(`a fault rule is an object, not ${JSON.stringify(rule)}`);
+  if (typeof rule !== 'object' || rule === null || Array.isArray(rule)) throw new FaultRuleError(rule, 'is not an object');
   const r = rule as Record<string, unknown>;
   const given = Object.keys(r).filter((k) => r[k] !== undefined);
   const unknown = given.find((k) => !FIELDS.includes(k));
-  if (unknown !== undefined) throw fault(r, `has no field '${unknown}'; its fields are ${FIELDS.join(', ')}`);
+  if (unknown !== undefined) throw new FaultRuleError(r, `has no field '${unknown}'; its fields are ${FIELDS.join(', ')}`);
   const { apiKey, api } = apiOf(r, served);
   const actions = ACTIONS.filter((a) => given.includes(a));
-  if (actions.length === 0) throw fault(r, `needs an action: one of ${ACTIONS.join(', ')}`);
-  if (actions.length > 1) throw fault(r, `has ${actions.length} actions (${actions.join(', ')}); a rule takes one, so give a rule for each`);
+  if (actions.length === 0) throw new FaultRuleError(r, `needs an action: one of ${ACTIONS.join(', ')}`);
+  if (actions.length > 1) throw new FaultRuleError(r, `has ${actions.length} actions (${actions.join(', ')}); a rule takes one, so give a rule for each`);
   const names = namesOf(apiKey);
   const topic = r.topic as string | undefined;
-  if (topic !== undefined && (typeof topic !== 'string' || topic === '')) throw fault(r, `topic must be a topic's name, not ${JSON.stringify(topic)}`);
-  if (topic !== undefined && names === undefined) throw fault(r, `names topic '${topic}', but ${api} requests name no topic`);
+  if (topic !== undefined && (typeof topic !== 'string' || topic === '')) throw new FaultRuleError(r, `has topic ${shown(topic)}, which is no topic's name`);
+  if (topic !== undefined && names === undefined) throw new FaultRuleError(r, `names topic '${topic}', but ${api} requests name no topic`);
   const partition = r.partition as number | undefined;
   if (partition !== undefined) {
-    if (!isWhole(partition, 0, 2 ** 31 - 1)) throw fault(r, `partition must be a whole number from 0, not ${JSON.stringify(partition)}`);
-    if (names !== 'partition') throw fault(r, `names partition ${partition}, but ${api} requests name no partition`);
-    if (topic === undefined) throw fault(r, `names partition ${partition} but no topic`);
+    if (!isWhole(partition, 0, 2 ** 31 - 1)) throw new FaultRuleError(r, `has partition ${shown(partition)}; a partition is a whole number from 0`);
+    if (names !== 'partition') throw new FaultRuleError(r, `names partition ${partition}, but ${api} requests name no partition`);
+    if (topic === undefined) throw new FaultRuleError(r, `names partition ${partition} but no topic`);
   }
   const count = r.count ?? Infinity;
-  if (count !== Infinity && !isWhole(count, 1, Number.MAX_SAFE_INTEGER)) throw fault(r, `count must be a whole number from 1, not ${JSON.stringify(count)}`);
+  if (count !== Infinity && !isWhole(count, 1, Number.MAX_SAFE_INTEGER)) throw new FaultRuleError(r, `has count ${shown(count)}; a count is a whole number from 1`);
   const probability = r.probability ?? 1;
-  if (typeof probability !== 'number' || !(probability > 0 && probability <= 1)) throw fault(r, `probability must be a number above 0 and at most 1, not ${JSON.stringify(probability)}`);
-  if (r.seed !== undefined && !isWhole(r.seed, 0, 2 ** 32 - 1)) throw fault(r, `seed must be a whole number from 0 to ${2 ** 32 - 1}, not ${JSON.stringify(r.seed)}`);
-  if (r.seed !== undefined && r.probability === undefined) throw fault(r, 'has a seed but no probability for it to draw');
+  if (typeof probability !== 'number' || !(probability > 0 && probability <= 1)) throw new FaultRuleError(r, `has probability ${shown(probability)}; a probability is above 0 and at most 1`);
+  if (r.seed !== undefined && !isWhole(r.seed, 0, 2 ** 32 - 1)) throw new FaultRuleError(r, `has seed ${shown(r.seed)}; a seed is a whole number from 0 to ${2 ** 32 - 1}`);
+  if (r.seed !== undefined && r.probability === undefined) throw new FaultRuleError(r, 'has a seed but no probability for it to draw');
   const seed = (r.seed as number | undefined) ?? Math.floor(Math.random() * 2 ** 32);
   const action = actionOf(r, actions[0]!, apiKey, api, served.get(apiKey)!);
   return { apiKey, api, topic, partition, count: count as number, probability, seed, action };
@@ -128,11 +137,11 @@ export function describeError(errorCode: number): string {
 
 function apiOf(r: Record<string, unknown>, served: ServedApis): { apiKey: number; api: string } {
   const given = r.api;
-  if (given === undefined) throw fault(r, "needs an api: Kafka's name of one (such as 'Produce') or its key");
+  if (given === undefined) throw new FaultRuleError(r, "needs an api: Kafka's name of one (such as 'Produce') or its key");
   const servedNames = [...served.keys()].map((key) => API_SCHEMAS[key]!.name);
   const schema = Object.values(API_SCHEMAS).find((s) => s!.name === given || s!.apiKey === given);
-  if (schema === undefined) throw fault(r, `names unknown API ${JSON.stringify(given)}; brook serves ${servedNames.join(', ')}`);
-  if (!served.has(schema.apiKey)) throw fault(r, `names ${schema.name} (${schema.apiKey}), which brook does not serve; it serves ${servedNames.join(', ')}`);
+  if (schema === undefined) throw new FaultRuleError(r, `names unknown API ${shown(given)}; brook serves ${servedNames.join(', ')}`);
+  if (!served.has(schema.apiKey)) throw new FaultRuleError(r, `names ${schema.name} (${schema.apiKey}), which brook does not serve; it serves ${servedNames.join(', ')}`);
   return { apiKey: schema.apiKey, api: schema.name };
 }
 
@@ -141,15 +150,15 @@ function actionOf(r: Record<string, unknown>, kind: FaultActionName, apiKey: num
   switch (kind) {
     case 'dropResponse':
     case 'closeConnection':
-      if (value !== true) throw fault(r, `${kind} must be true, not ${JSON.stringify(value)}`);
+      if (value !== true) throw new FaultRuleError(r, `has ${kind} ${shown(value)}; it is true or absent`);
       return { kind };
     case 'delayMs':
-      if (!isWhole(value, 1, MAX_TIMER_MS)) throw fault(r, `delayMs must be a whole number from 1 to ${MAX_TIMER_MS}, not ${JSON.stringify(value)}`);
+      if (!isWhole(value, 1, MAX_TIMER_MS)) throw new FaultRuleError(r, `has delayMs ${shown(value)}; a delay is a whole number of ms from 1 to ${MAX_TIMER_MS}`);
       return { kind, ms: value as number };
     case 'error': {
       const errorCode = errorCodeOf(r, value);
       if (namesOf(apiKey) === undefined && !hasRequestError(apiKey, versions.minVersion, versions.maxVersion)) {
-        throw fault(r, `has an error, but ${api} answers have no error for the request as a whole, nor for topics or partitions it names; use dropResponse, delayMs or closeConnection`);
+        throw new FaultRuleError(r, `has an error, but ${api} answers have no error for the request as a whole, nor for topics or partitions it names; use dropResponse, delayMs or closeConnection`);
       }
       return { kind, errorCode };
     }
@@ -159,18 +168,19 @@ function actionOf(r: Record<string, unknown>, kind: FaultActionName, apiKey: num
 function errorCodeOf(r: Record<string, unknown>, value: unknown): number {
   if (typeof value === 'string') {
     const code = (ErrorCode as Record<string, number>)[value.toUpperCase()];
-    if (code === undefined) throw fault(r, `names unknown error '${value}'; give Kafka's name of one (such as NOT_LEADER_OR_FOLLOWER) or its code`);
-    if (code === ErrorCode.NONE) throw fault(r, 'names error NONE, which is no error');
+    if (code === undefined) throw new FaultRuleError(r, `names unknown error '${value}'; give Kafka's name of one (such as NOT_LEADER_OR_FOLLOWER) or its code`);
+    if (code === ErrorCode.NONE) throw new FaultRuleError(r, 'names error NONE, which is no error');
     return code;
   }
-  if (!isWhole(value, -1, 32767) || value === ErrorCode.NONE) throw fault(r, `error must be Kafka's name of an error or its code (-1 or 1 to 32767), not ${JSON.stringify(value)}`);
+  if (!isWhole(value, -1, 32767) || value === ErrorCode.NONE) throw new FaultRuleError(r, `has error ${shown(value)}; an error is Kafka's name of one or its code (-1 or 1 to 32767)`);
   return value as number;
+}
+
+/** A value as messages show it: text in single quotes, anything else as JSON. */
+function shown(v: unknown): string {
+  return typeof v === 'string' ? `'${v}'` : (JSON.stringify(v) ?? String(v));
 }
 
 function isWhole(v: unknown, min: number, max: number): boolean {
   return Number.isInteger(v) && (v as number) >= min && (v as number) <= max;
-}
-
-function fault(r: Record<string, unknown>, problem: string): FaultRuleError {
-  return new FaultRuleError(`fault rule ${JSON.stringify(r)} ${problem}`);
 }
