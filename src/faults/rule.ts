@@ -3,7 +3,6 @@
  * --fault`), and their check into the form requests are matched with: anything wrong is one
  * sentence naming it.
  */
-import { MAX_TIMER_MS } from '../broker/config.js';
 import { ErrorCode } from '../protocol/error-codes.js';
 import { API_SCHEMAS } from '../protocol/messages/apis.js';
 import { hasRequestError, namesOf } from './request-layouts.js';
@@ -64,6 +63,9 @@ export interface CheckedRule {
 
 /** The APIs a broker serves, with the versions of each. */
 export type ServedApis = ReadonlyMap<number, { readonly minVersion: number; readonly maxVersion: number }>;
+
+/** Node's longest timer (2^31 - 1 ms); a longer one would fire at once. */
+const LONGEST_DELAY_MS = 2 ** 31 - 1;
 
 const ACTIONS: readonly FaultActionName[] = ['error', 'dropResponse', 'delayMs', 'closeConnection'];
 const FIELDS = ['api', 'topic', 'partition', 'count', 'probability', 'seed', ...ACTIONS];
@@ -153,7 +155,7 @@ function actionOf(r: Record<string, unknown>, kind: FaultActionName, apiKey: num
       if (value !== true) throw new FaultRuleError(r, `has ${kind} ${shown(value)}; it is true or absent`);
       return { kind };
     case 'delayMs':
-      if (!isWhole(value, 1, MAX_TIMER_MS)) throw new FaultRuleError(r, `has delayMs ${shown(value)}; a delay is a whole number of ms from 1 to ${MAX_TIMER_MS}`);
+      if (!isWhole(value, 1, LONGEST_DELAY_MS)) throw new FaultRuleError(r, `has delayMs ${shown(value)}; a delay is a whole number of ms from 1 to ${LONGEST_DELAY_MS}`);
       return { kind, ms: value as number };
     case 'error': {
       const errorCode = errorCodeOf(r, value);
