@@ -108,6 +108,10 @@ test('a Metadata error for one topic: that topic is answered with it and not cre
   assert.equal(fault.fired, 1);
   const again = await client.request(MetadataRequest, MetadataResponse, 12, { ...metadataOf(['not-yet']), allowAutoTopicCreation: false });
   assert.equal(again.topics[0]!.errorCode, 3, 'UNKNOWN_TOPIC_OR_PARTITION: the faulted request created nothing');
+  // In v0 a request left naming no topic asks for all of them: the faulted one is still answered once, with its error.
+  broker.faults.add({ api: 'Metadata', topic: 'made', error: 'LEADER_NOT_AVAILABLE', count: 1 });
+  const v0 = await client.request(MetadataRequest, MetadataResponse, 0, metadataOf(['made']));
+  assert.deepEqual(v0.topics.filter((t) => t.name === 'made').map((t) => t.errorCode), [LEADER_NOT_AVAILABLE]);
 });
 
 test('an API whose requests name no topic answers the error as the request\'s own', async (t) => {

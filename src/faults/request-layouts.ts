@@ -95,9 +95,12 @@ export function addErrors(apiKey: number, response: unknown, errors: readonly Na
   const layout = LAYOUTS[apiKey]!;
   const [topics, name, partitions, index] = layout.response;
   const topicSchema = fieldStruct(API_SCHEMAS[apiKey]!.response.schema, topics);
-  const list = (response as Obj)[topics] as Obj[];
+  let list = (response as Obj)[topics] as Obj[];
   for (const e of errors) {
     if (partitions === undefined) {
+      // In place of the topic's own entry, where the handler answered it anyway (Metadata v0 with
+      // every topic taken out asks for all of them).
+      list = list.filter((t) => t[name] !== e.topic);
       list.push({ ...defaultStruct(topicSchema), [name]: e.topic, errorCode: e.errorCode, ...layout.errorFields });
       continue;
     }
@@ -106,6 +109,7 @@ export function addErrors(apiKey: number, response: unknown, errors: readonly Na
     const partition = { ...defaultStruct(fieldStruct(topicSchema, partitions)), [index!]: e.partition, errorCode: e.errorCode, ...layout.errorFields };
     (entry[partitions] as Obj[]).push(partition);
   }
+  (response as Obj)[topics] = list;
 }
 
 /** The answer of API `apiKey` carrying `errorCode` as the whole request's error, every other field at its default. */
