@@ -3,19 +3,13 @@ import { after, before, test } from 'node:test';
 import assert from 'node:assert/strict';
 import { pino } from 'pino';
 import { startBroker, type Broker } from '../src/index.js';
-import { API_SCHEMAS } from '../src/protocol/messages/apis.js';
 import { ApiVersionsRequest, ApiVersionsResponse } from '../src/protocol/messages/api-versions.js';
 import { FetchRequest, FetchResponse } from '../src/protocol/messages/fetch.js';
 import { InitProducerIdRequest, InitProducerIdResponse } from '../src/protocol/messages/init-producer-id.js';
 import { ListOffsetsRequest, ListOffsetsResponse } from '../src/protocol/messages/list-offsets.js';
 import { MetadataRequest, MetadataResponse } from '../src/protocol/messages/metadata.js';
 import { ProduceRequest, ProduceResponse } from '../src/protocol/messages/produce.js';
-import { Reader } from '../src/protocol/primitives/reader.js';
-import { Writer } from '../src/protocol/primitives/writer.js';
 import { ZERO_UUID } from '../src/protocol/primitives/reader.js';
-import { defaultStruct } from '../src/protocol/message-defaults.js';
-import { addErrors, namesOf } from '../src/faults/request-layouts.js';
-import { buildApiTable } from '../src/broker/api-table.js';
 import { valuesBatch } from './helpers/batch.js';
 import { scrape } from './helpers/scrape.js';
 import { WireClient } from './helpers/wire-client.js';
@@ -181,33 +175,3 @@ test('a delayed answer holds back the answers after it, which keep their order',
   assert.equal(client.decode(second!, ApiVersionsResponse, 18, 3).correlationId, 2);
   assert.equal(fault.fired, 1);
 });
-
-test('every API that takes errors per topic or partition encodes its error entries in every version served', () => {
-  for (const [apiKey, handler] of buildApiTable(undefined)) {
-    const names = namesOf(apiKey);
-    if (names === undefined) continue;
-    const codec = API_SCHEMAS[apiKey]!.response;
-    for (let version = handler.minVersion; version <= handler.maxVersion; version++) {
-      const response = defaultStruct(codec.schema);
-      const partition = names === 'partition' ? 3 : undefined;
-      addErrors(apiKey, response, [
-        { topic: 'one', partition, errorCode: 6 },
-        { topic: 'two', partition, errorCode: 3 },
-      ]);
-      const w = new Writer();
-      codec.write(w, version, response);
-      const back = codec.read(new Reader(w.finish()), version);
-      for (const [topic, code] of [['one', 6], ['two', 3]] as const) {
-        assert.ok(hasError(back, topic, code), `${codec.name} v${version}: ${topic} answered ${code}`);
-      }
-    }
-  }
-});
-
-/** Whether some entry of `value` names `topic` and holds error `code`, itself or in an entry below it. */
-function hasError(value: unknown, topic: string, code: number): boolean {
-  if (typeof value !== 'object' || value === null) return false;
-  const entries = Object.values(value);
-  if (entries.includes(topic) && JSON.stringify(value, (_, v: unknown) => (typeof v === 'bigint' ? String(v) : v)).includes(`"errorCode":${code}`)) return true;
-  return entries.some((v) => hasError(v, topic, code));
-}
