@@ -9,6 +9,7 @@ import { readTopic, tally, describeTally, type Placed } from '../helpers/exactly
 import { LineProcess } from '../helpers/line-process.js';
 import { scrape, type Samples } from '../helpers/scrape.js';
 import { startServe, type ServeProcess } from '../helpers/serve-process.js';
+import { until } from '../helpers/until.js';
 
 const PARTITIONS = 4;
 
@@ -18,7 +19,10 @@ async function serve(t: TestContext, faults: readonly string[]): Promise<{ serve
     await s.stop('SIGKILL');
     await rm(s.dataDir, { recursive: true, force: true });
   });
-  const metricsPort = Number(/metrics on http:\/\/[^\s]*:(\d+)\/metrics/.exec(s.output())![1]);
+  // The log line naming the metrics port may come after the plain listening line.
+  const metricsLine = /metrics on http:\/\/[^\s]*:(\d+)\/metrics/;
+  await until(() => metricsLine.test(s.output()), 'the metrics port is logged');
+  const metricsPort = Number(metricsLine.exec(s.output())![1]);
   return { serve: s, metrics: () => scrape(metricsPort) };
 }
 
