@@ -22,28 +22,13 @@ import {
   type StructSchema,
   type VersionRange,
 } from '../src/protocol/messages/index.js';
+import { defaultOf } from '../src/protocol/message-defaults.js';
 
 // ---- a generic arbitrary builder driven by each codec's schema descriptor ----
 
 type Obj = Record<string, unknown>;
 const inRange = (r: VersionRange | null | undefined, v: number): boolean => r != null && v >= r[0] && v <= r[1];
 
-function defaultOf(f: FieldSchema): unknown {
-  if ('default' in f) return f.default;
-  if (f.array) return [];
-  if (typeof f.type !== 'string') return defaultStruct(f.type);
-  switch (f.type) {
-    case 'bool': return false;
-    case 'int64': return 0n;
-    case 'string': return '';
-    case 'bytes': return Buffer.alloc(0);
-    case 'records': return null;
-    case 'uuid': return ZERO_UUID;
-    default: return 0;
-  }
-}
-
-const defaultStruct = (s: StructSchema): Obj => Object.fromEntries(s.fields.map((f) => [f.name, defaultOf(f)]));
 
 const uuidArb = fc.uint8Array({ minLength: 16, maxLength: 16 }).map((b) => {
   const h = Buffer.from(b).toString('hex');

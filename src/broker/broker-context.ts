@@ -1,4 +1,4 @@
-/** Everything a handler may reach: settings, the stored topics, waiting fetches, consumer groups, the log, metrics. */
+/** Everything a handler may reach: settings, the stored topics, waiting fetches, consumer groups, the log, metrics, faults. */
 import type { Logger } from 'pino';
 import type { GroupCoordinator } from '../groups/group-coordinator.js';
 import type { ProducerEpochs } from '../log/producer-epochs.js';
@@ -8,6 +8,7 @@ import type { BrokerConfig } from '../settings/settings.js';
 import type { PartitionWaiters } from './partition-waiters.js';
 import type { SaslGate } from './sasl-gate.js';
 import type { BufferPool } from '../memory/buffer-pool.js';
+import type { FaultRegistry } from '../faults/registry.js';
 
 export interface BrokerContext {
   readonly config: BrokerConfig;
@@ -24,4 +25,6 @@ export interface BrokerContext {
   readonly sasl: SaslGate | undefined;
   /** Memory Fetch reads the log into, given back once each response is sent. */
   readonly fetchMemory: BufferPool;
+  /** Faults installed to act on requests. */
+  readonly faults: FaultRegistry;
 }
