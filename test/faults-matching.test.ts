@@ -136,7 +136,8 @@ function seen(outcome: Outcome | undefined, idOf: (f: unknown) => number): Seen 
     dropResponse: outcome.dropResponse,
     delayMs: outcome.delayMs,
     requestError: outcome.requestError,
-    errors: [...outcome.errors].map(([i, f]) => [i, idOf(f)] as const),
+    // By index: which entries have errors is the outcome, not the order the faults took them in.
+    errors: [...outcome.errors].sort(([a], [b]) => a - b).map(([i, f]) => [i, idOf(f)] as const),
     fired: outcome.fired.map(idOf),
   };
 }
