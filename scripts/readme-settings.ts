@@ -23,7 +23,7 @@ function between(readme: string, part: string, table: string): string {
 function flagsTable(): string {
   const rows = FLAGS.map(([name, s]) => {
     const flag = flagOf(name, s);
-    return [`\`${flag}\``, s.kind.parse === undefined ? '' : words(s.kind.flagSaid ?? s.kind.said), shownDefault(s), kafkaNames(s), flagDescription(s)];
+    return [`\`${flag}\``, s.kind.arg === '' ? '' : words(s.kind.flagSaid ?? s.kind.said), shownDefault(s), kafkaNames(s), flagDescription(s)];
   });
   return table(['flag', 'takes', 'default', "Kafka's name", 'what it does'], rows);
 }

@@ -7,7 +7,7 @@ import assert from 'node:assert/strict';
 import { startBroker, type Broker } from '../src/broker/start-broker.js';
 import { API_SCHEMAS } from '../src/protocol/messages/apis.js';
 import { ApiVersionsRequest, ApiVersionsResponse } from '../src/protocol/messages/api-versions.js';
-import { defaultStruct } from './helpers/schema-defaults.js';
+import { defaultStruct } from '../src/protocol/message-defaults.js';
 import { WireClient } from './helpers/wire-client.js';
 
 /**

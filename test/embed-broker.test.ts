@@ -196,8 +196,10 @@ test('a process that closed its broker exits by itself, a fetch long-polling inc
   assert.equal(output, '');
 });
 
-test("the README's node:test example is test/embed-readme.test.ts, verbatim", async () => {
+test("the README's node:test examples are test/embed-readme.test.ts and test/faults-readme.test.ts, verbatim", async () => {
   const readme = await readFile(new URL('README.md', ROOT), 'utf8');
-  const example = await readFile(new URL('test/embed-readme.test.ts', ROOT), 'utf8');
-  assert.ok(readme.includes('```ts\n' + example + '```\n'), 'README.md and test/embed-readme.test.ts differ');
+  for (const file of ['test/embed-readme.test.ts', 'test/faults-readme.test.ts']) {
+    const example = await readFile(new URL(file, ROOT), 'utf8');
+    assert.ok(readme.includes('```ts\n' + example + '```\n'), `README.md and ${file} differ`);
+  }
 });

@@ -22,8 +22,9 @@ import {
   type StructSchema,
   type VersionRange,
 } from '../src/protocol/messages/index.js';
+import { defaultOf } from '../src/protocol/message-defaults.js';
 
-import { defaultOf, type Obj } from './helpers/schema-defaults.js';
+type Obj = Record<string, unknown>;
 
 // ---- a generic arbitrary builder driven by each codec's schema descriptor ----
 

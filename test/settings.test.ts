@@ -5,6 +5,7 @@ import { readFile } from 'node:fs/promises';
 import { withSettingsTables } from '../scripts/readme-settings.js';
 import { DescribeConfigsRequest, DescribeConfigsResponse } from '../src/protocol/messages/describe-configs.js';
 import { FLAGS, flagOf, type Setting } from '../src/settings/settings.js';
+import { runBrook } from './helpers/cli.js';
 import { startServe } from './helpers/serve-process.js';
 import { WireClient } from './helpers/wire-client.js';
 import { createTopic } from './helpers/wire-produce.js';
@@ -46,6 +47,19 @@ test('each flag of a Kafka broker config reaches DescribeConfigs under its name,
     c.close();
     await serve.stop();
   }
+});
+
+test('a repeatable flag named apart from its option: each --fault reaches startBroker as one of its faults, in order', async () => {
+  const serve = await startServe(['--fault', 'Metadata,delayMs=5', '--fault', 'Produce,topic=orders,dropResponse,count=1']);
+  try {
+    const added = [...serve.output().matchAll(/"msg":"fault added: ([^"]*)"/g)].map((m) => m[1]);
+    assert.deepEqual(added, ['Metadata requests: hold the answer back 5 ms', 'Produce requests naming orders: drop the answer and close the connection, 1 time']);
+  } finally {
+    await serve.stop();
+  }
+  const refused = await runBrook(['serve', '--fault', 'Produse,dropResponse']);
+  assert.notEqual(refused.code, 0);
+  assert.match(refused.stderr, /^error: option '--fault <spec>' argument 'Produse,dropResponse' is invalid\. It names unknown API 'Produse'/);
 });
 
 test("the README's flags and startBroker options tables are what npm run gen:readme makes of the settings", async () => {

@@ -1,4 +1,4 @@
-/** Everything a handler may reach: settings, the stored topics, waiting fetches, consumer groups, the log, metrics. */
+/** Everything a handler may reach: settings, the stored topics, waiting fetches, consumer groups, the log, metrics, faults. */
 import type { Logger } from 'pino';
 import type { CredentialStore } from '../auth/credential-store.js';
 import type { GroupCoordinator } from '../groups/group-coordinator.js';
@@ -9,6 +9,7 @@ import type { BrokerConfig } from '../settings/settings.js';
 import type { PartitionWaiters } from './partition-waiters.js';
 import type { SaslGate } from './sasl-gate.js';
 import type { BufferPool } from '../memory/buffer-pool.js';
+import type { FaultRegistry } from '../faults/registry.js';
 
 export interface BrokerContext {
   readonly config: BrokerConfig;
@@ -27,4 +28,6 @@ export interface BrokerContext {
   readonly credentials: CredentialStore | undefined;
   /** Memory Fetch reads the log into, given back once each response is sent. */
   readonly fetchMemory: BufferPool;
+  /** Faults installed to act on requests. */
+  readonly faults: FaultRegistry;
 }

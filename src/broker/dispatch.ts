@@ -1,5 +1,6 @@
 /**
- * Turns a request frame into a response frame: header, version check, decode, handler, encode.
+ * Turns a request frame into a response frame: header, version check, decode, installed faults,
+ * handler, encode.
  * A request the broker cannot parse or does not serve closes its connection (as Kafka does),
  * except an unknown ApiVersions version, which is answered so the client can pick another.
  */
@@ -13,6 +14,9 @@ import type { BrokerContext } from './broker-context.js';
 import { ApiKey } from '../protocol/messages/apis.js';
 import { unsupportedApiVersionsResponse } from './handlers/api-versions.js';
 import { RequestRejected } from './request-rejected.js';
+import { handleFaulted } from './faulted-request.js';
+import { decide } from '../faults/matching.js';
+import { named } from '../faults/request-layouts.js';
 
 
 /**
@@ -52,6 +56,13 @@ export function createDispatcher(table: ReadonlyMap<number, ApiHandler>, broker:
     }
     const info: RequestInfo = { apiVersion, clientId: header.clientId, connection, sent };
     const headerVersion = responseHeaderVersion(apiKey, apiVersion);
+    if (broker.faults.installed.length !== 0) {
+      const names = named(apiKey, request);
+      const outcome = decide(broker.faults.installed, apiKey, names);
+      if (outcome !== undefined) {
+        return handleFaulted(outcome, names, handler, request, info, broker, (response) => encode(handler, apiVersion, correlationId, headerVersion, response));
+      }
+    }
     const result = broker.metrics.timeRequest(apiKey, () => handler.handle(request, info, broker));
     if (result instanceof Promise) {
       return result.then((response) => (response === undefined ? undefined : encode(handler, apiVersion, correlationId, headerVersion, response)));

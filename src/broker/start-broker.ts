@@ -1,8 +1,9 @@
-/** Assembles a running broker: storage, handlers, TCP listener; and takes it down again. */
+/** Assembles a running broker: storage, handlers, TCP listener; takes it down, and restarts it. */
 import { mkdtemp, rm } from 'node:fs/promises';
+import { setTimeout as sleep } from 'node:timers/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { pino } from 'pino';
+import { pino, type Logger } from 'pino';
 import { GroupCoordinator } from '../groups/group-coordinator.js';
 import { lockDirectory } from '../log/dir-lock.js';
 import { makeDirectory } from '../log/make-directory.js';
@@ -14,6 +15,7 @@ import { TcpServer } from '../server/tcp-server.js';
 import { buildApiTable } from './api-table.js';
 import type { BrokerContext } from './broker-context.js';
 import { DEFAULT_CONFIG, type BrokerConfig } from '../settings/settings.js';
+import { MAX_TIMER_MS } from '../settings/kinds.js';
 import { listenerProblem, optionProblem } from './option-checks.js';
 import { formatHostPort } from '../server/host-port.js';
 import { createDispatcher } from './dispatch.js';
@@ -21,12 +23,18 @@ import { PartitionWaiters } from './partition-waiters.js';
 import { SaslGate } from './sasl-gate.js';
 import { CredentialStore } from '../auth/credential-store.js';
 import { BufferPool } from '../memory/buffer-pool.js';
+import { FaultRegistry, type Faults } from '../faults/registry.js';
 
 /** Free memory kept for Fetch reads between responses. */
 const KEPT_FETCH_BYTES = 16 * 1024 * 1024;
 
 /** The settings of src/settings/settings.ts, each optional; the README lists them. */
 export type BrokerOptions = Partial<BrokerConfig>;
+
+export interface RestartOptions {
+  /** How long the broker stays down, its port closed, before it starts again; default 0. */
+  readonly downMs?: number;
+}
 
 export interface Broker {
   /** "host:port", as clients should be given it. */
@@ -36,6 +44,21 @@ export interface Broker {
   readonly dataDir: string;
   /** The bound metrics port, when `metricsPort` was given. */
   readonly metricsPort: number | undefined;
+  /** Faults that make requests fail as they fail with Kafka: errors, lost answers, delays, closed connections. */
+  readonly faults: Faults;
+  /**
+   * Stops as close() does, but for the data directory: every connection closed, the log closed
+   * cleanly. After `downMs` it starts again on the same port and data, with the same faults
+   * installed; resolves once it listens again.
+   */
+  restart(options?: RestartOptions): Promise<void>;
+  close(): Promise<void>;
+}
+
+/** One start of a broker, up to its stop. */
+interface Running {
+  readonly port: number;
+  readonly metricsPort: number | undefined;
   close(): Promise<void>;
 }
 
@@ -44,17 +67,60 @@ export async function startBroker(options: BrokerOptions = {}): Promise<Broker> 
   if (problem !== undefined) throw new TypeError(`startBroker: ${problem}`);
   const unreachable = listenerProblem(options);
   if (unreachable !== undefined) throw new Error(unreachable);
+  const logger = options.logger ?? pino({ level: 'warn' }, pino.destination(2));
+  const faults = new FaultRegistry(buildApiTable(undefined), logger);
+  for (const rule of options.faults ?? []) faults.add(rule);
   const temporary = options.dataDir === undefined;
   const dataDir = options.dataDir ?? (await mkdtemp(join(tmpdir(), 'brook-')));
-  const port = options.port ?? (temporary ? 0 : DEFAULT_CONFIG.port);
-  const config: BrokerConfig = { ...DEFAULT_CONFIG, ...withoutUndefined(options), dataDir, port };
-  const logger = config.logger ?? pino({ level: 'warn' }, pino.destination(2));
+  const removeTemporary = (): Promise<void> => (temporary ? rm(dataDir, { recursive: true, force: true }) : Promise.resolve());
+  const config: BrokerConfig = { ...DEFAULT_CONFIG, ...withoutUndefined(options), dataDir, port: options.port ?? (temporary ? 0 : DEFAULT_CONFIG.port) };
+  let running: Running;
+  try {
+    running = await run(config, logger, faults);
+  } catch (err) {
+    await removeTemporary();
+    throw err;
+  }
+  const { port, metricsPort } = running;
+  // Restarts and the close happen one after another, in the order asked for.
+  let lifecycle = Promise.resolve();
+  let closing: Promise<void> | undefined;
+  return {
+    bootstrap: formatHostPort(config.host, port),
+    host: config.host,
+    port,
+    dataDir,
+    metricsPort,
+    faults,
+    restart({ downMs = 0 }: RestartOptions = {}) {
+      if (!Number.isInteger(downMs) || downMs < 0 || downMs > MAX_TIMER_MS) return Promise.reject(new TypeError(`restart: downMs must be a whole number from 0 to ${MAX_TIMER_MS}, not ${String(downMs)}`));
+      if (closing !== undefined) return Promise.reject(new Error('restart: the broker is closed'));
+      lifecycle = lifecycle.catch(() => undefined).then(async () => {
+        logger.info({ downMs }, 'restarting');
+        await running.close();
+        await sleep(downMs);
+        running = await run({ ...config, port, metricsPort }, logger, faults);
+      });
+      return lifecycle;
+    },
+    close() {
+      closing ??= lifecycle
+        .catch(() => undefined)
+        .then(() => running.close())
+        .then(removeTemporary);
+      return closing;
+    },
+  };
+}
+
+/** Opens the data directory and listens; on failure, closes what it opened. */
+async function run(config: BrokerConfig, logger: Logger, faults: FaultRegistry): Promise<Running> {
+  const { dataDir } = config;
   // What is open so far, closed in reverse order on stop or on a failed start.
   const closers: (() => Promise<void>)[] = [];
   const closeAll = async (): Promise<void> => {
     for (const close of closers.reverse()) await close();
   };
-  if (temporary) closers.push(() => rm(dataDir, { recursive: true, force: true }));
   try {
     await makeDirectory(dataDir);
     closers.push(await lockDirectory(dataDir));
@@ -90,6 +156,7 @@ export async function startBroker(options: BrokerOptions = {}): Promise<Broker> 
       sasl,
       credentials,
       fetchMemory: new BufferPool(KEPT_FETCH_BYTES),
+      faults,
     };
     const server = new TcpServer(
       createDispatcher(buildApiTable(sasl), context),
@@ -121,10 +188,7 @@ export async function startBroker(options: BrokerOptions = {}): Promise<Broker> 
     logger.info({ host: config.host, port: bound.port, dataDir, metricsPort }, `listening on ${bootstrap}${metricsNote}`);
     let closing: Promise<void> | undefined;
     return {
-      bootstrap,
-      host: config.host,
       port: bound.port,
-      dataDir,
       metricsPort,
       close() {
         closing ??= closeAll();
@@ -140,4 +204,3 @@ export async function startBroker(options: BrokerOptions = {}): Promise<Broker> 
 function withoutUndefined<T extends object>(o: T): Partial<T> {
   return Object.fromEntries(Object.entries(o).filter(([, v]) => v !== undefined)) as Partial<T>;
 }
-

@@ -4,24 +4,34 @@ import { FLAGS, flagDescription, flagOf, type ServeFlags, type Setting } from '.
 import { startBroker } from '../broker/start-broker.js';
 import { argParser } from './arg-parser.js';
 import { describeStartupError } from './startup-error.js';
+import { parseFaultSpec } from './fault-spec.js';
+
+/** Flags read here rather than by their kind: a fault rule is checked against the APIs the broker serves. */
+const READERS: Readonly<Record<string, (text: string) => unknown>> = { faults: parseFaultSpec };
 
 /** A setting's flag as commander takes it: its help (the description and Kafka's name), how it is read, its default. */
 function flagOption(name: string, s: Setting): Option {
   const flag = flagOf(name, s);
   const kafka = s.broker ?? s.kafka;
   const help = `${flagDescription(s)}${kafka === undefined ? '' : ` (${kafka})`}`.replaceAll('`', '');
-  if (s.kind.parse === undefined) return new Option(flag, help);
+  const parse = READERS[name] ?? s.kind.parse;
+  if (parse === undefined) return new Option(flag, help);
   const option = new Option(`${flag} ${s.kind.arg}`, help);
+  const read = argParser(parse);
   if (s.kind.choices !== undefined) option.choices(s.kind.choices);
-  else option.argParser(argParser(s.kind.parse));
+  else if (s.kind.repeatable) option.argParser((text, before: readonly unknown[] = []) => [...before, read(text)]);
+  else option.argParser(read);
   if (s.default !== undefined) option.default(s.default);
   return option;
 }
 
 export function addServeCommand(program: Command): void {
   const serve = program.command('serve').description('run the broker');
-  for (const [name, s] of FLAGS) serve.addOption(flagOption(name, s));
-  serve.action(async (o: ServeFlags) => {
+  const flags = FLAGS.map(([name, s]) => [name, flagOption(name, s)] as const);
+  for (const [, option] of flags) serve.addOption(option);
+  serve.action(async (given: Readonly<Record<string, unknown>>) => {
+    // By setting name, as commander names each by its flag (`--fault` is `fault`).
+    const o = Object.fromEntries(flags.map(([name, option]) => [name, given[option.attributeName()]])) as ServeFlags;
     // The TLS files and the log level make the tls and logger options; the other flags are options.
     const { tlsCert, tlsKey, tlsCa, tlsClientAuth, logLevel, ...options } = o;
     if ((tlsCert === undefined) !== (tlsKey === undefined)) throw new Error('--tls-cert and --tls-key go together.');

@@ -27,6 +27,12 @@ export class BrokerMetrics {
     'brook_failed_fetch_requests_total',
     "Partition reads in Fetch requests that failed on damaged or unreadable log data (Kafka's FailedFetchRequestsPerSec).",
   );
+  private readonly faults = new Counter({
+    name: 'brook_faults_fired_total',
+    help: 'Requests installed faults acted on, by Kafka API and action.',
+    labelNames: ['api', 'action'],
+    registers: [this.registry],
+  });
   private readonly latency = new LatencyHistogram(
     'brook_request_duration_seconds',
     'Time from a decoded request to its response, by Kafka API.',
@@ -54,6 +60,10 @@ export class BrokerMetrics {
 
   fetchFailed(): void {
     this.failedFetches.inc();
+  }
+
+  faultFired(api: string, action: string): void {
+    this.faults.inc({ api, action });
   }
 
   /** The open-connections gauge reads `count` at each scrape. */

@@ -35,6 +35,11 @@ export interface SentHooks {
   holding(bytes: number): void;
   /** How many bytes this response may hold in all, beside what the connection's other unsent answers hold, before the connection stops reading requests. */
   readonly answerRoom: number;
+  /**
+   * No answer to this request, and none after it: the connection closes once the answers before
+   * it are written, as a connection lost at that point would.
+   */
+  cut(): void;
 }
 
 export type FrameHandler = (frame: Buffer, context: ConnectionContext, sent: SentHooks) => ResponseBytes | Promise<ResponseBytes>;
@@ -70,6 +75,7 @@ class UnsentAnswers {
 class Slot implements SentHooks {
   done = false;
   response: ResponseBytes = undefined;
+  isCut = false;
   /** What this answer counts in `unsent`: memory its handler holds, then the response's size until the socket has it. */
   private bytes = 0;
   private releases: (() => void)[] | undefined;
@@ -86,6 +92,10 @@ class Slot implements SentHooks {
 
   get answerRoom(): number {
     return this.unsent.limit - (this.unsent.bytes - this.bytes);
+  }
+
+  cut(): void {
+    this.isCut = true;
   }
 
   complete(response: ResponseBytes): void {
@@ -129,6 +139,8 @@ export class Connection {
   private charged = 0;
   private waitingForMemory = false;
   private ending = false;
+  /** A cut answer has come up: nothing more is written. */
+  private cutOff = false;
   /** Set while the decoder hands on frames: flow is settled once it is done. */
   private decoding = false;
   private readonly retryFlow = (): void => this.updateFlow();
@@ -247,14 +259,19 @@ export class Connection {
 
   private complete(slot: Slot, response: ResponseBytes): void {
     slot.complete(response);
+    if (slot.isCut) this.context.end();
     if (this.slots[0] !== slot) return;
     // Several answers ready at once, or an answer in pieces, leave in one system call.
     const several = (this.slots.length > 1 && this.slots[1]!.done) || Array.isArray(response);
     if (several) this.socket.cork();
     while (this.slots.length > 0 && this.slots[0]!.done) {
       const written = this.slots.shift()!;
+      if (written.isCut && !this.cutOff) {
+        this.cutOff = true;
+        this.socket.destroySoon();
+      }
       const bytes = written.response;
-      if (bytes === undefined || this.socket.destroyed) {
+      if (bytes === undefined || this.socket.destroyed || this.cutOff) {
         written.sent();
         continue;
       }

@@ -6,6 +6,7 @@ import { readFileSync } from 'node:fs';
 import type { Logger } from 'pino';
 import { CLIENT_PORTS, parseHostPort } from '../server/host-port.js';
 import type { TlsListener } from '../server/tcp-server.js';
+import type { FaultRule } from '../faults/rule.js';
 
 /** Kafka's type of a config (ConfigDef.Type), which a topic config's value is checked against. */
 export type KafkaType = 'int' | 'long' | 'double' | 'boolean' | 'string' | { readonly oneOf: readonly string[] } | { readonly listOf: readonly string[] };
@@ -27,6 +28,8 @@ export interface Kind<T> {
   readonly kafkaType?: KafkaType;
   /** What the number counts, for the README to spell a default in larger units. */
   readonly unit?: 'bytes' | 'ms';
+  /** The flag may be given again, each time for one more item of the array the option takes. */
+  readonly repeatable?: true;
 }
 
 /**
@@ -138,4 +141,17 @@ export const pinoLogger: Kind<Logger> = {
   fits: (v) => ['info', 'warn', 'error'].every((level) => typeof field(v, level) === 'function'),
   said: 'a pino logger',
   arg: '',
+};
+
+/**
+ * Fault rules, each checked as broker.faults.add checks it. `--fault` gives one rule each time,
+ * which `brook serve` reads (src/cli/fault-spec.ts): checking a rule takes the APIs the broker
+ * serves, which the settings lie below.
+ */
+export const faultRules: Kind<readonly FaultRule[]> = {
+  fits: Array.isArray,
+  said: 'an array of fault rules',
+  arg: '<spec>',
+  flagSaid: 'a fault rule in one word, as in Faults on demand',
+  repeatable: true,
 };

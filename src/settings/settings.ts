@@ -1,13 +1,13 @@
 /**
  * Every broker setting, once: its startBroker option (the row's name), its `brook serve` flag (the
- * name in kebab case), its Kafka names, the values it takes, its default and what it does. The
+ * name in kebab case, or the row's `flag`), its Kafka names, the values it takes, its default and what it does. The
  * flags, startBroker's checks, the defaults, DescribeConfigs' answers and the README's tables
  * (`npm run gen:readme`) all come from here: a new setting is one row (README, "Adding a
  * setting"). A broker config that is the default of a topic config names both, so that topics'
  * own values, once they may have them, are looked up by the topic config's name.
  */
 import { TIMESTAMP_TYPES } from '../protocol/record-batch.js';
-import { ANY, bool, clientAuth, flushPolicy, hostPort, int, INT32_MAX, long, MAX_TIMER_MS, oneOf, pemFile, pinoLogger, port, text, tlsListener, type Kind } from './kinds.js';
+import { ANY, bool, clientAuth, faultRules, flushPolicy, hostPort, int, INT32_MAX, long, MAX_TIMER_MS, oneOf, pemFile, pinoLogger, port, text, tlsListener, type Kind } from './kinds.js';
 
 export interface Setting<T = unknown> {
   readonly kind: Kind<T>;
@@ -18,6 +18,8 @@ export interface Setting<T = unknown> {
   readonly description: string;
   /** 'flag': a `brook serve` flag only, making part of an option; 'option': a startBroker option only. */
   readonly only?: 'flag' | 'option';
+  /** The flag's name in kebab case, where it is not the setting's (`--fault`, one rule of `faults`). */
+  readonly flag?: string;
   /** The Kafka broker config it is, which DescribeConfigs shows with its value. */
   readonly broker?: string;
   /** The topic config it is the default of. */
@@ -129,6 +131,13 @@ export const SETTINGS = {
     description: 'wait this long before answering a failed authentication (Kafka: 100 ms)',
   }),
   metricsPort: setting({ kind: port(0), default: undefined, unset: 'no endpoint', description: "serve Prometheus metrics at http://HOST:PORT/metrics, on the broker's host (0: a free port)" }),
+  faults: setting({
+    kind: faultRules,
+    default: undefined,
+    unset: 'none',
+    flag: 'fault',
+    description: 'install a fault before listening; given again for each rule, such as `Produce,dropResponse,probability=5%`',
+  }),
   logLevel: setting({ kind: oneOf(['fatal', 'error', 'warn', 'info', 'debug', 'trace'], '<level>'), default: 'info', only: 'flag', description: 'how much to log' }),
   logger: setting({ kind: pinoLogger, default: undefined, unset: 'warnings and errors only, to stderr', only: 'option', description: 'where to log' }),
 };
@@ -154,7 +163,7 @@ export const DEFAULT_CONFIG = Object.fromEntries(OPTIONS.map(([name, s]) => [nam
 
 /** The flag of a setting: its name in kebab case; a switch on by default is turned off by `--no-`. */
 export function flagOf(name: string, s: Setting): string {
-  const kebab = name.replace(/[A-Z]/g, (c) => `-${c.toLowerCase()}`);
+  const kebab = s.flag ?? name.replace(/[A-Z]/g, (c) => `-${c.toLowerCase()}`);
   return turnedOff(s) ? `--no-${kebab}` : `--${kebab}`;
 }
 

@@ -1,9 +1,2 @@
-/** mulberry32: the same draws on every run, for tests that must repeat what they did. */
-export function seeded(seed: number): () => number {
-  return () => {
-    seed = (seed + 0x6d2b79f5) | 0;
-    let x = Math.imul(seed ^ (seed >>> 15), 1 | seed);
-    x = (x + Math.imul(x ^ (x >>> 7), 61 | x)) ^ x;
-    return ((x ^ (x >>> 14)) >>> 0) / 4294967296;
-  };
-}
+/** Seeded draws for tests that must repeat what they did: the broker's own, which fault rules use. */
+export { seeded } from '../../src/faults/seeded.js';
