@@ -15,9 +15,9 @@ before(async () => {
 after(() => broker.close());
 
 const REFUSED: readonly [unknown, RegExp][] = [
-  [{ api: 'Produse', dropResponse: true }, /names unknown API 'Produse'; brook serves Produce, Fetch, .*DescribeProducers$/],
+  [{ api: 'Produse', dropResponse: true }, /names unknown API 'Produse'; brook serves Produce, Fetch, .*DescribeProducers, .*DescribeTopicPartitions/],
   [{ api: 99, dropResponse: true }, /names unknown API 99/],
-  [{ api: 'OffsetForLeaderEpoch', dropResponse: true }, /names OffsetForLeaderEpoch \(23\), which brook does not serve/],
+  [{ api: 72, dropResponse: true }, /names unknown API 72; brook serves Produce/],
   [{ dropResponse: true }, /needs an api/],
   [{ api: 'Produce', error: 'NOT_A_LEADER' }, /names unknown error 'NOT_A_LEADER'; give Kafka's name of one \(such as NOT_LEADER_OR_FOLLOWER\) or its code$/],
   [{ api: 'Produce', error: 'NONE' }, /names error NONE, which is no error/],
