@@ -44,22 +44,24 @@ export async function flushAlways(none: ServeProcess, smoke: boolean): Promise<R
   let batchBytes = 0;
   let alwaysMsgs = 0;
   try {
-    const [always, dsync, fdatasync, noneMsgs] = (await alternating(smoke ? 1 : 3, [
-      async (round) => {
-        const topic = `flush-${round}`;
-        const r = await produceLoad(serve.bootstrap, topic, { messages, batch: BATCH });
-        logBytes = await topicLogBytes(dataDir, topic);
-        batchBytes = Math.round((logBytes / (messages + PARTITIONS)) * BATCH);
-        alwaysMsgs = Math.max(alwaysMsgs, r.messages / r.seconds);
-        return logBytes / r.seconds;
-      },
-      async () => dd(ddFile, batchBytes, Math.ceil(logBytes / batchBytes), 'oflag=dsync'),
-      async () => dd(ddFile, batchBytes, Math.ceil(logBytes / batchBytes), 'conv=fdatasync'),
-      async (round) => {
-        const r = await produceLoad(none.bootstrap, `flush-none-${round}`, { messages, batch: BATCH });
-        return r.messages / r.seconds;
-      },
-    ])).map(highest);
+    const [always, dsync, fdatasync, noneMsgs] = (
+      await alternating(smoke ? 1 : 3, [
+        async (round) => {
+          const topic = `flush-${round}`;
+          const r = await produceLoad(serve.bootstrap, topic, { messages, batch: BATCH });
+          logBytes = await topicLogBytes(dataDir, topic);
+          batchBytes = Math.round((logBytes / (messages + PARTITIONS)) * BATCH);
+          alwaysMsgs = Math.max(alwaysMsgs, r.messages / r.seconds);
+          return logBytes / r.seconds;
+        },
+        async () => dd(ddFile, batchBytes, Math.ceil(logBytes / batchBytes), 'oflag=dsync'),
+        async () => dd(ddFile, batchBytes, Math.ceil(logBytes / batchBytes), 'conv=fdatasync'),
+        async (round) => {
+          const r = await produceLoad(none.bootstrap, `flush-none-${round}`, { messages, batch: BATCH });
+          return r.messages / r.seconds;
+        },
+      ])
+    ).map(highest);
     const mb = (n: number): number => n / 1e6;
     return [
       compared(`produce --flush always, ${BATCH}-msg batches (log MB/s)`, mb(always!), mb(dsync!), `dd oflag=dsync, ${fmt(batchBytes)}-byte writes`, 1),

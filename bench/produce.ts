@@ -68,9 +68,15 @@ async function throughputRows(smoke: boolean, batch: number): Promise<Row[]> {
   return [
     compared(`produce idempotent acks=all, ${batch}-msg batches (msgs/s)`, rate(brook), rate(mock), 'librdkafka mock'),
     compared(`  same: MB/s of ${MSG_BYTES}-byte values`, (rate(brook) * MSG_BYTES) / 1e6, (rate(mock) * MSG_BYTES) / 1e6, '', 1),
-    compared(`  broker CPU per ${batch}-msg batch (µs)`, cpu(brook, 'brokerCpuS'), cpu(mock, 'brokerCpuS'), 'the mock cluster\'s thread', 1),
-    compared(`  same CPU, beside one bare write of each batch's bytes (µs)`, cpu(brook, 'brokerCpuS'), perBatchUs(lowest(floor)), 'to a new file, same disk', 1),
-    compared(`  broker CPU per MB of values (ms)`, cpuPerMb(brook), cpuPerMb(mock), 'the mock cluster\'s thread', 2),
+    compared(`  broker CPU per ${batch}-msg batch (µs)`, cpu(brook, 'brokerCpuS'), cpu(mock, 'brokerCpuS'), "the mock cluster's thread", 1),
+    compared(
+      `  same CPU, beside one bare write of each batch's bytes (µs)`,
+      cpu(brook, 'brokerCpuS'),
+      perBatchUs(lowest(floor)),
+      'to a new file, same disk',
+      1,
+    ),
+    compared(`  broker CPU per MB of values (ms)`, cpuPerMb(brook), cpuPerMb(mock), "the mock cluster's thread", 2),
     compared(`  producer's own CPU per ${batch}-msg batch (µs)`, cpu(brook, 'clientCpuS'), cpu(mock, 'clientCpuS'), 'the same, producing to the mock', 1),
   ];
 }

@@ -14,10 +14,13 @@ function linesPerSecond(lines: number, input: string, command: string, args: rea
 
 export async function replayBench(smoke: boolean): Promise<Row[]> {
   const lines = smoke ? 20_000 : 1_000_000;
-  const input = Array.from({ length: lines }, (_, i) => `producer=${i % 100} epoch=0 partition=p${i % 10} seq=${Math.floor(i / 1000)} count=1`).join('\n') + '\n';
-  const [replay, wc] = (await alternating(smoke ? 1 : 3, [
-    async () => linesPerSecond(lines, input, process.execPath, [BROOK_BIN, 'replay']),
-    async () => linesPerSecond(lines, input, 'wc', ['-l']),
-  ])).map(highest);
+  const input =
+    Array.from({ length: lines }, (_, i) => `producer=${i % 100} epoch=0 partition=p${i % 10} seq=${Math.floor(i / 1000)} count=1`).join('\n') + '\n';
+  const [replay, wc] = (
+    await alternating(smoke ? 1 : 3, [
+      async () => linesPerSecond(lines, input, process.execPath, [BROOK_BIN, 'replay']),
+      async () => linesPerSecond(lines, input, 'wc', ['-l']),
+    ])
+  ).map(highest);
   return [compared('brook replay lines per second', replay!, wc!, 'wc -l')];
 }

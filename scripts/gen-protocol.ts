@@ -7,18 +7,67 @@ import { fileURLToPath } from 'node:url';
 
 /** APIs to generate, by the schema name prefix (XxxRequest.json / XxxResponse.json). */
 const APIS = [
-  'ApiVersions', 'Metadata', 'Produce', 'Fetch', 'ListOffsets', 'InitProducerId', 'CreateTopics', 'DeleteTopics',
-  'DescribeConfigs', 'FindCoordinator', 'JoinGroup', 'SyncGroup', 'Heartbeat', 'LeaveGroup', 'OffsetCommit',
-  'OffsetFetch', 'ListGroups', 'DescribeGroups', 'DeleteGroups', 'DescribeProducers', 'SaslHandshake',
-  'SaslAuthenticate', 'OffsetForLeaderEpoch', 'DescribeCluster', 'CreatePartitions', 'DeleteRecords',
-  'AddPartitionsToTxn', 'AddOffsetsToTxn', 'EndTxn', 'WriteTxnMarkers', 'TxnOffsetCommit', 'DescribeAcls',
-  'CreateAcls', 'DeleteAcls', 'AlterConfigs', 'AlterReplicaLogDirs', 'DescribeLogDirs', 'CreateDelegationToken',
-  'RenewDelegationToken', 'ExpireDelegationToken', 'DescribeDelegationToken', 'ElectLeaders',
-  'IncrementalAlterConfigs', 'AlterPartitionReassignments', 'ListPartitionReassignments', 'OffsetDelete',
-  'DescribeClientQuotas', 'AlterClientQuotas', 'DescribeUserScramCredentials', 'AlterUserScramCredentials',
-  'DescribeQuorum', 'UpdateFeatures', 'UnregisterBroker', 'DescribeTransactions', 'ListTransactions',
-  'ConsumerGroupHeartbeat', 'ConsumerGroupDescribe', 'ListClientMetricsResources', 'DescribeTopicPartitions',
-  'AddRaftVoter', 'RemoveRaftVoter',
+  'ApiVersions',
+  'Metadata',
+  'Produce',
+  'Fetch',
+  'ListOffsets',
+  'InitProducerId',
+  'CreateTopics',
+  'DeleteTopics',
+  'DescribeConfigs',
+  'FindCoordinator',
+  'JoinGroup',
+  'SyncGroup',
+  'Heartbeat',
+  'LeaveGroup',
+  'OffsetCommit',
+  'OffsetFetch',
+  'ListGroups',
+  'DescribeGroups',
+  'DeleteGroups',
+  'DescribeProducers',
+  'SaslHandshake',
+  'SaslAuthenticate',
+  'OffsetForLeaderEpoch',
+  'DescribeCluster',
+  'CreatePartitions',
+  'DeleteRecords',
+  'AddPartitionsToTxn',
+  'AddOffsetsToTxn',
+  'EndTxn',
+  'WriteTxnMarkers',
+  'TxnOffsetCommit',
+  'DescribeAcls',
+  'CreateAcls',
+  'DeleteAcls',
+  'AlterConfigs',
+  'AlterReplicaLogDirs',
+  'DescribeLogDirs',
+  'CreateDelegationToken',
+  'RenewDelegationToken',
+  'ExpireDelegationToken',
+  'DescribeDelegationToken',
+  'ElectLeaders',
+  'IncrementalAlterConfigs',
+  'AlterPartitionReassignments',
+  'ListPartitionReassignments',
+  'OffsetDelete',
+  'DescribeClientQuotas',
+  'AlterClientQuotas',
+  'DescribeUserScramCredentials',
+  'AlterUserScramCredentials',
+  'DescribeQuorum',
+  'UpdateFeatures',
+  'UnregisterBroker',
+  'DescribeTransactions',
+  'ListTransactions',
+  'ConsumerGroupHeartbeat',
+  'ConsumerGroupDescribe',
+  'ListClientMetricsResources',
+  'DescribeTopicPartitions',
+  'AddRaftVoter',
+  'RemoveRaftVoter',
 ];
 const HEADERS = ['RequestHeader', 'ResponseHeader'];
 
@@ -281,12 +330,19 @@ class Emitter {
     const custom = customDefault(f);
     if (custom !== undefined) return custom;
     switch (f.prim) {
-      case 'bool': return 'false';
-      case 'int64': return '0n';
-      case 'string': return "''";
-      case 'bytes': return 'Buffer.alloc(0)';
-      case 'uuid': this.helpers.add('ZERO_UUID'); return 'ZERO_UUID';
-      default: return '0';
+      case 'bool':
+        return 'false';
+      case 'int64':
+        return '0n';
+      case 'string':
+        return "''";
+      case 'bytes':
+        return 'Buffer.alloc(0)';
+      case 'uuid':
+        this.helpers.add('ZERO_UUID');
+        return 'ZERO_UUID';
+      default:
+        return '0';
     }
   }
 
@@ -301,10 +357,14 @@ class Emitter {
       return orNull(`!isDefault${f.struct.name}(${x})`);
     }
     switch (f.prim) {
-      case 'bytes': return orNull(`${x}.length !== 0`);
-      case 'string': return `${x} !== ${this.defaultExpr(f)}`;
-      case 'bool': return this.defaultExpr(f) === 'true' ? `!${x}` : x;
-      default: return `${x} !== ${this.defaultExpr(f)}`;
+      case 'bytes':
+        return orNull(`${x}.length !== 0`);
+      case 'string':
+        return `${x} !== ${this.defaultExpr(f)}`;
+      case 'bool':
+        return this.defaultExpr(f) === 'true' ? `!${x}` : x;
+      default:
+        return `${x} !== ${this.defaultExpr(f)}`;
     }
   }
 
@@ -361,8 +421,7 @@ class Emitter {
     const p = f.prim!;
     if (p === 'string' || p === 'bytes' || p === 'records') {
       const kind = p === 'string' ? 'String' : 'Bytes';
-      const m = (compact: boolean, nul: boolean): string =>
-        `w.write${compact ? 'Compact' : ''}${nul ? 'Nullable' : ''}${kind}(${nul ? x : nn});`;
+      const m = (compact: boolean, nul: boolean): string => `w.write${compact ? 'Compact' : ''}${nul ? 'Nullable' : ''}${kind}(${nul ? x : nn});`;
       const inner = (compact: boolean): string => {
         if (nullable === 'true') return m(compact, true);
         if (nullable === 'false') return m(compact, false);
@@ -457,7 +516,7 @@ class Emitter {
   emitStructHelpers(): void {
     const done = new Set<Struct>();
     // Emitting a helper may require more helpers for nested structs.
-    for (let changed = true; changed; ) {
+    for (let changed = true; changed;) {
       changed = false;
       for (const s of [...this.needDefault]) {
         if (done.has(s)) continue;
@@ -467,7 +526,7 @@ class Emitter {
       }
     }
     const doneIs = new Set<Struct>();
-    for (let changed = true; changed; ) {
+    for (let changed = true; changed;) {
       changed = false;
       for (const s of [...this.needIsDefault]) {
         if (doneIs.has(s)) continue;
@@ -509,19 +568,34 @@ function rangeLit(r: Range): string {
 
 function tsPrim(p: Prim): string {
   switch (p) {
-    case 'bool': return 'boolean';
-    case 'int64': return 'bigint';
+    case 'bool':
+      return 'boolean';
+    case 'int64':
+      return 'bigint';
     case 'string':
-    case 'uuid': return 'string';
+    case 'uuid':
+      return 'string';
     case 'bytes':
-    case 'records': return 'Buffer';
-    default: return 'number';
+    case 'records':
+      return 'Buffer';
+    default:
+      return 'number';
   }
 }
 
 const METHOD: Record<Prim, string> = {
-  bool: 'Boolean', int8: 'Int8', int16: 'Int16', uint16: 'Uint16', int32: 'Int32', uint32: 'Uint32',
-  int64: 'Int64', float64: 'Float64', string: 'String', bytes: 'Bytes', records: 'Bytes', uuid: 'Uuid',
+  bool: 'Boolean',
+  int8: 'Int8',
+  int16: 'Int16',
+  uint16: 'Uint16',
+  int32: 'Int32',
+  uint32: 'Uint32',
+  int64: 'Int64',
+  float64: 'Float64',
+  string: 'String',
+  bytes: 'Bytes',
+  records: 'Bytes',
+  uuid: 'Uuid',
 };
 
 const primMethod = (dir: 'read' | 'write', p: Prim): string => dir + METHOD[p];
@@ -559,7 +633,14 @@ function fileFor(models: MessageModel[]): string {
   head += `import type { Writer } from '../primitives/writer.js';\n`;
   head += `import type { MessageCodec, StructSchema } from './codec.js';\n`;
   head += `import { ${fromCodec.join(', ')} } from './codec.js';\n\n`;
-  return head + parts.map((p) => p.code).join('').trimEnd() + '\n';
+  return (
+    head +
+    parts
+      .map((p) => p.code)
+      .join('')
+      .trimEnd() +
+    '\n'
+  );
 }
 
 const kebab = (s: string): string => s.replace(/([a-z0-9])([A-Z])/g, '$1-$2').toLowerCase();

@@ -16,12 +16,66 @@ import { WireClient } from './helpers/wire-client.js';
  * (72) are left out, as Kafka leaves them out without a telemetry plugin.
  */
 const KAFKA_3_9: Record<number, [number, number]> = {
-  0: [0, 11], 1: [0, 17], 2: [0, 9], 3: [0, 12], 8: [0, 9], 9: [0, 9], 10: [0, 6], 11: [0, 9], 12: [0, 4], 13: [0, 5],
-  14: [0, 5], 15: [0, 5], 16: [0, 5], 17: [0, 1], 18: [0, 4], 19: [0, 7], 20: [0, 6], 21: [0, 2], 22: [0, 5], 23: [0, 4],
-  24: [0, 5], 25: [0, 4], 26: [0, 4], 27: [0, 1], 28: [0, 4], 29: [0, 3], 30: [0, 3], 31: [0, 3], 32: [0, 4], 33: [0, 2],
-  34: [0, 2], 35: [0, 4], 36: [0, 2], 37: [0, 3], 38: [0, 3], 39: [0, 2], 40: [0, 2], 41: [0, 3], 42: [0, 2], 43: [0, 2],
-  44: [0, 1], 45: [0, 0], 46: [0, 0], 47: [0, 0], 48: [0, 1], 49: [0, 1], 50: [0, 0], 51: [0, 0], 55: [0, 2], 57: [0, 1],
-  60: [0, 1], 61: [0, 0], 64: [0, 0], 65: [0, 0], 66: [0, 1], 68: [0, 0], 69: [0, 0], 74: [0, 0], 75: [0, 0], 80: [0, 0],
+  0: [0, 11],
+  1: [0, 17],
+  2: [0, 9],
+  3: [0, 12],
+  8: [0, 9],
+  9: [0, 9],
+  10: [0, 6],
+  11: [0, 9],
+  12: [0, 4],
+  13: [0, 5],
+  14: [0, 5],
+  15: [0, 5],
+  16: [0, 5],
+  17: [0, 1],
+  18: [0, 4],
+  19: [0, 7],
+  20: [0, 6],
+  21: [0, 2],
+  22: [0, 5],
+  23: [0, 4],
+  24: [0, 5],
+  25: [0, 4],
+  26: [0, 4],
+  27: [0, 1],
+  28: [0, 4],
+  29: [0, 3],
+  30: [0, 3],
+  31: [0, 3],
+  32: [0, 4],
+  33: [0, 2],
+  34: [0, 2],
+  35: [0, 4],
+  36: [0, 2],
+  37: [0, 3],
+  38: [0, 3],
+  39: [0, 2],
+  40: [0, 2],
+  41: [0, 3],
+  42: [0, 2],
+  43: [0, 2],
+  44: [0, 1],
+  45: [0, 0],
+  46: [0, 0],
+  47: [0, 0],
+  48: [0, 1],
+  49: [0, 1],
+  50: [0, 0],
+  51: [0, 0],
+  55: [0, 2],
+  57: [0, 1],
+  60: [0, 1],
+  61: [0, 0],
+  64: [0, 0],
+  65: [0, 0],
+  66: [0, 1],
+  68: [0, 0],
+  69: [0, 0],
+  74: [0, 0],
+  75: [0, 0],
+  80: [0, 0],
   81: [0, 0],
 };
 
@@ -46,7 +100,7 @@ before(async () => {
 
 after(() => broker.close());
 
-test('ApiVersions advertises every API Kafka 3.9 advertises to clients, at Kafka\'s versions bar a few narrower ones', () => {
+test("ApiVersions advertises every API Kafka 3.9 advertises to clients, at Kafka's versions bar a few narrower ones", () => {
   const byKey = Object.fromEntries(advertised.map((k) => [k.apiKey, [k.minVersion, k.maxVersion]]));
   assert.deepEqual(byKey, { ...KAFKA_3_9, ...NARROWER });
 });
@@ -58,7 +112,9 @@ test('every version of every advertised API answers a minimal request on the sam
       const api = API_SCHEMAS[apiKey]!;
       for (let version = minVersion; version <= maxVersion; version++) {
         const request = { ...defaultStruct(api.request.schema), ...OVERRIDES[apiKey] };
-        const response = await c.request(api.request, api.response, version, request).catch((err: Error) => assert.fail(`${api.name} v${version}: ${err.message}`));
+        const response = await c
+          .request(api.request, api.response, version, request)
+          .catch((err: Error) => assert.fail(`${api.name} v${version}: ${err.message}`));
         assert.equal(typeof response, 'object', `${api.name} v${version}`);
       }
     }

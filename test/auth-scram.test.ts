@@ -6,7 +6,12 @@ import { passwordMatches, scramCredential, ScramExchange, AuthenticationError } 
 const salt = Buffer.from('W22ZaJ0SNY7soEsUEjb6gQ==', 'base64');
 const credential = scramCredential('SCRAM-SHA-256', 'pencil', 4096, salt);
 const exchange = (): ScramExchange =>
-  new ScramExchange('SCRAM-SHA-256', (u) => (u === 'user' ? credential : undefined), () => scramCredential('SCRAM-SHA-256', 'decoy'), () => '%hvYDpWUa2RaTCAfuxFIlj)hNlF$k0');
+  new ScramExchange(
+    'SCRAM-SHA-256',
+    (u) => (u === 'user' ? credential : undefined),
+    () => scramCredential('SCRAM-SHA-256', 'decoy'),
+    () => '%hvYDpWUa2RaTCAfuxFIlj)hNlF$k0',
+  );
 
 test('SCRAM-SHA-256 answers the RFC 7677 example exactly', () => {
   const server = exchange();

@@ -41,7 +41,12 @@ const sample: TestRecord[] = Array.from({ length: 300 }, (_, i) => ({
 /** One Produce request with `batches[i]` for partition i; each partition's error code and base offset. */
 async function produceAll(topic: string, batches: Buffer[]): Promise<[number, number][]> {
   const partitionData = batches.map((records, index) => ({ index, records }));
-  const res = await client.request(ProduceRequest, ProduceResponse, 9, { transactionalId: null, acks: -1, timeoutMs: 5000, topicData: [{ name: topic, partitionData }] });
+  const res = await client.request(ProduceRequest, ProduceResponse, 9, {
+    transactionalId: null,
+    acks: -1,
+    timeoutMs: 5000,
+    topicData: [{ name: topic, partitionData }],
+  });
   return res.responses[0]!.partitionResponses.map((p) => [p.errorCode, Number(p.baseOffset)]);
 }
 
@@ -64,8 +69,20 @@ async function storedBatches(topic: string, partition: number): Promise<Buffer[]
 test('a batch of every codec is acknowledged and fetched back byte for byte, still compressed', async () => {
   await createTopic(client, 'zipped', codecs.length);
   const sent = codecs.map((codec) => [compressedBatch(sample, codec), compressedBatch(sample.slice(0, 5), codec)]);
-  assert.deepEqual(await produceAll('zipped', sent.map(([first]) => first!)), codecs.map(() => [0, 0]));
-  assert.deepEqual(await produceAll('zipped', sent.map(([, second]) => second!)), codecs.map(() => [0, sample.length]));
+  assert.deepEqual(
+    await produceAll(
+      'zipped',
+      sent.map(([first]) => first!),
+    ),
+    codecs.map(() => [0, 0]),
+  );
+  assert.deepEqual(
+    await produceAll(
+      'zipped',
+      sent.map(([, second]) => second!),
+    ),
+    codecs.map(() => [0, sample.length]),
+  );
   for (const [partition, batches] of sent.entries()) {
     const stored = await storedBatches('zipped', partition);
     assert.equal(stored.length, 2);
@@ -103,13 +120,21 @@ test('bad compressed batches get their error code per partition, nothing is stor
   }
 });
 
-test('a request\'s batches share one decompression limit; the next request has its own', async () => {
+test("a request's batches share one decompression limit; the next request has its own", async () => {
   const records = [{ value: Buffer.alloc(0.4 * MAX_REQUEST_BYTES) }];
   for (const codec of codecs) {
     const topic = `shared-room-${codec.name}`;
     await createTopic(client, topic, 3);
     const batch = compressedBatch(records, codec);
-    assert.deepEqual(await produceAll(topic, [batch, batch, batch]), [[0, 0], [0, 0], [10, -1]], codec.name);
+    assert.deepEqual(
+      await produceAll(topic, [batch, batch, batch]),
+      [
+        [0, 0],
+        [0, 0],
+        [10, -1],
+      ],
+      codec.name,
+    );
     assert.deepEqual(await produceAll(topic, [batch]), [[0, 1]], `${codec.name}: a second request`);
   }
 });
@@ -126,7 +151,10 @@ test('kafkajs: a gzip producer writes to brook and a consumer reads every messag
   await producer.disconnect();
   assert.ok((await storedBatches('kjs-gzip', 0)).every((batch) => compressionOf(batch.readInt16BE(21)) === 1));
   const seen = await consumeAll(kafka, 'kjs-gzip', 'kjs-gzip-reader', values.length);
-  assert.deepEqual(seen.map((m) => m.value), values);
+  assert.deepEqual(
+    seen.map((m) => m.value),
+    values,
+  );
 });
 
 test('@platformatic/kafka: snappy and lz4 producers write to brook and a consumer reads every message back', async () => {
@@ -143,11 +171,26 @@ test('@platformatic/kafka: snappy and lz4 producers write to brook and a consume
       await producer.close();
     }
     const codec = compression === 'snappy' ? 2 : 3;
-    assert.ok((await storedBatches(topic, 0)).every((batch) => compressionOf(batch.readInt16BE(21)) === codec), compression);
-    const consumer = new PlatformaticConsumer({ groupId: `${topic}-readers`, clientId: topic, bootstrapBrokers: [broker.bootstrap], deserializers: stringDeserializers, maxWaitTime: 100 });
+    assert.ok(
+      (await storedBatches(topic, 0)).every((batch) => compressionOf(batch.readInt16BE(21)) === codec),
+      compression,
+    );
+    const consumer = new PlatformaticConsumer({
+      groupId: `${topic}-readers`,
+      clientId: topic,
+      bootstrapBrokers: [broker.bootstrap],
+      deserializers: stringDeserializers,
+      maxWaitTime: 100,
+    });
     const seen: string[] = [];
     try {
-      const stream = await consumer.consume({ topics: [topic], mode: MessagesStreamModes.EARLIEST, autocommit: true, sessionTimeout: 10_000, heartbeatInterval: 500 });
+      const stream = await consumer.consume({
+        topics: [topic],
+        mode: MessagesStreamModes.EARLIEST,
+        autocommit: true,
+        sessionTimeout: 10_000,
+        heartbeatInterval: 500,
+      });
       for await (const message of stream) {
         seen.push(message.value);
         if (seen.length === values.length) break;
@@ -164,16 +207,24 @@ test('zstd, as in Kafka, is taken from Produce v7 on and served from Fetch v10 o
   const gzip = codecs.find((c) => c.name === 'gzip')!;
   await createTopic(client, 'zstd-versions', 1);
   const produce = async (version: number, records: Buffer) =>
-    (await client.request(ProduceRequest, ProduceResponse, version, { transactionalId: null, acks: -1, timeoutMs: 5000, topicData: [{ name: 'zstd-versions', partitionData: [{ index: 0, records }] }] })).responses[0]!
-      .partitionResponses[0]!;
-  for (const version of [3, 6]) assert.equal((await produce(version, compressedBatch(sample, zstd))).errorCode, ErrorCode.UNSUPPORTED_COMPRESSION_TYPE, `Produce v${version}`);
+    (
+      await client.request(ProduceRequest, ProduceResponse, version, {
+        transactionalId: null,
+        acks: -1,
+        timeoutMs: 5000,
+        topicData: [{ name: 'zstd-versions', partitionData: [{ index: 0, records }] }],
+      })
+    ).responses[0]!.partitionResponses[0]!;
+  for (const version of [3, 6])
+    assert.equal((await produce(version, compressedBatch(sample, zstd))).errorCode, ErrorCode.UNSUPPORTED_COMPRESSION_TYPE, `Produce v${version}`);
   assert.equal(await logEndOffset('zstd-versions', 0), 0, 'nothing stored');
   assert.equal((await produce(3, compressedBatch(sample, gzip))).errorCode, 0, 'other codecs on v3');
   assert.equal((await produce(7, compressedBatch(sample, zstd))).errorCode, 0);
   assert.equal((await produce(7, compressedBatch(sample, gzip))).errorCode, 0);
 
   const fetchAt = async (version: number, offset: number) => {
-    const p = (await client.request(FetchRequest, FetchResponse, version, fetchOf('zstd-versions', [0], { offset, maxBytes: 8 << 20 }))).responses[0]!.partitions[0]!;
+    const p = (await client.request(FetchRequest, FetchResponse, version, fetchOf('zstd-versions', [0], { offset, maxBytes: 8 << 20 }))).responses[0]!
+      .partitions[0]!;
     return { errorCode: p.errorCode, codecs: batchesIn(p.records ?? Buffer.alloc(0)).map((b) => compressionOf(b.readInt16BE(21))) };
   };
   assert.deepEqual(await fetchAt(9, 0), { errorCode: 0, codecs: [gzip.id] }, 'up to the zstd batch');

@@ -60,13 +60,21 @@ async function storedBatches(client: WireClient, partition: number): Promise<Map
       isolationLevel: 0,
       sessionId: 0,
       sessionEpoch: -1,
-      topics: [{ topic: TOPIC, topicId: ZERO_UUID, partitions: [{ partition, currentLeaderEpoch: -1, fetchOffset: BigInt(offset), lastFetchedEpoch: -1, logStartOffset: -1n, partitionMaxBytes: 1 << 20 }] }],
+      topics: [
+        {
+          topic: TOPIC,
+          topicId: ZERO_UUID,
+          partitions: [
+            { partition, currentLeaderEpoch: -1, fetchOffset: BigInt(offset), lastFetchedEpoch: -1, logStartOffset: -1n, partitionMaxBytes: 1 << 20 },
+          ],
+        },
+      ],
       forgottenTopicsData: [],
       rackId: '',
     });
     const records = res.responses[0]!.partitions[0]!.records ?? Buffer.alloc(0);
     if (records.length === 0) return stored;
-    for (let pos = 0; pos < records.length; ) {
+    for (let pos = 0; pos < records.length;) {
       const h = readBatchHeader(records, pos);
       stored.set(h.baseOffset, { producerId: h.producerId, seq: h.baseSequence, count: h.recordCount });
       offset = h.baseOffset + h.recordCount;

@@ -51,16 +51,25 @@ test('kafkajs admin.createPartitions: Metadata shows the new partitions at once,
   await producer.send({ topic: 'grown', messages: [0, 1, 2, 3, 4].map((partition) => ({ partition, value: `to ${partition}` })) });
   await producer.disconnect();
   const consumed = await consumeAll(kafka, 'grown', 'grown-readers', 5);
-  assert.deepEqual(consumed.map((c) => `${c.partition}:${c.value}`).sort(), [0, 1, 2, 3, 4].map((p) => `${p}:to ${p}`));
+  assert.deepEqual(
+    consumed.map((c) => `${c.partition}:${c.value}`).sort(),
+    [0, 1, 2, 3, 4].map((p) => `${p}:to ${p}`),
+  );
 
   await broker.close();
   broker = await startBroker({ port: 0, dataDir });
-  assert.deepEqual((await readdir(dataDir)).filter((d) => d.startsWith('grown-')).sort(), [0, 1, 2, 3, 4].map((p) => `grown-${p}`));
+  assert.deepEqual(
+    (await readdir(dataDir)).filter((d) => d.startsWith('grown-')).sort(),
+    [0, 1, 2, 3, 4].map((p) => `grown-${p}`),
+  );
   const again = kafkajs(broker.bootstrap).admin();
   await again.connect();
   const offsets = await again.fetchTopicOffsets('grown');
   await again.disconnect();
-  assert.deepEqual(offsets.map((o) => [o.partition, o.high]).sort(), [0, 1, 2, 3, 4].map((p) => [p, '1']));
+  assert.deepEqual(
+    offsets.map((o) => [o.partition, o.high]).sort(),
+    [0, 1, 2, 3, 4].map((p) => [p, '1']),
+  );
 });
 
 test('@platformatic/kafka Admin.createPartitions grows a topic, assignments naming this broker included', async (t) => {
@@ -86,7 +95,11 @@ test("CreatePartitions refusals, in Kafka's error codes and words; none of them 
     assert.equal(results.length, 1);
     return [results[0]!.errorCode, results[0]!.errorMessage];
   };
-  const ask = (count: number, assignments: number[][] | null = null): Wanted => ({ name: 'fixed', count, assignments: assignments?.map((brokerIds) => ({ brokerIds })) ?? null });
+  const ask = (count: number, assignments: number[][] | null = null): Wanted => ({
+    name: 'fixed',
+    count,
+    assignments: assignments?.map((brokerIds) => ({ brokerIds })) ?? null,
+  });
 
   assert.deepEqual(await refusal(ask(2)), [37, 'Topic currently has 3 partitions, which is higher than the requested 2.']);
   assert.deepEqual(await refusal(ask(2), 0), [37, 'Topic currently has 3 partitions, which is higher than the requested 2.']);
@@ -130,6 +143,9 @@ test('two grows to one count racing on two connections: one grows the topic, the
   const answers = await Promise.all([a, b].map((c) => grow(c, [{ name: 'raced', count: 2, assignments: null }])));
   await held;
   const results = answers.map((r) => [r.results[0]!.errorCode, r.results[0]!.errorMessage]).sort();
-  assert.deepEqual(results, [[0, null], [37, 'Topic already has 2 partitions.']]);
+  assert.deepEqual(results, [
+    [0, null],
+    [37, 'Topic already has 2 partitions.'],
+  ]);
   assert.equal(await partitionCount(a, 'raced'), 2);
 });

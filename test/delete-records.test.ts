@@ -32,7 +32,11 @@ async function deleteBefore(client: WireClient, topic: string, offsets: [partiti
   return res.topics[0]!.partitions;
 }
 
-async function fetchFrom(client: WireClient, topic: string, offset: number): Promise<{ errorCode: number; logStartOffset: number; firstBase: number | undefined }> {
+async function fetchFrom(
+  client: WireClient,
+  topic: string,
+  offset: number,
+): Promise<{ errorCode: number; logStartOffset: number; firstBase: number | undefined }> {
   const res = await client.request(FetchRequest, FetchResponse, 12, fetchOf(topic, [0], { offset }));
   const p = res.responses[0]!.partitions[0]!;
   const records = p.records ?? Buffer.alloc(0);
@@ -75,12 +79,20 @@ test('DeleteRecords inside a segment: Fetch below it is OFFSET_OUT_OF_RANGE, Lis
   assert.equal(byTime.topics[0]!.partitions[0]!.offset, 16n, 'a look-up by time finds no record below the log start, though its batch begins there');
 
   assert.deepEqual(await deleteBefore(client, 'trimmed', [[0, 4n]], 0), [{ partitionIndex: 0, lowWatermark: 16n, errorCode: 0 }], 'the start never moves back');
-  assert.deepEqual(await deleteBefore(client, 'trimmed', [[0, 31n], [0, -2n], [1, 1n], [2, 0n]]), [
-    { partitionIndex: 0, lowWatermark: -1n, errorCode: 1 },
-    { partitionIndex: 0, lowWatermark: -1n, errorCode: 1 },
-    { partitionIndex: 1, lowWatermark: -1n, errorCode: 1 },
-    { partitionIndex: 2, lowWatermark: -1n, errorCode: 3 },
-  ]);
+  assert.deepEqual(
+    await deleteBefore(client, 'trimmed', [
+      [0, 31n],
+      [0, -2n],
+      [1, 1n],
+      [2, 0n],
+    ]),
+    [
+      { partitionIndex: 0, lowWatermark: -1n, errorCode: 1 },
+      { partitionIndex: 0, lowWatermark: -1n, errorCode: 1 },
+      { partitionIndex: 1, lowWatermark: -1n, errorCode: 1 },
+      { partitionIndex: 2, lowWatermark: -1n, errorCode: 3 },
+    ],
+  );
 
   client.close();
   await broker.close();
@@ -90,7 +102,10 @@ test('DeleteRecords inside a segment: Fetch below it is OFFSET_OUT_OF_RANGE, Lis
   await admin.connect();
   const offsets = await admin.fetchTopicOffsets('trimmed');
   await admin.disconnect();
-  assert.deepEqual(offsets.find((o) => o.partition === 0), { partition: 0, offset: '30', high: '30', low: '16' });
+  assert.deepEqual(
+    offsets.find((o) => o.partition === 0),
+    { partition: 0, offset: '30', high: '30', low: '16' },
+  );
   assert.equal((await fetchFrom(client, 'trimmed', 15)).errorCode, 1);
   assert.deepEqual(await deleteBefore(client, 'trimmed', [[0, -1n]]), [{ partitionIndex: 0, lowWatermark: 30n, errorCode: 0 }], '-1 is the high watermark');
 });
@@ -135,8 +150,26 @@ test('@platformatic/kafka Admin.deleteRecords answers each partition its low wat
   for (const partition of [0, 1]) await produceBatch(client, 'plt-trimmed', partition, valuesBatch(5));
   const admin = new Admin({ clientId: 'plt-delete-records', bootstrapBrokers: [broker.bootstrap] });
   t.after(() => admin.close());
-  const deleted = await admin.deleteRecords({ topics: [{ name: 'plt-trimmed', partitions: [{ partition: 0, offset: 2n }, { partition: 1, offset: -1n }] }] });
-  assert.deepEqual(deleted, [{ name: 'plt-trimmed', partitions: [{ partition: 0, lowWatermark: 2n }, { partition: 1, lowWatermark: 5n }] }]);
+  const deleted = await admin.deleteRecords({
+    topics: [
+      {
+        name: 'plt-trimmed',
+        partitions: [
+          { partition: 0, offset: 2n },
+          { partition: 1, offset: -1n },
+        ],
+      },
+    ],
+  });
+  assert.deepEqual(deleted, [
+    {
+      name: 'plt-trimmed',
+      partitions: [
+        { partition: 0, lowWatermark: 2n },
+        { partition: 1, lowWatermark: 5n },
+      ],
+    },
+  ]);
 });
 
 test('retention deletes a segment that a roll left wholly below the log start', async (t) => {

@@ -51,11 +51,10 @@ test('DescribeCluster answers the cluster id Metadata does, this broker as the o
 
 test('DescribeCluster v1 for controllers, or of an endpoint type Kafka does not know, is refused', async () => {
   const controllers = await describe(1, { endpointType: 2 });
-  assert.deepEqual([controllers.errorCode, controllers.errorMessage, controllers.brokers], [
-    114,
-    'The request was sent to an endpoint of type BROKER, but we wanted an endpoint of type CONTROLLER',
-    [],
-  ]);
+  assert.deepEqual(
+    [controllers.errorCode, controllers.errorMessage, controllers.brokers],
+    [114, 'The request was sent to an endpoint of type BROKER, but we wanted an endpoint of type CONTROLLER', []],
+  );
   const unknown = await describe(1, { endpointType: 7 });
   assert.deepEqual([unknown.errorCode, unknown.errorMessage, unknown.brokers], [115, 'Unsupported endpoint type 7', []]);
 });

@@ -127,7 +127,10 @@ test('on an IPv6 address, bootstrap puts the host in brackets, and a client reac
   try {
     assert.equal(broker.bootstrap, `[::1]:${broker.port}`);
     const result = await producer.send({ messages: [{ topic: 'over-v6', partition: 0, value: Buffer.from('v') }] });
-    assert.deepEqual(result.offsets?.map((o) => o.offset), [0n]);
+    assert.deepEqual(
+      result.offsets?.map((o) => o.offset),
+      [0n],
+    );
   } finally {
     await producer.close();
     await broker.close();

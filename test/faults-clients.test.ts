@@ -41,7 +41,14 @@ async function sendEach(client: 'kafkajs' | 'platformatic', topic: string, value
     }
     return;
   }
-  const producer = new PlatformaticProducer({ clientId: `${topic}-producer`, bootstrapBrokers: [broker.bootstrap], idempotent: true, autocreateTopics: true, retries: 20, retryDelay: 50 });
+  const producer = new PlatformaticProducer({
+    clientId: `${topic}-producer`,
+    bootstrapBrokers: [broker.bootstrap],
+    idempotent: true,
+    autocreateTopics: true,
+    retries: 20,
+    retryDelay: 50,
+  });
   try {
     for (const [i, value] of values.entries()) {
       await producer.send({ messages: [{ topic, value: Buffer.from(value) }] });
@@ -59,7 +66,11 @@ async function stored(topic: string, expected: number): Promise<string[]> {
   await admin.connect();
   const offsets = await admin.fetchTopicOffsets(topic);
   await admin.disconnect();
-  assert.equal(offsets.reduce((n, p) => n + Number(p.high) - Number(p.low), 0), expected, `records in ${topic}`);
+  assert.equal(
+    offsets.reduce((n, p) => n + Number(p.high) - Number(p.low), 0),
+    expected,
+    `records in ${topic}`,
+  );
   const seen = await consumeAll(kafka, topic, `${topic}-reader`, expected);
   return seen.map((m) => m.value).sort();
 }

@@ -29,10 +29,16 @@ test('a request without some of what it names names exactly the rest, in order',
         includeClusterAuthorizedOperations: false,
         includeTopicAuthorizedOperations: false,
       };
-      for (const [apiKey, request] of [[ApiKey.Produce, produce], [ApiKey.Metadata, metadata]] as const) {
+      for (const [apiKey, request] of [
+        [ApiKey.Produce, produce],
+        [ApiKey.Metadata, metadata],
+      ] as const) {
         const all = named(apiKey, request)!;
         const faulted = new Set(all.flatMap((_, i) => (faultedFlags[i % 16] ? [i] : [])));
-        assert.deepEqual(named(apiKey, without(apiKey, request, faulted)), all.filter((_, i) => !faulted.has(i)));
+        assert.deepEqual(
+          named(apiKey, without(apiKey, request, faulted)),
+          all.filter((_, i) => !faulted.has(i)),
+        );
       }
     }),
   );
@@ -59,7 +65,10 @@ test('every API that takes errors per topic or partition encodes its error entri
       const w = new Writer();
       codec.write(w, version, response);
       const back = codec.read(new Reader(w.finish()), version);
-      for (const [topic, code] of [['one', 6], ['two', 3]] as const) {
+      for (const [topic, code] of [
+        ['one', 6],
+        ['two', 3],
+      ] as const) {
         assert.ok(hasError(back, topic, code), `${codec.name} v${version}: ${topic} answered ${code}`);
       }
     }

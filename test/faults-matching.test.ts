@@ -43,7 +43,13 @@ const ruleArb: fc.Arbitrary<FaultRule> = fc
   .map(({ api, topic, partition, count, action }) => {
     const t = api.names === undefined ? undefined : topic;
     const p = api.names === 'partition' && t !== undefined ? partition : undefined;
-    return { api: api.name, ...(t === undefined ? {} : { topic: t }), ...(p === undefined ? {} : { partition: p }), ...(count === undefined ? {} : { count }), ...action } as FaultRule;
+    return {
+      api: api.name,
+      ...(t === undefined ? {} : { topic: t }),
+      ...(p === undefined ? {} : { partition: p }),
+      ...(count === undefined ? {} : { count }),
+      ...action,
+    } as FaultRule;
   });
 
 const namedArb = (api: Api): fc.Arbitrary<Named[] | undefined> =>
@@ -154,7 +160,14 @@ test('faults act on requests as the model says, and each acts at most its count'
           case 'add': {
             handles.push(registry.add(step.rule));
             ids.set(registry.installed.at(-1), model.length);
-            model.push({ id: model.length, rule: step.rule, apiKey: APIS.find((a) => a.name === step.rule.api)!.key, left: step.rule.count ?? Infinity, fired: 0, installed: true });
+            model.push({
+              id: model.length,
+              rule: step.rule,
+              apiKey: APIS.find((a) => a.name === step.rule.api)!.key,
+              left: step.rule.count ?? Infinity,
+              fired: 0,
+              installed: true,
+            });
             break;
           }
           case 'remove':
@@ -177,7 +190,10 @@ test('faults act on requests as the model says, and each acts at most its count'
         assert.equal(h.fired, model[i]!.fired);
         assert.ok(h.fired <= (model[i]!.rule.count ?? Infinity));
       });
-      assert.deepEqual(registry.installed.map((f) => ids.get(f)), model.filter((f) => f.installed).map((f) => f.id));
+      assert.deepEqual(
+        registry.installed.map((f) => ids.get(f)),
+        model.filter((f) => f.installed).map((f) => f.id),
+      );
     }),
     { numRuns: 500 },
   );

@@ -29,27 +29,48 @@ const REFUSED: readonly [unknown, RegExp][] = [
   [{ api: 'Produce', dropResponse: true, count: 0 }, /has count 0; a count is a whole number from 1$/],
   [{ api: 'Produce', dropResponse: true, probability: 1.5 }, /has probability 1.5; a probability is above 0 and at most 1$/],
   [{ api: 'Produce', dropResponse: true, seed: 7 }, /has a seed but no probability for it to draw/],
-  [{ api: 'Produce', dropResponse: true, topics: 'orders' }, /has no field 'topics'; its fields are api, topic, partition, count, probability, seed, error, dropResponse, delayMs, closeConnection$/],
+  [
+    { api: 'Produce', dropResponse: true, topics: 'orders' },
+    /has no field 'topics'; its fields are api, topic, partition, count, probability, seed, error, dropResponse, delayMs, closeConnection$/,
+  ],
   [{ api: 'Heartbeat', topic: 'orders', dropResponse: true }, /names topic 'orders', but Heartbeat requests name no topic$/],
   [{ api: 'Metadata', topic: 'orders', partition: 0, dropResponse: true }, /names partition 0, but Metadata requests name no partition$/],
   [{ api: 'Produce', partition: 0, dropResponse: true }, /names partition 0 but no topic$/],
-  [{ api: 'FindCoordinator', error: 'COORDINATOR_NOT_AVAILABLE' }, /has an error, but FindCoordinator answers have no error for the request as a whole, nor for topics or partitions it names/],
+  [
+    { api: 'FindCoordinator', error: 'COORDINATOR_NOT_AVAILABLE' },
+    /has an error, but FindCoordinator answers have no error for the request as a whole, nor for topics or partitions it names/,
+  ],
   ['Produce', /fault rule 'Produce' is not an object/],
 ];
 
 test('a rule with something wrong is refused with a sentence naming it', () => {
   for (const [rule, message] of REFUSED) {
-    assert.throws(() => broker.faults.add(rule as FaultRule), (err: unknown) => err instanceof FaultRuleError && err instanceof TypeError && message.test(err.message), JSON.stringify(rule));
+    assert.throws(
+      () => broker.faults.add(rule as FaultRule),
+      (err: unknown) => err instanceof FaultRuleError && err instanceof TypeError && message.test(err.message),
+      JSON.stringify(rule),
+    );
   }
-  assert.equal(broker.faults.add({ api: 0, error: 'not_leader_or_follower', topic: 'orders', partition: 2, count: 1 }).fired, 0, 'a key for the API, an error name in any case');
+  assert.equal(
+    broker.faults.add({ api: 0, error: 'not_leader_or_follower', topic: 'orders', partition: 2, count: 1 }).fired,
+    0,
+    'a key for the API, an error name in any case',
+  );
   broker.faults.clear();
 });
 
 test('startBroker refuses a bad rule among its faults before it opens anything', async () => {
   const before = await readdir(tmpdir());
-  await assert.rejects(startBroker({ faults: [{ api: 'Produce', dropResponse: true }, { api: 'Produce', error: 'NOPE' } as FaultRule] }), /names unknown error 'NOPE'/);
+  await assert.rejects(
+    startBroker({ faults: [{ api: 'Produce', dropResponse: true }, { api: 'Produce', error: 'NOPE' } as FaultRule] }),
+    /names unknown error 'NOPE'/,
+  );
   await assert.rejects(startBroker({ faults: { api: 'Produce' } as unknown as FaultRule[] }), /option 'faults' cannot be .*: an array of fault rules/);
-  assert.deepEqual((await readdir(tmpdir())).filter((name) => name.startsWith('brook-') && !before.includes(name)), [], 'no data directory made');
+  assert.deepEqual(
+    (await readdir(tmpdir())).filter((name) => name.startsWith('brook-') && !before.includes(name)),
+    [],
+    'no data directory made',
+  );
 });
 
 test('--fault specs read as rules; one that does not is a sentence about it', () => {

@@ -59,7 +59,20 @@ test('an error for one partition of a Produce: that partition is neither judged 
   const fault = broker.faults.add({ api: 'Produce', topic: 'split', partition: 0, error: 'NOT_LEADER_OR_FOLLOWER', count: 1 });
   t.after(() => fault.remove());
   const batch = (): Buffer => valuesBatch(2, { producerId: 7n, producerEpoch: 0, baseSequence: 0 });
-  const request: ProduceRequest = { transactionalId: null, acks: -1, timeoutMs: 5000, topicData: [{ name: 'split', partitionData: [{ index: 0, records: batch() }, { index: 1, records: batch() }] }] };
+  const request: ProduceRequest = {
+    transactionalId: null,
+    acks: -1,
+    timeoutMs: 5000,
+    topicData: [
+      {
+        name: 'split',
+        partitionData: [
+          { index: 0, records: batch() },
+          { index: 1, records: batch() },
+        ],
+      },
+    ],
+  };
   const answer = await client.request(ProduceRequest, ProduceResponse, 9, request);
   const byIndex = answer.responses[0]!.partitionResponses.sort((a, b) => a.index - b.index).map((p) => [p.index, p.errorCode, p.baseOffset]);
   assert.deepEqual(byIndex, [
@@ -70,10 +83,13 @@ test('an error for one partition of a Produce: that partition is neither judged 
   assert.deepEqual(await highWatermarks(client, 'split', [0, 1]), [0n, 2n]);
   // The retry is the batch's first arrival at partition 0: accepted, not a duplicate; partition 1's is one.
   const retry = await client.request(ProduceRequest, ProduceResponse, 9, request);
-  assert.deepEqual(retry.responses[0]!.partitionResponses.map((p) => [p.index, p.errorCode, p.baseOffset]), [
-    [0, 0, 0n],
-    [1, 0, 0n],
-  ]);
+  assert.deepEqual(
+    retry.responses[0]!.partitionResponses.map((p) => [p.index, p.errorCode, p.baseOffset]),
+    [
+      [0, 0, 0n],
+      [1, 0, 0n],
+    ],
+  );
   const samples = await scrape(broker.metricsPort!);
   assert.equal(samples.get('brook_idempotent_batches_duplicate_total'), 1);
   assert.equal(samples.get('brook_faults_fired_total{api="Produce",action="error"}'), 1);
@@ -105,10 +121,13 @@ test('a Metadata error for one topic: that topic is answered with it and not cre
   // In v0 a request left naming no topic asks for all of them: the faulted one is still answered once, with its error.
   broker.faults.add({ api: 'Metadata', topic: 'made', error: 'LEADER_NOT_AVAILABLE', count: 1 });
   const v0 = await client.request(MetadataRequest, MetadataResponse, 0, metadataOf(['made']));
-  assert.deepEqual(v0.topics.filter((t) => t.name === 'made').map((t) => t.errorCode), [LEADER_NOT_AVAILABLE]);
+  assert.deepEqual(
+    v0.topics.filter((t) => t.name === 'made').map((t) => t.errorCode),
+    [LEADER_NOT_AVAILABLE],
+  );
 });
 
-test('an API whose requests name no topic answers the error as the request\'s own', async (t) => {
+test("an API whose requests name no topic answers the error as the request's own", async (t) => {
   const client = await connect(t);
   const fault = broker.faults.add({ api: 'InitProducerId', error: COORDINATOR_NOT_AVAILABLE, count: 1 });
   const init = { transactionalId: null, transactionTimeoutMs: 60000, producerId: -1n, producerEpoch: -1 };
@@ -144,7 +163,9 @@ test('dropResponse: the request is handled, its answer and those after it never 
   broker.faults.add({ api: 'Produce', topic: 'lost-ack', dropResponse: true, count: 1 });
   // ApiVersions is answered at once, the Produce once written: the cut still comes first.
   const versions = { clientSoftwareName: 'faults', clientSoftwareVersion: '1' };
-  client.sendRaw(Buffer.concat([client.frame(ProduceRequest, 9, produceRequest('lost-ack', 0, valuesBatch(3))), client.frame(ApiVersionsRequest, 3, versions)]));
+  client.sendRaw(
+    Buffer.concat([client.frame(ProduceRequest, 9, produceRequest('lost-ack', 0, valuesBatch(3))), client.frame(ApiVersionsRequest, 3, versions)]),
+  );
   assert.equal(await client.nextFrame(), undefined);
   const other = await connect(t);
   assert.deepEqual(await highWatermarks(other, 'lost-ack', [0]), [3n], 'written');

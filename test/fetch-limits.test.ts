@@ -21,14 +21,19 @@ const MAX_INT = 0x7fffffff;
 const BATCH_VALUE_BYTES = 60_000;
 
 /** A broker with topic `t`, `batches` batches of about 60 KB in each of its `partitions` partitions, and a client. */
-async function brokerWithData(options: Parameters<typeof startBroker>[0], partitions: number, batches: number): Promise<{ broker: Broker; client: WireClient }> {
+async function brokerWithData(
+  options: Parameters<typeof startBroker>[0],
+  partitions: number,
+  batches: number,
+): Promise<{ broker: Broker; client: WireClient }> {
   const broker = await startBroker({ port: 0, ...options });
   brokers.push(broker);
   const client = await WireClient.connect(broker.port);
   clients.push(client);
   await createTopic(client, 't', partitions);
   for (let p = 0; p < partitions; p++) {
-    for (let i = 0; i < batches; i++) assert.equal((await produceBatch(client, 't', p, buildBatch([{ value: Buffer.alloc(BATCH_VALUE_BYTES, i) }]))).errorCode, 0);
+    for (let i = 0; i < batches; i++)
+      assert.equal((await produceBatch(client, 't', p, buildBatch([{ value: Buffer.alloc(BATCH_VALUE_BYTES, i) }]))).errorCode, 0);
   }
   return { broker, client };
 }

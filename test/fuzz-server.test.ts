@@ -87,7 +87,10 @@ test('well-framed requests for every served api key and version with random bodi
       header.writeInt32BE(correlationId, 4);
       return framed(Buffer.concat([header, body]));
     });
-  await fc.assert(fc.asyncProperty(fc.array(request, { minLength: 1, maxLength: 4 }), (frames) => send(Buffer.concat(frames))), { numRuns: RUNS });
+  await fc.assert(
+    fc.asyncProperty(fc.array(request, { minLength: 1, maxLength: 4 }), (frames) => send(Buffer.concat(frames))),
+    { numRuns: RUNS },
+  );
   await assertUnharmed();
 });
 

@@ -79,7 +79,11 @@ test('kafkajs: two members split a 4-partition topic; when one leaves, the other
   const firstValues = await produce(kafka, 'split', 'first-', 40, 4);
   await until(() => a.seen.length + b.seen.length >= 40, 'the 40 messages are consumed');
   assert.deepEqual(sortedValues([...a.seen, ...b.seen]), [...firstValues].sort());
-  for (const member of [a, b]) assert.ok(member.seen.every((m) => member.assigned.includes(m.partition)), 'each member reads only its own partitions');
+  for (const member of [a, b])
+    assert.ok(
+      member.seen.every((m) => member.assigned.includes(m.partition)),
+      'each member reads only its own partitions',
+    );
 
   await a.consumer.disconnect();
   await until(() => b.assigned.length === 4, 'the remaining member holds all four partitions');
@@ -109,19 +113,25 @@ test('kafkajs: committed offsets survive a broker restart and the group resumes 
     const admin = kafka.admin();
     await admin.connect();
     const [committed] = await admin.fetchOffsets({ groupId: 'resumers', topics: ['resume'] });
-    assert.deepEqual(committed?.partitions.map((p) => [p.partition, p.offset]).sort(), [[0, '10'], [1, '10']]);
+    assert.deepEqual(committed?.partitions.map((p) => [p.partition, p.offset]).sort(), [
+      [0, '10'],
+      [1, '10'],
+    ]);
     await admin.disconnect();
 
     const after = await produce(kafka, 'resume', 'after-', 10, 2);
     const resumed = await consumeAll(kafka, 'resume', 'resumers', 10);
     assert.deepEqual(sortedValues(resumed), [...after].sort());
-    assert.deepEqual(resumed.filter((m) => m.partition === 0).map((m) => m.offset), [10, 11, 12, 13, 14]);
+    assert.deepEqual(
+      resumed.filter((m) => m.partition === 0).map((m) => m.offset),
+      [10, 11, 12, 13, 14],
+    );
   } finally {
     await second.close();
   }
 });
 
-test('kafkajs: a deleted topic\'s committed offsets are gone, after a restart too, so the group reads a topic made again under its name from the start', async (t) => {
+test("kafkajs: a deleted topic's committed offsets are gone, after a restart too, so the group reads a topic made again under its name from the start", async (t) => {
   const dataDir = await mkdtemp(join(tmpdir(), 'brook-groups-deleted-topic-'));
   t.after(() => rm(dataDir, { recursive: true, force: true }));
   const first = await startBroker({ port: 0, dataDir });
@@ -148,7 +158,10 @@ test('kafkajs: a deleted topic\'s committed offsets are gone, after a restart to
     await createTopic(kafka, 'reborn', 1);
     const values = await produce(kafka, 'reborn', 'new-', 5, 1);
     const read = await consumeAll(kafka, 'reborn', 'rereaders', 5, 10_000);
-    assert.deepEqual(read.map((m) => [m.offset, m.value]), values.map((v, i) => [i, v]));
+    assert.deepEqual(
+      read.map((m) => [m.offset, m.value]),
+      values.map((v, i) => [i, v]),
+    );
   } finally {
     await second.close();
   }
@@ -175,14 +188,20 @@ test('kafkajs admin: list, describe, fetch offsets, and delete a group only once
 
     await member.consumer.disconnect();
     const [offsets] = await admin.fetchOffsets({ groupId: 'watched', topics: ['admin-groups'] });
-    assert.deepEqual(offsets?.partitions.map((p) => p.offset), ['2', '2']);
+    assert.deepEqual(
+      offsets?.partitions.map((p) => p.offset),
+      ['2', '2'],
+    );
     const { groups: afterLeave } = await admin.describeGroups(['watched']);
     assert.equal(afterLeave[0]?.state, 'Empty');
 
     const [deleted] = await admin.deleteGroups(['watched']);
     assert.equal(deleted?.errorCode, 0);
     const [gone] = await admin.fetchOffsets({ groupId: 'watched', topics: ['admin-groups'] });
-    assert.deepEqual(gone?.partitions.map((p) => p.offset), ['-1', '-1']);
+    assert.deepEqual(
+      gone?.partitions.map((p) => p.offset),
+      ['-1', '-1'],
+    );
   } finally {
     await admin.disconnect();
   }
@@ -201,7 +220,13 @@ test('@platformatic/kafka: a group consumer reads a topic to the end', async () 
   });
   const seen: string[] = [];
   try {
-    const stream = await consumer.consume({ topics: ['plt-group'], mode: MessagesStreamModes.EARLIEST, autocommit: true, sessionTimeout: 10_000, heartbeatInterval: 500 });
+    const stream = await consumer.consume({
+      topics: ['plt-group'],
+      mode: MessagesStreamModes.EARLIEST,
+      autocommit: true,
+      sessionTimeout: 10_000,
+      heartbeatInterval: 500,
+    });
     for await (const message of stream) {
       seen.push(message.value);
       if (seen.length === values.length) break;

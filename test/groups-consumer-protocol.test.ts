@@ -19,9 +19,15 @@ function subscription(version: number, topics: string[], userData: Buffer | null
 test('the topics of a subscription of any version are read from its v0 prefix', () => {
   const topic = fc.stringMatching(/^[a-zA-Z0-9._-]{1,20}$/);
   fc.assert(
-    fc.property(fc.nat(3), fc.array(topic, { maxLength: 5 }), fc.option(fc.uint8Array({ maxLength: 8 }).map(Buffer.from), { nil: null }), fc.uint8Array({ maxLength: 12 }), (version, topics, userData, tail) => {
-      assert.deepEqual(subscriptionTopics(subscription(version, topics, userData, Buffer.from(tail))), topics);
-    }),
+    fc.property(
+      fc.nat(3),
+      fc.array(topic, { maxLength: 5 }),
+      fc.option(fc.uint8Array({ maxLength: 8 }).map(Buffer.from), { nil: null }),
+      fc.uint8Array({ maxLength: 12 }),
+      (version, topics, userData, tail) => {
+        assert.deepEqual(subscriptionTopics(subscription(version, topics, userData, Buffer.from(tail))), topics);
+      },
+    ),
   );
 });
 

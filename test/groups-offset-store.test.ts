@@ -41,10 +41,13 @@ test('any legal name survives reopening: a group or topic named __proto__ or con
   const reopened = await OffsetStore.open(file);
   assert.deepEqual(reopened.groupIds(), ['__proto__', 'g']);
   assert.equal(reopened.offsets('__proto__')?.get('plain')?.get(0)?.offset, 7n);
-  assert.deepEqual([...reopened.offsets('g')!].map(([topic, partitions]) => [topic, [...partitions.keys()]]), [
-    ['__proto__', [0]],
-    ['constructor', [1]],
-  ]);
+  assert.deepEqual(
+    [...reopened.offsets('g')!].map(([topic, partitions]) => [topic, [...partitions.keys()]]),
+    [
+      ['__proto__', [0]],
+      ['constructor', [1]],
+    ],
+  );
   await reopened.close();
 });
 
@@ -56,7 +59,10 @@ test('a commit is visible only once written; concurrent commits all land, the la
   const rest = Array.from({ length: 50 }, (_, i) => store.commit('g', [at(BigInt(i + 2), i % 4)]));
   await first;
   await Promise.all(rest);
-  assert.deepEqual([0, 1, 2, 3].map((p) => store.offsets('g')?.get('t')?.get(p)?.offset), [50n, 51n, 48n, 49n]);
+  assert.deepEqual(
+    [0, 1, 2, 3].map((p) => store.offsets('g')?.get('t')?.get(p)?.offset),
+    [50n, 51n, 48n, 49n],
+  );
   const onDisk = JSON.parse(await readFile(file, 'utf8')) as { groups: Record<string, Record<string, Record<string, { offset: string }>>> };
   assert.equal(onDisk.groups['g']?.['t']?.['1']?.offset, '51');
   await store.close();
@@ -78,7 +84,7 @@ test('a deleted group is gone after reopening; a commit after the delete starts 
   await reopened.close();
 });
 
-test('a deleted topic\'s offsets leave every group, one queued before the delete too; a group left with none goes', async (t) => {
+test("a deleted topic's offsets leave every group, one queued before the delete too; a group left with none goes", async (t) => {
   const file = await tempFile(t);
   const store = await OffsetStore.open(file);
   await store.commit('g', [at(1n, 0, 'gone'), at(2n, 0, 'kept')]);
@@ -131,15 +137,28 @@ test('a file that is not an offsets file, or not of its form, stops the open nam
   }
 });
 
-test('OffsetDelete\'s deletions: named partitions go, the rest stay, a group left without offsets goes; so after reopening too', async (t) => {
-  type Op = { kind: 'commit'; group: string; topic: string; partition: number; offset: bigint } | { kind: 'delete'; group: string; partitions: [string, number][] };
+test("OffsetDelete's deletions: named partitions go, the rest stay, a group left without offsets goes; so after reopening too", async (t) => {
+  type Op =
+    { kind: 'commit'; group: string; topic: string; partition: number; offset: bigint } | { kind: 'delete'; group: string; partitions: [string, number][] };
   const name = (...names: string[]) => fc.constantFrom(...names);
   const op: fc.Arbitrary<Op> = fc.oneof(
-    fc.record({ kind: fc.constant('commit' as const), group: name('g', 'h'), topic: name('t', 'u'), partition: fc.nat(2), offset: fc.bigInt({ min: 0n, max: 99n }) }),
-    fc.record({ kind: fc.constant('delete' as const), group: name('g', 'h', 'none'), partitions: fc.array(fc.tuple(name('t', 'u'), fc.nat(2)), { maxLength: 4 }) }),
+    fc.record({
+      kind: fc.constant('commit' as const),
+      group: name('g', 'h'),
+      topic: name('t', 'u'),
+      partition: fc.nat(2),
+      offset: fc.bigInt({ min: 0n, max: 99n }),
+    }),
+    fc.record({
+      kind: fc.constant('delete' as const),
+      group: name('g', 'h', 'none'),
+      partitions: fc.array(fc.tuple(name('t', 'u'), fc.nat(2)), { maxLength: 4 }),
+    }),
   );
   const snapshot = (store: OffsetStore) =>
-    Object.fromEntries(store.groupIds().map((g) => [g, [...store.offsets(g)!].flatMap(([topic, ps]) => [...ps].map(([p, c]) => `${topic}-${p}=${c.offset}`)).sort()]));
+    Object.fromEntries(
+      store.groupIds().map((g) => [g, [...store.offsets(g)!].flatMap(([topic, ps]) => [...ps].map(([p, c]) => `${topic}-${p}=${c.offset}`)).sort()]),
+    );
   await fc.assert(
     fc.asyncProperty(fc.array(op, { maxLength: 8 }), async (ops) => {
       const file = await tempFile(t);
@@ -150,7 +169,10 @@ test('OffsetDelete\'s deletions: named partitions go, the rest stay, a group lef
           await store.commit(o.group, [{ topic: o.topic, partition: o.partition, offset: o.offset, leaderEpoch: -1, metadata: '' }]);
           model.set(o.group, (model.get(o.group) ?? new Map()).set(`${o.topic}-${o.partition}`, o.offset));
         } else {
-          await store.deleteOffsets(o.group, o.partitions.map(([topic, partition]) => ({ topic, partition })));
+          await store.deleteOffsets(
+            o.group,
+            o.partitions.map(([topic, partition]) => ({ topic, partition })),
+          );
           const kept = model.get(o.group);
           for (const [topic, partition] of o.partitions) kept?.delete(`${topic}-${partition}`);
           if (kept?.size === 0) model.delete(o.group);

@@ -80,7 +80,12 @@ test('mistake: appending then rejecting — a refused batch changes nothing', ()
   const p = new Producer();
   p.send(2, 0, 3);
   const before = p.state;
-  for (const [epoch, seq] of [[2, 9], [1, 3], [3, 4], [2, 0]] as const) {
+  for (const [epoch, seq] of [
+    [2, 9],
+    [1, 3],
+    [3, 4],
+    [2, 0],
+  ] as const) {
     const verdict = p.send(epoch, seq, 1);
     assert.notEqual(verdict.kind, 'append');
     assert.equal(p.state, before);
@@ -106,7 +111,7 @@ test('mistake: forgetting the wrap — after 2147483647 comes 0, and a batch may
   assert.deepEqual(q.send(0, 0, 1), ok, 'the successor of 2147483647 is 0');
 });
 
-test('mistake: a duplicate is answered with the first copy\'s offset, not a new one', () => {
+test("mistake: a duplicate is answered with the first copy's offset, not a new one", () => {
   const p = new Producer();
   p.send(0, 0, 1);
   p.send(0, 1, 1);
@@ -124,7 +129,7 @@ test('window: only the last five batches are remembered; a retry of the evicted 
   assert.deepEqual(p.send(0, 10, 2), dup(10), 'the newest');
 });
 
-test('the lesson\'s worked trace', () => {
+test("the lesson's worked trace", () => {
   const p = new Producer();
   assert.deepEqual(p.send(0, 0, 3), ok);
   assert.deepEqual(p.send(0, 3, 2), ok);

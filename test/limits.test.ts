@@ -55,7 +55,12 @@ test('a size prefix over --max-request-bytes, zero or negative closes that conne
 test('unknown api key, unsupported version and garbage bodies close the connection; the broker carries on', async () => {
   const b = await broker({});
   const c = await WireClient.connect(b.port);
-  const good = c.frame(MetadataRequest, 1, { topics: [], allowAutoTopicCreation: false, includeClusterAuthorizedOperations: false, includeTopicAuthorizedOperations: false });
+  const good = c.frame(MetadataRequest, 1, {
+    topics: [],
+    allowAutoTopicCreation: false,
+    includeClusterAuthorizedOperations: false,
+    includeTopicAuthorizedOperations: false,
+  });
   const withKey = (key: number, version: number): Buffer => {
     const f = Buffer.from(good);
     f.writeInt16BE(key, 4);
@@ -121,7 +126,12 @@ test('half-received requests share one memory budget: past it, one request goes 
   const waiter = await WireClient.connect(b.port);
   const big = (c: WireClient, id: number): Buffer => {
     const topics = Array.from({ length: 150 }, (_, i) => ({ topicId: '00000000-0000-0000-0000-000000000000', name: `${i}-`.padEnd(1000, 'x') }));
-    const f = c.frame(MetadataRequest, 4, { topics, allowAutoTopicCreation: false, includeClusterAuthorizedOperations: false, includeTopicAuthorizedOperations: false }, id);
+    const f = c.frame(
+      MetadataRequest,
+      4,
+      { topics, allowAutoTopicCreation: false, includeClusterAuthorizedOperations: false, includeTopicAuthorizedOperations: false },
+      id,
+    );
     assert.ok(f.length > 150_000);
     return f;
   };
@@ -147,7 +157,12 @@ test('size prefixes of huge requests, trickled, do not hold up a small request t
   await new Promise((r) => setTimeout(r, 100));
   for (const hog of hogs) hog.sendRaw(Buffer.alloc(1));
   const c = await WireClient.connect(b.port);
-  const metadata = c.frame(MetadataRequest, 4, { topics: null, allowAutoTopicCreation: false, includeClusterAuthorizedOperations: false, includeTopicAuthorizedOperations: false });
+  const metadata = c.frame(MetadataRequest, 4, {
+    topics: null,
+    allowAutoTopicCreation: false,
+    includeClusterAuthorizedOperations: false,
+    includeTopicAuthorizedOperations: false,
+  });
   c.sendRaw(metadata.subarray(0, 5));
   await new Promise((r) => setTimeout(r, 50));
   c.sendRaw(metadata.subarray(5));
@@ -188,7 +203,18 @@ test('a connection closed by a bad request takes no memory for a large request t
 });
 
 test('stopping the server waits until every connection is closed', async () => {
-  const server = new TcpServer(() => undefined, { maxRequestBytes: 1000, maxQueuedResponses: 10, maxUnsentResponseBytes: 100_000, maxConnections: 10, idleTimeoutMs: 60_000, maxPendingRequestBytes: 10_000 }, { info() {}, warn() {} });
+  const server = new TcpServer(
+    () => undefined,
+    {
+      maxRequestBytes: 1000,
+      maxQueuedResponses: 10,
+      maxUnsentResponseBytes: 100_000,
+      maxConnections: 10,
+      idleTimeoutMs: 60_000,
+      maxPendingRequestBytes: 10_000,
+    },
+    { info() {}, warn() {} },
+  );
   const { port } = await server.listen('127.0.0.1', 0);
   const clients = await Promise.all([1, 2, 3].map(() => WireClient.connect(port)));
   await until(() => server.connectionCount === 3, 'all three are connected');

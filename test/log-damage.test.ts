@@ -70,7 +70,10 @@ async function damagedLog(t: TestContext, damage: Damage, options: { retentionMs
   const writer = await WireClient.connect(first.port);
   await createTopic(writer, TOPIC, 2);
   const sent: string[][] = [[], []];
-  for (const [partition, count] of [[0, 12], [1, 3]] as const) {
+  for (const [partition, count] of [
+    [0, 12],
+    [1, 3],
+  ] as const) {
     for (let i = 0; i < count; i++) {
       const batch = valuesBatch(3, { baseTimestamp: T0 + i * 1000 }, `p${partition}-b${i}-`);
       const { errorCode, baseOffset } = await produceBatch(writer, TOPIC, partition, batch);
@@ -107,7 +110,18 @@ async function damagedLog(t: TestContext, damage: Damage, options: { retentionMs
     await broker.close();
     await rm(dataDir, { recursive: true, force: true });
   });
-  return { broker, client, dataDir, sent, file, damagedPosition: batches[1]!.position, damagedOffset: batches[1]!.baseOffset, nextSegment: bases[2]!, highWatermark: 36, logs: () => lines };
+  return {
+    broker,
+    client,
+    dataDir,
+    sent,
+    file,
+    damagedPosition: batches[1]!.position,
+    damagedOffset: batches[1]!.baseOffset,
+    nextSegment: bases[2]!,
+    highWatermark: 36,
+    logs: () => lines,
+  };
 }
 
 /** A batch as its base offset and a digest of its bytes from its CRC on (the partition leader epoch before it is the broker's). */
@@ -117,7 +131,7 @@ function stored(batch: Buffer): string {
 
 function placed(bytes: Buffer): Placed[] {
   const out: Placed[] = [];
-  for (let position = 0; position < bytes.length; ) {
+  for (let position = 0; position < bytes.length;) {
     const { size, baseOffset } = readBatchHeader(bytes, position);
     out.push({ position, size, baseOffset });
     position += size;
@@ -171,10 +185,18 @@ async function failedFetches(broker: Broker): Promise<number> {
 const DAMAGES: [what: string, errorCode: number, damage: Damage][] = [
   ['a batch length below a batch header', CORRUPT_MESSAGE, (file, [, victim]) => edit(file, (b) => (b.writeInt32BE(20, victim!.position + 8), b))],
   ['a batch length running past the file', KAFKA_STORAGE_ERROR, (file, [, victim]) => edit(file, (b) => (b.writeInt32BE(0x7ffffff0, victim!.position + 8), b))],
-  ['a byte flipped inside the records', CORRUPT_MESSAGE, (file, [, victim]) => edit(file, (b) => (b[victim!.position + victim!.size - 3]! ^= 0x10, b))],
-  ['a base offset changed', KAFKA_STORAGE_ERROR, (file, [, victim]) => edit(file, (b) => (b.writeBigInt64BE(BigInt(victim!.baseOffset + 1000), victim!.position), b))],
+  ['a byte flipped inside the records', CORRUPT_MESSAGE, (file, [, victim]) => edit(file, (b) => ((b[victim!.position + victim!.size - 3]! ^= 0x10), b))],
+  [
+    'a base offset changed',
+    KAFKA_STORAGE_ERROR,
+    (file, [, victim]) => edit(file, (b) => (b.writeBigInt64BE(BigInt(victim!.baseOffset + 1000), victim!.position), b)),
+  ],
   ['the file cut short inside a batch', KAFKA_STORAGE_ERROR, (file, [, victim]) => truncate(file, victim!.position + 30)],
-  ['bytes cut out of the middle of a batch', CORRUPT_MESSAGE, (file, [, victim]) => edit(file, (b) => Buffer.concat([b.subarray(0, victim!.position + 30), b.subarray(victim!.position + 50)]))],
+  [
+    'bytes cut out of the middle of a batch',
+    CORRUPT_MESSAGE,
+    (file, [, victim]) => edit(file, (b) => Buffer.concat([b.subarray(0, victim!.position + 30), b.subarray(victim!.position + 50)])),
+  ],
 ];
 
 for (const [what, errorCode, damage] of DAMAGES) {
@@ -223,17 +245,25 @@ for (const [what, errorCode, damage] of [DAMAGES[0]!, DAMAGES[1]!, DAMAGES[2]!])
     while (crash!.cause !== undefined) crash = crash!.cause as typeof crash;
     assert.equal(crash!.type, errorCode === CORRUPT_MESSAGE ? 'CORRUPT_MESSAGE' : 'KAFKA_STORAGE_ERROR');
     await until(() => seen.length >= d.damagedOffset, `the ${d.damagedOffset} records before the damage are consumed`);
-    assert.deepEqual(seen, Array.from({ length: d.damagedOffset }, (_, i) => i));
+    assert.deepEqual(
+      seen,
+      Array.from({ length: d.damagedOffset }, (_, i) => i),
+    );
   });
 }
 
 test('ListOffsets by the time of a damaged batch answers: CORRUPT_MESSAGE where its bytes fail their CRC, an offset after it where its length is broken', async (t) => {
-  for (const [damage, exact] of [[DAMAGES[2]![2], true], [DAMAGES[0]![2], false]] as const) {
+  for (const [damage, exact] of [
+    [DAMAGES[2]![2], true],
+    [DAMAGES[0]![2], false],
+  ] as const) {
     const d = await damagedLog(t, damage);
     const byTime = await d.client.request(ListOffsetsRequest, ListOffsetsResponse, 7, {
       replicaId: -1,
       isolationLevel: 0,
-      topics: [{ name: TOPIC, partitions: [{ partitionIndex: 0, currentLeaderEpoch: -1, timestamp: BigInt(T0 + (1000 * d.damagedOffset) / 3), maxNumOffsets: 1 }] }],
+      topics: [
+        { name: TOPIC, partitions: [{ partitionIndex: 0, currentLeaderEpoch: -1, timestamp: BigInt(T0 + (1000 * d.damagedOffset) / 3), maxNumOffsets: 1 }] },
+      ],
       timeoutMs: 0,
     });
     const { errorCode, offset } = byTime.topics[0]!.partitions[0]!;

@@ -29,7 +29,11 @@ test('the lock names its owner from the moment it exists, and its release remove
   const release = await lockDirectory(dir);
   assert.match(await readFile(join(dir, '.lock'), 'utf8'), new RegExp(`^${process.pid} `));
   // Its owner is this process: the message says so rather than give the caller its own id.
-  await assert.rejects(lockDirectory(dir), { name: 'DirectoryInUseError', message: `data directory ${dir} is in use by a broker in this process, not yet closed`, pid: process.pid });
+  await assert.rejects(lockDirectory(dir), {
+    name: 'DirectoryInUseError',
+    message: `data directory ${dir} is in use by a broker in this process, not yet closed`,
+    pid: process.pid,
+  });
   await release();
   assert.deepEqual(await readdir(dir), []);
   const again = await lockDirectory(dir);
@@ -66,7 +70,11 @@ test('a starter that read the locks before another broker came and went, and a t
   const third = await readdir(dir);
   resume();
   await assert.rejects(slow, DirectoryInUseError);
-  assert.deepEqual((await readdir(dir)).filter((n) => !n.endsWith('.tmp')), third.filter((n) => !n.endsWith('.tmp')), 'the third\'s lock is still there');
+  assert.deepEqual(
+    (await readdir(dir)).filter((n) => !n.endsWith('.tmp')),
+    third.filter((n) => !n.endsWith('.tmp')),
+    "the third's lock is still there",
+  );
   await releaseThird();
 });
 
@@ -87,4 +95,3 @@ test('on a file system without hard links the lock is still taken exclusively an
   await release();
   assert.deepEqual(await readdir(dir), []);
 });
-

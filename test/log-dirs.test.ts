@@ -48,7 +48,7 @@ async function segmentFileBytes(topic: string, partition: number): Promise<{ fil
 const sizes = (result: DescribeLogDirsResponse['results'][number]): Record<string, number> =>
   Object.fromEntries(result.topics.flatMap((t) => t.partitions.map((p) => [`${t.name}-${p.partitionIndex}`, Number(p.partitionSize)])));
 
-test('every partition, when none is named, with the bytes of its segment files; v4 adds the file system\'s total and usable bytes', async () => {
+test("every partition, when none is named, with the bytes of its segment files; v4 adds the file system's total and usable bytes", async () => {
   const a0 = await segmentFileBytes('dirs-a', 0);
   assert.ok(a0.files > 1, `dirs-a-0 spans ${a0.files} segment files`);
   const res = await client.request(DescribeLogDirsRequest, DescribeLogDirsResponse, 4, { topics: null });
@@ -64,10 +64,15 @@ test('every partition, when none is named, with the bytes of its segment files; 
   assert.ok(Math.abs(Number(dir!.usableBytes) - fs.bavail * fs.bsize) < 256 * 1024 * 1024, `usable ${dir!.usableBytes}`);
 });
 
-test('the partitions named that brook has, through @platformatic/kafka\'s admin', async () => {
+test("the partitions named that brook has, through @platformatic/kafka's admin", async () => {
   const admin = new Admin({ clientId: 'dirs-admin', bootstrapBrokers: [broker.bootstrap] });
   try {
-    const [described] = await admin.describeLogDirs({ topics: [{ name: 'dirs-b', partitions: [0, 5] }, { name: 'dirs-none', partitions: [0] }] });
+    const [described] = await admin.describeLogDirs({
+      topics: [
+        { name: 'dirs-b', partitions: [0, 5] },
+        { name: 'dirs-none', partitions: [0] },
+      ],
+    });
     assert.equal(described!.broker, 1);
     assert.deepEqual(
       described!.results.map((r) => [r.logDir, r.topics.map((t) => [t.name, t.partitions.map((p) => [p.partitionIndex, Number(p.partitionSize)])])]),
@@ -94,7 +99,13 @@ test('AlterReplicaLogDirs: to the data directory changes nothing, elsewhere is L
   assert.deepEqual(
     res.results.map((t) => [t.topicName, t.partitions.map((p) => [p.partitionIndex, p.errorCode])]),
     [
-      ['dirs-a', [[0, 0], [9, ErrorCode.REPLICA_NOT_AVAILABLE]]],
+      [
+        'dirs-a',
+        [
+          [0, 0],
+          [9, ErrorCode.REPLICA_NOT_AVAILABLE],
+        ],
+      ],
       ['dirs-b', [[0, ErrorCode.LOG_DIR_NOT_FOUND]]],
     ],
   );

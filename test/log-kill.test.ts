@@ -47,7 +47,10 @@ for (const flush of ['none', 'always'] as const) {
     const reference = await openLog(t, await tempDir(t));
     appendAll(reference, expected);
     assert.equal(log.logEndOffset, reference.logEndOffset);
-    assert.deepEqual(stored, expected.map((b) => b.bytes));
+    assert.deepEqual(
+      stored,
+      expected.map((b) => b.bytes),
+    );
     assert.deepEqual(producerView(log), producerView(reference));
   });
 }

@@ -132,7 +132,6 @@ test('a snapshot of the first format, without write times, loads whole; its prod
   assert.deepEqual(view(ProducerStates.decode(current, 9_000)!.states, 5_000), view(states, 5_000), 'the current format keeps write times');
 });
 
-
 test('a log found shorter than a producer snapshot was taken at says that records were lost', async (t) => {
   const dir = await tempDir(t);
   const log = await openLog(t, dir);

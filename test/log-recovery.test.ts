@@ -12,7 +12,13 @@ const SMALL = { segmentBytes: 1500, indexIntervalBytes: 200 };
 
 /** Three producers taking turns, with batches of 1..4 records. */
 function traffic(rounds: number): TestBatch[] {
-  const perProducer = [1n, 2n, 3n].map((id) => producerBatches(id, Array.from({ length: rounds }, (_, i) => 1 + ((i + Number(id)) % 4)), { baseTimestamp: 1_000 * Number(id) }));
+  const perProducer = [1n, 2n, 3n].map((id) =>
+    producerBatches(
+      id,
+      Array.from({ length: rounds }, (_, i) => 1 + ((i + Number(id)) % 4)),
+      { baseTimestamp: 1_000 * Number(id) },
+    ),
+  );
   return Array.from({ length: rounds }, (_, i) => perProducer.map((batches) => batches[i]!)).flat();
 }
 
@@ -28,12 +34,21 @@ async function written(t: TestContext, batches: readonly TestBatch[], options: L
 /** The producer state a log holding exactly `batches` has, built by appending copies to a fresh log. */
 async function expectedProducers(t: TestContext, batches: readonly TestBatch[]): Promise<unknown[]> {
   const log = await openLog(t, await tempDir(t));
-  appendAll(log, batches.map((b) => ({ bytes: Buffer.from(b.bytes), header: b.header })));
+  appendAll(
+    log,
+    batches.map((b) => ({ bytes: Buffer.from(b.bytes), header: b.header })),
+  );
   return producerView(log);
 }
 
 async function activeSegment(dir: string): Promise<string> {
-  return join(dir, (await readdir(dir)).filter((n) => n.endsWith('.log')).sort().at(-1)!);
+  return join(
+    dir,
+    (await readdir(dir))
+      .filter((n) => n.endsWith('.log'))
+      .sort()
+      .at(-1)!,
+  );
 }
 
 /** How many leading batches end within `bytes` of the active segment, given its base offset. */
@@ -55,7 +70,10 @@ test('a clean close leaves a marker: the next open scans and replays nothing and
   assert.deepEqual(reopened.recovery, { scannedBytes: 0, truncatedBytes: 0, snapshotOffset: end, replayedBatches: 0 });
   assert.equal(reopened.logEndOffset, end);
   assert.deepEqual(producerView(reopened), state);
-  assert.deepEqual(await readAll(reopened), batches.map((b) => b.bytes));
+  assert.deepEqual(
+    await readAll(reopened),
+    batches.map((b) => b.bytes),
+  );
 });
 
 test('after an unclean stop every written batch is back and producer state is identical', async (t) => {
@@ -68,7 +86,10 @@ test('after an unclean stop every written batch is back and producer state is id
   assert.equal(recovered.recovery.truncatedBytes, 0);
   assert.equal(recovered.logEndOffset, log.logEndOffset);
   assert.deepEqual(producerView(recovered), producerView(log));
-  assert.deepEqual(await readAll(recovered), batches.map((b) => b.bytes));
+  assert.deepEqual(
+    await readAll(recovered),
+    batches.map((b) => b.bytes),
+  );
 
   // Recovery recorded what it checked: crashing again right away scans nothing more.
   const again = await openLog(t, await crashImage(image, t), SMALL);
@@ -94,7 +115,10 @@ for (const chop of [1, 30, 61, 'all but 1 byte of the last batch', 'into the bat
     const end = kept.reduce((n, b) => n + b.header.recordCount, 0);
     assert.equal(recovered.logEndOffset, end);
     assert.ok(recovered.recovery.truncatedBytes > 0);
-    assert.deepEqual(await readAll(recovered), kept.map((b) => b.bytes));
+    assert.deepEqual(
+      await readAll(recovered),
+      kept.map((b) => b.bytes),
+    );
     assert.deepEqual(producerView(recovered), await expectedProducers(t, kept));
 
     // The log goes on from there, and survives another reopen.
@@ -102,7 +126,10 @@ for (const chop of [1, 30, 61, 'all but 1 byte of the last batch', 'into the bat
     assert.equal(recovered.append(next.bytes, next.header, Date.now()), end);
     await recovered.close();
     const reopened = await openLog(t, image, SMALL);
-    assert.deepEqual(await readAll(reopened), [...kept, next].map((b) => b.bytes));
+    assert.deepEqual(
+      await readAll(reopened),
+      [...kept, next].map((b) => b.bytes),
+    );
   });
 }
 
@@ -125,8 +152,14 @@ test('a flipped byte in a batch after the recovery point cuts the log before tha
 
   const recovered = await openLog(t, image, SMALL);
   const kept = batches.slice(0, victim);
-  assert.equal(recovered.logEndOffset, kept.reduce((n, b) => n + b.header.recordCount, 0));
-  assert.deepEqual(await readAll(recovered), kept.map((b) => b.bytes));
+  assert.equal(
+    recovered.logEndOffset,
+    kept.reduce((n, b) => n + b.header.recordCount, 0),
+  );
+  assert.deepEqual(
+    await readAll(recovered),
+    kept.map((b) => b.bytes),
+  );
   assert.deepEqual(producerView(recovered), await expectedProducers(t, kept));
 });
 
@@ -149,7 +182,10 @@ test('without a recovery point every segment is checked and nothing is lost', as
   const recovered = await openLog(t, image, SMALL);
   assert.ok(recovered.recovery.scannedBytes >= batches.reduce((n, b) => n + b.bytes.length, 0));
   assert.equal(recovered.logEndOffset, log.logEndOffset);
-  assert.deepEqual(await readAll(recovered), batches.map((b) => b.bytes));
+  assert.deepEqual(
+    await readAll(recovered),
+    batches.map((b) => b.bytes),
+  );
   assert.deepEqual(producerView(recovered), producerView(log));
 });
 
@@ -171,7 +207,11 @@ test('a segment lost or cut short by a whole batch while stopped is read past: t
     const gone = damage === 'lost' ? inVictim : inVictim.slice(-1);
     const kept = batches.filter((b) => !gone.includes(b));
     const read = await readAll(reopened);
-    assert.deepEqual(read, kept.map((b) => b.bytes), damage);
+    assert.deepEqual(
+      read,
+      kept.map((b) => b.bytes),
+      damage,
+    );
   }
 });
 
@@ -201,5 +241,8 @@ test('the periodic checkpoint fsyncs in the background and bounds what a restart
   assert.equal(recovered.recovery.scannedBytes, 0, 'the recovery point was at the end');
   assert.ok(recovered.recovery.replayedBatches > 0, 'producer state still comes from the last snapshot plus a replay');
   assert.deepEqual(producerView(recovered), producerView(log));
-  assert.deepEqual(await readAll(recovered), batches.map((b) => b.bytes));
+  assert.deepEqual(
+    await readAll(recovered),
+    batches.map((b) => b.bytes),
+  );
 });

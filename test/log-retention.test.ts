@@ -22,11 +22,17 @@ test('retention.bytes deletes whole old segments, never the active one, and move
   const after = await names(dir, '.log');
   assert.ok(after.length < before.length && after.length >= 3, `${before.length} segments, then ${after.length}`);
   assert.deepEqual(after, before.slice(before.length - after.length));
-  assert.deepEqual(await names(dir, '.index'), after.map((n) => n.replace('.log', '.index')));
+  assert.deepEqual(
+    await names(dir, '.index'),
+    after.map((n) => n.replace('.log', '.index')),
+  );
   assert.equal(offsetFileName(log.logStartOffset, '.log'), after[0]);
   assert.equal((await log.read(0, 1000)).length, 0, 'deleted offsets are not served');
   const kept = await readAll(log);
-  assert.deepEqual(kept, batches.slice(batches.length - kept.length).map((b) => b.bytes));
+  assert.deepEqual(
+    kept,
+    batches.slice(batches.length - kept.length).map((b) => b.bytes),
+  );
 
   const strict = await openLog(t, await tempDir(t), { segmentBytes: 1000, retentionBytes: 0, retentionMs: -1 });
   appendAll(strict, batches);
@@ -56,7 +62,11 @@ test('a live idle producer keeps its state when retention deletes its batches (K
   const log = await openLog(t, dir, options);
   const t0 = 2_000_000_000;
   const idle = producerBatches(7n, [3], { baseTimestamp: t0 });
-  const busy = producerBatches(8n, Array.from({ length: 40 }, () => 2), { baseTimestamp: t0 + 1000 });
+  const busy = producerBatches(
+    8n,
+    Array.from({ length: 40 }, () => 2),
+    { baseTimestamp: t0 + 1000 },
+  );
   appendAll(log, idle, t0);
   appendAll(log, busy, t0 + 1000);
   await log.whenWritten(log.logEndOffset - 1);
@@ -77,7 +87,7 @@ test('a live idle producer keeps its state when retention deletes its batches (K
   assert.deepEqual(check(reopened.producerState(7n)?.state, next), { kind: 'out_of_order' });
 });
 
-test('expiry counts from when the broker wrote a producer\'s batch, not the time the batch carries: old event times, -1, or a clock behind', async (t) => {
+test("expiry counts from when the broker wrote a producer's batch, not the time the batch carries: old event times, -1, or a clock behind", async (t) => {
   const options = { segmentBytes: 800, retentionMs: -1, producerIdExpirationMs: DAY };
   const now = 2_000_000_000;
   for (const baseTimestamp of [now - 30 * DAY, -1, 0]) {
@@ -107,4 +117,3 @@ test('a producer whose batches are replayed at a restart counts as written then'
   await recovered.enforceRetention(restarted + DAY + 60_000);
   assert.equal(recovered.producerState(7n), undefined);
 });
-

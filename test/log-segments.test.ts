@@ -100,7 +100,10 @@ test('a read from disk starts at the batch holding the offset and returns whole 
         const stored = shapes.map(({ records, valueBytes }, i) =>
           buildBatch(Array.from({ length: records }, (_, r) => ({ value: Buffer.alloc(valueBytes, 97 + ((i + r) % 26)) }))),
         );
-        const bases = appendAll(log, stored.map((bytes) => ({ bytes, header: readBatchHeader(bytes) })));
+        const bases = appendAll(
+          log,
+          stored.map((bytes) => ({ bytes, header: readBatchHeader(bytes) })),
+        );
         await log.whenWritten(log.logEndOffset - 1);
         const segmentBases = (await logFiles(runDir, '.log')).map((name) => Number(name.slice(0, 20)));
         for (const [pick, maxBytes] of reads) {
@@ -151,7 +154,10 @@ test('the tail cache serves the same bytes as the disk', async (t) => {
   const batches = mixedBatches(40);
   appendAll(log, batches);
   await log.whenWritten(log.logEndOffset - 1);
-  await assertEveryOffsetReadable(log, batches.map((b) => b.bytes));
+  await assertEveryOffsetReadable(
+    log,
+    batches.map((b) => b.bytes),
+  );
 });
 
 test('a batch larger than segmentBytes gets a segment of its own', async (t) => {
@@ -162,7 +168,10 @@ test('a batch larger than segmentBytes gets a segment of its own', async (t) => 
   assert.ok(big.bytes.length > 300);
   appendAll(log, [small, big, batch(1)]);
   await log.close();
-  assert.deepEqual(await logFiles(dir, '.log'), [0, 1, 41].map((o) => offsetFileName(o, '.log')));
+  assert.deepEqual(
+    await logFiles(dir, '.log'),
+    [0, 1, 41].map((o) => offsetFileName(o, '.log')),
+  );
 });
 
 test('segmentMs rolls once the first batch of the active segment is that old', async (t) => {
@@ -174,7 +183,10 @@ test('segmentMs rolls once the first batch of the active segment is that old', a
   const third = batch(1, { baseTimestamp: 6001 });
   log.append(third.bytes, third.header, 6001);
   await log.close();
-  assert.deepEqual(await logFiles(dir, '.log'), [0, 2].map((o) => offsetFileName(o, '.log')));
+  assert.deepEqual(
+    await logFiles(dir, '.log'),
+    [0, 2].map((o) => offsetFileName(o, '.log')),
+  );
 });
 
 test('offsetForTimestamp finds the first batch whose maxTimestamp reaches the target, across segments', async (t) => {

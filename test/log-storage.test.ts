@@ -49,7 +49,10 @@ test('a deleted topic is gone with its directories, also after a reopen; the nam
   await storage.deleteTopic('gone');
   assert.equal(storage.topic('gone'), undefined);
   assert.equal(storage.partition('gone', 0), undefined);
-  assert.deepEqual((await readdir(dataDir)).filter((n) => n.startsWith('gone')), []);
+  assert.deepEqual(
+    (await readdir(dataDir)).filter((n) => n.startsWith('gone')),
+    [],
+  );
   await storage.close();
 
   const reopened = closeAtEnd(t, await Storage.open(dataDir));
@@ -66,14 +69,17 @@ test('a partition directory no topic owns is removed at start; one without metad
   await writeFile(join(dataDir, 'ghost-0', '00000000000000000000.log'), 'x');
   const storage = closeAtEnd(t, await Storage.open(dataDir));
   await storage.close();
-  assert.deepEqual((await readdir(dataDir)).filter((n) => n.startsWith('ghost')), []);
+  assert.deepEqual(
+    (await readdir(dataDir)).filter((n) => n.startsWith('ghost')),
+    [],
+  );
 
   const orphan = await tempDir(t);
   await mkdir(join(orphan, 'orders-0'));
   await assert.rejects(Storage.open(orphan), /no metadata.json/);
 });
 
-test('directories named like partitions that hold files brook does not write are the user\'s: left alone, with or without metadata', async (t) => {
+test("directories named like partitions that hold files brook does not write are the user's: left alone, with or without metadata", async (t) => {
   const dataDir = await tempDir(t);
   await mkdir(join(dataDir, 'backup-2024', 'photos'), { recursive: true });
   await writeFile(join(dataDir, 'backup-2024', 'notes.txt'), 'mine');
@@ -90,7 +96,11 @@ test('directories named like partitions that hold files brook does not write are
   await assert.rejects(storage2.createTopic('backup', 2025), /backup-2024 holds notes.txt, which brook does not write/);
   assert.deepEqual((await readdir(join(dataDir, 'backup-2024'))).sort(), ['notes.txt', 'photos']);
   assert.equal(storage2.topic('backup'), undefined);
-  assert.deepEqual((await readdir(dataDir)).filter((n) => n.startsWith('backup-')), ['backup-2024'], 'no partition of it is made');
+  assert.deepEqual(
+    (await readdir(dataDir)).filter((n) => n.startsWith('backup-')),
+    ['backup-2024'],
+    'no partition of it is made',
+  );
 });
 
 test('metadata and producer id files of another shape refuse the start, naming the file', async (t) => {
@@ -157,7 +167,10 @@ test('under flush always whenWritten resolves once the batch is on disk', async 
   assert.equal(log.highWatermark, 6);
   const image = await crashImage(join(dataDir, 'durable-0'), t);
   const fresh = await openLog(t, image);
-  assert.deepEqual(await readAll(fresh), batches.map((b) => b.bytes));
+  assert.deepEqual(
+    await readAll(fresh),
+    batches.map((b) => b.bytes),
+  );
   assert.ok(fresh instanceof PartitionLog);
 });
 

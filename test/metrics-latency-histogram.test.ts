@@ -7,7 +7,7 @@ import { LatencyHistogram } from '../src/metrics/latency-histogram.js';
 const BOUNDS = [0.0005, 0.001, 0.01, 0.1, 1];
 const API_NAMES = ['Produce', 'Fetch', 'ListOffsets'];
 
-test('the latency histogram renders exactly what prom-client\'s own Histogram renders for the same observations', async () => {
+test("the latency histogram renders exactly what prom-client's own Histogram renders for the same observations", async () => {
   await fc.assert(
     fc.asyncProperty(
       fc.array(fc.tuple(fc.integer({ min: 0, max: 2 }), fc.oneof(fc.double({ min: 0, max: 3, noNaN: true }), fc.constantFrom(...BOUNDS))), { maxLength: 50 }),

@@ -9,7 +9,12 @@ import { WireClient } from './helpers/wire-client.js';
 import { createTopic, produceBatch } from './helpers/wire-produce.js';
 
 const OUTCOMES = ['accepted', 'duplicate', 'out_of_order', 'fenced'].map((o) => `brook_idempotent_batches_${o}_total`);
-const PRODUCE = ['brook_produce_requests_total', 'brook_produce_batches_total', 'brook_produce_bytes_total', 'brook_request_duration_seconds_count{api="Produce"}'];
+const PRODUCE = [
+  'brook_produce_requests_total',
+  'brook_produce_batches_total',
+  'brook_produce_bytes_total',
+  'brook_request_duration_seconds_count{api="Produce"}',
+];
 const OUT_OF_ORDER_SEQUENCE_NUMBER = 45;
 const INVALID_PRODUCER_EPOCH = 47;
 
@@ -114,7 +119,10 @@ test('brokers in one process keep separate metrics', async () => {
   try {
     const names = ['brook_produce_requests_total', ...OUTCOMES];
     const samples = await scrape(other.metricsPort!);
-    assert.deepEqual(names.map((n) => samples.get(n)), [0, 0, 0, 0, 0]);
+    assert.deepEqual(
+      names.map((n) => samples.get(n)),
+      [0, 0, 0, 0, 0],
+    );
     assert.ok(((await scrape(metricsPort)).get('brook_produce_requests_total') ?? 0) > 0);
   } finally {
     await other.close();
@@ -126,7 +134,7 @@ test('only GET /metrics is served', async () => {
   assert.equal((await fetch(`http://127.0.0.1:${metricsPort}/metrics`, { method: 'POST' })).status, 404);
 });
 
-test('the process\'s own metrics are there too: memory, CPU, open files, event-loop lag', async () => {
+test("the process's own metrics are there too: memory, CPU, open files, event-loop lag", async () => {
   const samples = await scrape(metricsPort);
   for (const name of ['process_resident_memory_bytes', 'process_cpu_seconds_total', 'process_open_fds', 'nodejs_eventloop_lag_seconds']) {
     assert.ok((samples.get(name) ?? 0) > 0, `${name} is reported`);

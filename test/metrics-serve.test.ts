@@ -7,7 +7,10 @@ import { startServe } from './helpers/serve-process.js';
 
 /** The broker's log lines, parsed: pino writes one JSON object a line. */
 function logLines(output: string): { level: number; msg: string; [field: string]: unknown }[] {
-  return output.split('\n').filter((line) => line.startsWith('{')).map((line) => JSON.parse(line));
+  return output
+    .split('\n')
+    .filter((line) => line.startsWith('{'))
+    .map((line) => JSON.parse(line));
 }
 
 test('serve --metrics-port serves Prometheus text, and says where in its JSON log', async () => {

@@ -32,7 +32,10 @@ before(async () => {
     timeoutMs: 5000,
     validateOnly: false,
   });
-  assert.deepEqual(created.topics.map((t) => t.errorCode), [0, 0]);
+  assert.deepEqual(
+    created.topics.map((t) => t.errorCode),
+    [0, 0],
+  );
 });
 
 after(async () => {
@@ -54,7 +57,13 @@ async function commit(groupId: string, named: Named): Promise<void> {
     retentionTimeMs: -1n,
     topics: topicsOf(named).map(({ name, partitions }) => ({
       name,
-      partitions: partitions.map((partitionIndex) => ({ partitionIndex, committedOffset: 10n, committedLeaderEpoch: -1, commitTimestamp: -1n, committedMetadata: null })),
+      partitions: partitions.map((partitionIndex) => ({
+        partitionIndex,
+        committedOffset: 10n,
+        committedLeaderEpoch: -1,
+        commitTimestamp: -1n,
+        committedMetadata: null,
+      })),
     })),
   });
   assert.ok(res.topics.every((t) => t.partitions.every((p) => p.errorCode === 0)));
@@ -67,7 +76,10 @@ async function committed(groupId: string, c = client): Promise<string[]> {
 }
 
 async function offsetDelete(groupId: string, named: Named): Promise<OffsetDeleteResponse> {
-  return client.request(OffsetDeleteRequest, OffsetDeleteResponse, 0, { groupId, topics: topicsOf(named).map(({ name, partitions }) => ({ name, partitions: partitions.map((partitionIndex) => ({ partitionIndex })) })) });
+  return client.request(OffsetDeleteRequest, OffsetDeleteResponse, 0, {
+    groupId,
+    topics: topicsOf(named).map(({ name, partitions }) => ({ name, partitions: partitions.map((partitionIndex) => ({ partitionIndex })) })),
+  });
 }
 
 const errors = (res: OffsetDeleteResponse): Record<string, number> =>
@@ -108,7 +120,7 @@ async function joinAlone(groupId: string, protocolType: string, metadata: Buffer
   assert.equal(synced.errorCode, 0);
 }
 
-test('@platformatic/kafka deleteConsumerGroupOffsets removes an Empty group\'s offsets, kept so across a restart', async () => {
+test("@platformatic/kafka deleteConsumerGroupOffsets removes an Empty group's offsets, kept so across a restart", async () => {
   await commit('od-empty', { 'od-a': [0, 1], 'od-b': [0] });
   const admin = new Admin({ clientId: 'od-admin', bootstrapBrokers: [broker.bootstrap] });
   try {
@@ -127,7 +139,10 @@ test('@platformatic/kafka deleteConsumerGroupOffsets removes an Empty group\'s o
 });
 
 test('an unknown group is GROUP_ID_NOT_FOUND and an empty group id INVALID_GROUP_ID, with no partitions', async () => {
-  for (const [groupId, errorCode] of [['od-nobody', ErrorCode.GROUP_ID_NOT_FOUND], ['', ErrorCode.INVALID_GROUP_ID]] as const) {
+  for (const [groupId, errorCode] of [
+    ['od-nobody', ErrorCode.GROUP_ID_NOT_FOUND],
+    ['', ErrorCode.INVALID_GROUP_ID],
+  ] as const) {
     const res = await offsetDelete(groupId, { 'od-a': [0] });
     assert.deepEqual([res.errorCode, res.topics], [errorCode, []], groupId);
   }
@@ -137,7 +152,12 @@ test('partitions brook does not have are UNKNOWN_TOPIC_OR_PARTITION; deleting of
   await commit('od-unknown', { 'od-a': [0] });
   const res = await offsetDelete('od-unknown', { 'od-a': [0, 1, 7], 'od-nosuch': [0] });
   assert.equal(res.errorCode, 0);
-  assert.deepEqual(errors(res), { 'od-a-0': 0, 'od-a-1': 0, 'od-a-7': ErrorCode.UNKNOWN_TOPIC_OR_PARTITION, 'od-nosuch-0': ErrorCode.UNKNOWN_TOPIC_OR_PARTITION });
+  assert.deepEqual(errors(res), {
+    'od-a-0': 0,
+    'od-a-1': 0,
+    'od-a-7': ErrorCode.UNKNOWN_TOPIC_OR_PARTITION,
+    'od-nosuch-0': ErrorCode.UNKNOWN_TOPIC_OR_PARTITION,
+  });
 });
 
 test('an Empty group left without offsets goes, as in Kafka', async () => {

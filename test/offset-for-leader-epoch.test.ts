@@ -40,7 +40,7 @@ async function endOf(asked: Asked, version = 4): Promise<[errorCode: number, lea
   return [p.errorCode, p.leaderEpoch, Number(p.endOffset)];
 }
 
-test('epoch 0 ends at the high watermark, at every version; an empty partition\'s at 0', async () => {
+test("epoch 0 ends at the high watermark, at every version; an empty partition's at 0", async () => {
   for (let version = 0; version <= 4; version++) assert.deepEqual(await endOf({ leaderEpoch: 0 }, version), [0, version >= 1 ? 0 : -1, 5], `v${version}`);
   assert.deepEqual(await endOf({ partition: 1, leaderEpoch: 0 }), [0, 0, 0]);
 });
@@ -50,8 +50,11 @@ test('a later epoch, or none (-1), is undefined: -1 and -1, with no error', asyn
   assert.deepEqual(await endOf({ leaderEpoch: -1 }), [0, -1, -1]);
 });
 
-test('an epoch before brook\'s one ends where it began: the log start', async () => {
-  const deleted = await client.request(DeleteRecordsRequest, DeleteRecordsResponse, 2, { topics: [{ name: 'epochs', partitions: [{ partitionIndex: 0, offset: 2n }] }], timeoutMs: 1000 });
+test("an epoch before brook's one ends where it began: the log start", async () => {
+  const deleted = await client.request(DeleteRecordsRequest, DeleteRecordsResponse, 2, {
+    topics: [{ name: 'epochs', partitions: [{ partitionIndex: 0, offset: 2n }] }],
+    timeoutMs: 1000,
+  });
   assert.equal(deleted.topics[0]!.partitions[0]!.errorCode, 0);
   assert.deepEqual(await endOf({ leaderEpoch: -7 }), [0, -7, 2]);
 });

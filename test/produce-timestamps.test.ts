@@ -42,11 +42,11 @@ async function offsetForTime(client: WireClient, topic: string, timestamp: numbe
 /** Every stored batch of partition 0, as Fetch serves them. */
 async function storedBatches(client: WireClient, topic: string): Promise<Buffer[]> {
   const batches: Buffer[] = [];
-  for (let offset = 0; ; ) {
+  for (let offset = 0; ;) {
     const res = await client.request(FetchRequest, FetchResponse, 12, fetchOf(topic, [0], { offset }));
     const records = res.responses[0]!.partitions[0]!.records;
     if (records === null || records.length === 0) return batches;
-    for (let pos = 0; pos < records.length; ) {
+    for (let pos = 0; pos < records.length;) {
       const header = readBatchHeader(records, pos);
       batches.push(Buffer.from(records.subarray(pos, pos + header.size)));
       pos += header.size;
@@ -72,7 +72,12 @@ test('a batch stamped further ahead than log.message.timestamp.after.max.ms is r
   const ahead = await produceBatch(client, 'stamps', 0, valuesBatch(3, { baseTimestamp: Date.now() + 2 * HOUR }));
   assert.equal(ahead.errorCode, ErrorCode.INVALID_TIMESTAMP);
   // The batch's latest timestamp counts, here its second record's.
-  const lastAhead = await produceBatch(client, 'stamps', 0, buildBatch([{ value: Buffer.from('now') }, { value: Buffer.from('later'), timestampDelta: 2 * HOUR }]));
+  const lastAhead = await produceBatch(
+    client,
+    'stamps',
+    0,
+    buildBatch([{ value: Buffer.from('now') }, { value: Buffer.from('later'), timestampDelta: 2 * HOUR }]),
+  );
   assert.equal(lastAhead.errorCode, ErrorCode.INVALID_TIMESTAMP);
   const near = await produceBatch(client, 'stamps', 0, valuesBatch(3, { baseTimestamp: Date.now() + HOUR / 2 }));
   assert.deepEqual(near, { errorCode: 0, baseOffset: 0 }, 'within the hour, stored at the start of the log');
@@ -89,18 +94,26 @@ test('the limit is the broker setting: a broker allowing a day takes a batch two
   assert.deepEqual(await produceBatch(client, 'stamps', 0, valuesBatch(3, { baseTimestamp: Date.now() + 2 * HOUR })), { errorCode: 0, baseOffset: 0 });
 });
 
-test('a batch sent with its max timestamp unset (-1) is stored with its records\' latest time: retention keeps it and ListOffsets finds it', async (t) => {
+test("a batch sent with its max timestamp unset (-1) is stored with its records' latest time: retention keeps it and ListOffsets finds it", async (t) => {
   // Small segments and frequent retention checks under the default retention of 7 days.
   const { client } = await connected(t, { segmentBytes: 300, retentionCheckIntervalMs: 50 });
   await createTopic(client, 'unset', 1);
   const t0 = Date.now() - 60_000;
   for (let i = 0; i < 10; i++) {
-    const batch = unsetMaxTimestamp(buildBatch([{ value: Buffer.from(`a${i}`) }, { value: Buffer.from(`b${i}`), timestampDelta: 500 }], { baseTimestamp: t0 + i * 1000 }));
+    const batch = unsetMaxTimestamp(
+      buildBatch([{ value: Buffer.from(`a${i}`) }, { value: Buffer.from(`b${i}`), timestampDelta: 500 }], { baseTimestamp: t0 + i * 1000 }),
+    );
     assert.deepEqual(await produceBatch(client, 'unset', 0, batch), { errorCode: 0, baseOffset: 2 * i });
   }
   const stored = await storedBatches(client, 'unset');
-  assert.deepEqual(stored.map((b) => readBatchHeader(b).maxTimestamp), stored.map((_, i) => t0 + i * 1000 + 500));
-  assert.ok(stored.every((b) => crc32c(b.subarray(21)) === b.readUInt32BE(17)), 'each stored CRC covers the header as stored');
+  assert.deepEqual(
+    stored.map((b) => readBatchHeader(b).maxTimestamp),
+    stored.map((_, i) => t0 + i * 1000 + 500),
+  );
+  assert.ok(
+    stored.every((b) => crc32c(b.subarray(21)) === b.readUInt32BE(17)),
+    'each stored CRC covers the header as stored',
+  );
   // Several retention checks later, every acknowledged record is still there.
   await new Promise((resolve) => setTimeout(resolve, 400));
   assert.equal((await storedBatches(client, 'unset')).length, 10);
@@ -117,7 +130,10 @@ test('a record stamped a century ahead in a batch whose header says now is INVAL
   const res = await client.request(ProduceRequest, ProduceResponse, 9, produceRequest('century', 0, batch));
   const p = res.responses[0]!.partitionResponses[0]!;
   assert.equal(p.errorCode, ErrorCode.INVALID_TIMESTAMP);
-  assert.deepEqual(p.recordErrors.map((e) => e.batchIndex), [1]);
+  assert.deepEqual(
+    p.recordErrors.map((e) => e.batchIndex),
+    [1],
+  );
   assert.match(p.recordErrors[0]!.batchIndexErrorMessage ?? '', /outside/);
   assert.equal((await storedBatches(client, 'century')).length, 0);
 });
@@ -129,19 +145,24 @@ test('message.timestamp.before.max.ms refuses records too far behind the broker 
   assert.deepEqual(await produceBatch(client, 'old', 0, valuesBatch(2, { baseTimestamp: Date.now() - 12 * HOUR })), { errorCode: 0, baseOffset: 0 });
 });
 
-test('under LogAppendTime records get the broker\'s time: a consumer sees it, the answer tells it, and a duplicate is told its first copy\'s', async (t) => {
+test("under LogAppendTime records get the broker's time: a consumer sees it, the answer tells it, and a duplicate is told its first copy's", async (t) => {
   const { broker, client } = await connected(t, { messageTimestampType: 'LogAppendTime' });
   await createTopic(client, 'appended', 1);
   const before = Date.now();
   const batch = valuesBatch(3, { baseTimestamp: 1000, producerId: 9n, producerEpoch: 0, baseSequence: 0 });
-  const send = async () => (await client.request(ProduceRequest, ProduceResponse, 9, produceRequest('appended', 0, Buffer.from(batch)))).responses[0]!.partitionResponses[0]!;
+  const send = async () =>
+    (await client.request(ProduceRequest, ProduceResponse, 9, produceRequest('appended', 0, Buffer.from(batch)))).responses[0]!.partitionResponses[0]!;
   const first = await send();
   assert.equal(first.errorCode, 0);
   const appendedAt = Number(first.logAppendTimeMs);
   assert.ok(appendedAt >= before && appendedAt <= Date.now(), `append time ${appendedAt}`);
   await new Promise((resolve) => setTimeout(resolve, 20));
   const again = await send();
-  assert.deepEqual([again.errorCode, Number(again.baseOffset), Number(again.logAppendTimeMs)], [0, 0, appendedAt], 'a duplicate, answered with its first copy\'s time');
+  assert.deepEqual(
+    [again.errorCode, Number(again.baseOffset), Number(again.logAppendTimeMs)],
+    [0, 0, appendedAt],
+    "a duplicate, answered with its first copy's time",
+  );
 
   const consumer = kafkajs(broker.bootstrap).consumer({ groupId: 'appended', maxWaitTimeInMs: 100 });
   await consumer.connect();
@@ -150,10 +171,10 @@ test('under LogAppendTime records get the broker\'s time: a consumer sees it, th
   void consumer.run({ eachMessage: async ({ message }) => void times.push(message.timestamp) });
   await until(() => times.length === 3, 'three messages were consumed').finally(() => consumer.disconnect());
   assert.deepEqual(times, [String(appendedAt), String(appendedAt), String(appendedAt)]);
-  assert.deepEqual(await offsetForTime(client, 'appended', 1000), { offset: 0, timestamp: appendedAt }, 'found by the broker\'s time, not the producer\'s');
+  assert.deepEqual(await offsetForTime(client, 'appended', 1000), { offset: 0, timestamp: appendedAt }, "found by the broker's time, not the producer's");
 });
 
-test('segments an older brook stored with unset max timestamps are kept by retention, by their records\' times or else the file\'s', async (t) => {
+test("segments an older brook stored with unset max timestamps are kept by retention, by their records' times or else the file's", async (t) => {
   const dataDir = await tempDir(t);
   const options = { dataDir, segmentBytes: 300, retentionCheckIntervalMs: 50 };
   let { broker, client } = await connected(t, options);

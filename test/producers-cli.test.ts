@@ -37,7 +37,10 @@ after(() => broker.close());
 
 /** The printed table as cells; columns are separated by two spaces or more. */
 function cells(stdout: string): string[][] {
-  return stdout.trimEnd().split('\n').map((line) => line.split(/ {2,}/));
+  return stdout
+    .trimEnd()
+    .split('\n')
+    .map((line) => line.split(/ {2,}/));
 }
 
 const PARTITION_0 = [

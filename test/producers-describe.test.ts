@@ -46,7 +46,10 @@ function producer(producerId: bigint, producerEpoch: number, lastSequence: numbe
 
 test('ApiVersions advertises DescribeProducers v0', async () => {
   const { apiKeys } = await client.request(ApiVersionsRequest, ApiVersionsResponse, 3, { clientSoftwareName: 'wire', clientSoftwareVersion: '1' });
-  assert.deepEqual(apiKeys.find((k) => k.apiKey === 61), { apiKey: 61, minVersion: 0, maxVersion: 0 });
+  assert.deepEqual(
+    apiKeys.find((k) => k.apiKey === 61),
+    { apiKey: 61, minVersion: 0, maxVersion: 0 },
+  );
 });
 
 test("Kafka's view: each producer's epoch, last sequence and last write, read to the end of the frame", async () => {
@@ -82,7 +85,9 @@ test("@platformatic/kafka's DescribeProducers reads brook's answer, window tag a
 });
 
 test("brook's window tag: the batches each producer's next batch is judged against, oldest first", async () => {
-  const response = await client.request(DescribeProducersRequest, BrookDescribeProducersResponse, 0, { topics: [{ name: 'described', partitionIndexes: [0, 1] }] });
+  const response = await client.request(DescribeProducersRequest, BrookDescribeProducersResponse, 0, {
+    topics: [{ name: 'described', partitionIndexes: [0, 1] }],
+  });
   assert.deepEqual(response.windows, [
     {
       topic: 'described',
@@ -117,7 +122,10 @@ test('an unknown topic or partition is UNKNOWN_TOPIC_OR_PARTITION, with no windo
 });
 
 test("without windows brook's encoding is byte for byte Kafka's; with them it adds one tag at the end", () => {
-  const base = { throttleTimeMs: 0, topics: [{ name: 't', partitions: [{ partitionIndex: 0, errorCode: 0, errorMessage: null, activeProducers: [producer(5n, 2, 7, T0)] }] }] };
+  const base = {
+    throttleTimeMs: 0,
+    topics: [{ name: 't', partitions: [{ partitionIndex: 0, errorCode: 0, errorMessage: null, activeProducers: [producer(5n, 2, 7, T0)] }] }],
+  };
   const encode = <T>(codec: { write(w: Writer, v: number, value: T): void }, value: T): Buffer => {
     const w = new Writer();
     codec.write(w, 0, value);

@@ -26,6 +26,8 @@ test('the committed codecs are exactly what the generator makes from the committ
 
 test('every API with generated codecs is served, and every API served has them', () => {
   const served = [...buildApiTable(undefined).keys()].sort((a, b) => a - b);
-  const generated = Object.keys(API_SCHEMAS).map(Number).sort((a, b) => a - b);
+  const generated = Object.keys(API_SCHEMAS)
+    .map(Number)
+    .sort((a, b) => a - b);
   assert.deepEqual(generated, served);
 });

@@ -102,8 +102,7 @@ const CODECS: MessageCodec<unknown>[] = [
   ResponseHeader as MessageCodec<unknown>,
   ...Object.values(API_SCHEMAS).flatMap((api) => [api!.request, api!.response]),
 ];
-const versionsOf = (c: MessageCodec<unknown>): number[] =>
-  Array.from({ length: c.maxVersion - c.minVersion + 1 }, (_, i) => c.minVersion + i);
+const versionsOf = (c: MessageCodec<unknown>): number[] => Array.from({ length: c.maxVersion - c.minVersion + 1 }, (_, i) => c.minVersion + i);
 
 test('every generated API is in the table with matching codecs', () => {
   assert.equal(Object.keys(API_SCHEMAS).length, 61);
@@ -180,13 +179,21 @@ test('codecs reject versions outside the schema range', () => {
 });
 
 test('writing null into a field not nullable in that version throws ProtocolError', () => {
-  assert.throws(() => encode(MetadataRequest, 0, { topics: null, allowAutoTopicCreation: true, includeClusterAuthorizedOperations: false, includeTopicAuthorizedOperations: false }), ProtocolError);
+  assert.throws(
+    () =>
+      encode(MetadataRequest, 0, {
+        topics: null,
+        allowAutoTopicCreation: true,
+        includeClusterAuthorizedOperations: false,
+        includeTopicAuthorizedOperations: false,
+      }),
+    ProtocolError,
+  );
 });
 
 // ---- known bytes, written by hand from the Kafka protocol guide ----
 
-const bytes = (...parts: (number[] | string)[]): Buffer =>
-  Buffer.concat(parts.map((p) => (typeof p === 'string' ? Buffer.from(p, 'latin1') : Buffer.from(p))));
+const bytes = (...parts: (number[] | string)[]): Buffer => Buffer.concat(parts.map((p) => (typeof p === 'string' ? Buffer.from(p, 'latin1') : Buffer.from(p))));
 
 test('ApiVersions v0 request (header v1) matches the protocol guide', () => {
   const frame = bytes([0x00, 0x12, 0x00, 0x00, 0x00, 0x00, 0x00, 0x01, 0x00, 0x04], 'test');
@@ -212,7 +219,10 @@ test('ApiVersions v0 response (header v0) matches the protocol guide', () => {
   );
   const value = {
     errorCode: 0,
-    apiKeys: [{ apiKey: 0, minVersion: 0, maxVersion: 11 }, { apiKey: 18, minVersion: 0, maxVersion: 4 }],
+    apiKeys: [
+      { apiKey: 0, minVersion: 0, maxVersion: 11 },
+      { apiKey: 18, minVersion: 0, maxVersion: 4 },
+    ],
     throttleTimeMs: 0,
     supportedFeatures: [],
     finalizedFeaturesEpoch: -1n,
@@ -245,10 +255,13 @@ test('Metadata v0 request: a topic list; null only from v1', () => {
 test('ApiVersions v3 request (header v2): compact strings, unknown tags skipped', () => {
   const frame = bytes(
     [0x00, 0x12, 0x00, 0x03, 0x00, 0x00, 0x00, 0x07],
-    [0x00, 0x07], 'rdkafka', // client id keeps its int16 length in header v2
+    [0x00, 0x07],
+    'rdkafka', // client id keeps its int16 length in header v2
     [0x01, 0x09, 0x01, 0xff], // header tagged fields: one unknown tag 9
-    [0x0b], 'librdkafka',
-    [0x06], '2.3.0',
+    [0x0b],
+    'librdkafka',
+    [0x06],
+    '2.3.0',
     [0x01, 0x05, 0x02, 0xab, 0xcd], // body tagged fields: one unknown tag 5
   );
   const h = readRequestHeader(frame);
@@ -264,7 +277,9 @@ test('ApiVersions v3 response: tagged fields in tag order with sizes, defaults o
     [0x02, 0, 18, 0, 0, 0, 4, 0x00], // compact array of one ApiVersion, with its empty tag section
     [0, 0, 0, 0], // throttle
     [0x02], // two tagged fields
-    [0x00, 0x08, 0x02, 0x02], 'x', [0, 1, 0, 2, 0x00], // tag 0 SupportedFeatures: [{x 1-2}]
+    [0x00, 0x08, 0x02, 0x02],
+    'x',
+    [0, 1, 0, 2, 0x00], // tag 0 SupportedFeatures: [{x 1-2}]
     [0x01, 0x08, 0, 0, 0, 0, 0, 0, 0, 5], // tag 1 FinalizedFeaturesEpoch = 5
   );
   const value = {
@@ -285,7 +300,8 @@ test('Produce v3 request: nullable transactional id and records', () => {
     [0xff, 0xff], // transactional id null
     [0xff, 0xff], // acks -1
     [0, 0, 0x75, 0x30], // timeout 30000
-    [0, 0, 0, 1, 0, 1], 't',
+    [0, 0, 0, 1, 0, 1],
+    't',
     [0, 0, 0, 2],
     [0, 0, 0, 0, 0, 0, 0, 3, 1, 2, 3], // partition 0, 3 record bytes
     [0, 0, 0, 1, 0xff, 0xff, 0xff, 0xff], // partition 1, null records
@@ -294,7 +310,15 @@ test('Produce v3 request: nullable transactional id and records', () => {
     transactionalId: null,
     acks: -1,
     timeoutMs: 30000,
-    topicData: [{ name: 't', partitionData: [{ index: 0, records: Buffer.from([1, 2, 3]) }, { index: 1, records: null }] }],
+    topicData: [
+      {
+        name: 't',
+        partitionData: [
+          { index: 0, records: Buffer.from([1, 2, 3]) },
+          { index: 1, records: null },
+        ],
+      },
+    ],
   };
   assert.deepEqual(encode(ProduceRequest, 3, value), body);
   assert.deepStrictEqual(decode(ProduceRequest, 3, body), value);
@@ -311,12 +335,22 @@ test('header versions follow the API table', () => {
 test('readRequestHeader: unknown keys and versions still give the correlation id', () => {
   const unknownKey = bytes([0x03, 0xe7, 0, 0, 0, 0, 0, 42], [0xff, 0xff]);
   assert.deepEqual(readRequestHeader(unknownKey), {
-    apiKey: 999, apiVersion: 0, correlationId: 42, clientId: null, headerVersion: -1, bodyOffset: -1,
+    apiKey: 999,
+    apiVersion: 0,
+    correlationId: 42,
+    clientId: null,
+    headerVersion: -1,
+    bodyOffset: -1,
   });
   // An ApiVersions version from the future whose header is cut short.
   const futureVersion = bytes([0, 18, 0, 99, 0, 0, 0, 43, 0, 9, 0x61]);
   assert.deepEqual(readRequestHeader(futureVersion), {
-    apiKey: 18, apiVersion: 99, correlationId: 43, clientId: null, headerVersion: 2, bodyOffset: -1,
+    apiKey: 18,
+    apiVersion: 99,
+    correlationId: 43,
+    clientId: null,
+    headerVersion: 2,
+    bodyOffset: -1,
   });
   // The same cut in a supported version is a protocol error.
   assert.throws(() => readRequestHeader(bytes([0, 18, 0, 3, 0, 0, 0, 43, 0, 9, 0x61])), ProtocolError);
@@ -380,7 +414,11 @@ test('Fetch and Metadata requests built by @platformatic/kafka decode as intende
     const create = clientApi('Fetch', v)?.createRequest;
     if (create === undefined) continue;
     const partition = { partition: 2, currentLeaderEpoch: 5, fetchOffset: 99n, lastFetchedEpoch: 4, partitionMaxBytes: 1234, logStartOffset: -1n };
-    const req = decode(FetchRequest, v, create(500, 1, 1000, 1, 7, 3, [{ topic: 'tp', topicId, partitions: [partition] }], [{ topic: 'gone', topicId, partitions: [1, 2] }], 'rack').buffer);
+    const req = decode(
+      FetchRequest,
+      v,
+      create(500, 1, 1000, 1, 7, 3, [{ topic: 'tp', topicId, partitions: [partition] }], [{ topic: 'gone', topicId, partitions: [1, 2] }], 'rack').buffer,
+    );
     assert.equal(req.maxWaitMs, 500);
     assert.equal(req.topics[0]?.partitions[0]?.fetchOffset, 99n);
     assert.equal(req.topics[0]?.partitions[0]?.partitionMaxBytes, 1234);
@@ -392,7 +430,10 @@ test('Fetch and Metadata requests built by @platformatic/kafka decode as intende
     const create = clientApi('Metadata', v)?.createRequest;
     if (create === undefined) continue;
     const req = decode(MetadataRequest, v, create(['a', 'b'], false, true).buffer);
-    assert.deepEqual(req.topics?.map((t) => t.name), ['a', 'b']);
+    assert.deepEqual(
+      req.topics?.map((t) => t.name),
+      ['a', 'b'],
+    );
     if (v >= 4) assert.equal(req.allowAutoTopicCreation, false);
     if (v >= 8) assert.equal(req.includeTopicAuthorizedOperations, true);
   }

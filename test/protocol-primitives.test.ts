@@ -38,17 +38,20 @@ function edgy(max: number): fc.Arbitrary<number> {
 test('fixed-width integers, floats, booleans and uuids round trip', () => {
   fc.assert(
     fc.property(
-      fc.record({
-        i8: fc.integer({ min: -128, max: 127 }),
-        i16: fc.integer({ min: -32768, max: 32767 }),
-        u16: fc.integer({ min: 0, max: 65535 }),
-        i32: fc.integer({ min: -(2 ** 31), max: 2 ** 31 - 1 }),
-        u32: fc.integer({ min: 0, max: 2 ** 32 - 1 }),
-        i64: fc.bigInt({ min: INT64_MIN, max: INT64_MAX }),
-        f64: fc.double(),
-        bool: fc.boolean(),
-        uuid: uuidArb,
-      }, { noNullPrototype: true }),
+      fc.record(
+        {
+          i8: fc.integer({ min: -128, max: 127 }),
+          i16: fc.integer({ min: -32768, max: 32767 }),
+          u16: fc.integer({ min: 0, max: 65535 }),
+          i32: fc.integer({ min: -(2 ** 31), max: 2 ** 31 - 1 }),
+          u32: fc.integer({ min: 0, max: 2 ** 32 - 1 }),
+          i64: fc.bigInt({ min: INT64_MIN, max: INT64_MAX }),
+          f64: fc.double(),
+          bool: fc.boolean(),
+          uuid: uuidArb,
+        },
+        { noNullPrototype: true },
+      ),
       (v) => {
         roundTrip(
           v,
@@ -83,22 +86,43 @@ test('fixed-width integers, floats, booleans and uuids round trip', () => {
 test('unsigned varints round trip, including every byte-width edge', () => {
   fc.assert(
     fc.property(edgy(2 ** 32 - 1), (n) => {
-      const buf = roundTrip(n, (w, x) => w.writeUnsignedVarint(x), (r) => r.readUnsignedVarint());
+      const buf = roundTrip(
+        n,
+        (w, x) => w.writeUnsignedVarint(x),
+        (r) => r.readUnsignedVarint(),
+      );
       assert.equal(buf.length, n === 0 ? 1 : Math.ceil(Math.log2(n + 1) / 7));
     }),
   );
 });
 
 test('zigzag varints and varlongs round trip', () => {
-  const int32 = fc.oneof(
-    fc.constantFrom(0, -1, 1, -64, 63, 64, -65, 2 ** 31 - 1, -(2 ** 31)),
-    fc.integer({ min: -(2 ** 31), max: 2 ** 31 - 1 }),
+  const int32 = fc.oneof(fc.constantFrom(0, -1, 1, -64, 63, 64, -65, 2 ** 31 - 1, -(2 ** 31)), fc.integer({ min: -(2 ** 31), max: 2 ** 31 - 1 }));
+  fc.assert(
+    fc.property(
+      int32,
+      (n) =>
+        void roundTrip(
+          n,
+          (w, x) => w.writeVarint(x),
+          (r) => r.readVarint(),
+        ),
+    ),
   );
-  fc.assert(fc.property(int32, (n) => void roundTrip(n, (w, x) => w.writeVarint(x), (r) => r.readVarint())));
   const edges = [0n, -1n, 1n, INT64_MIN, INT64_MAX];
   for (let b = 6n; b < 64n; b += 7n) edges.push(2n ** b - 1n, 2n ** b, -(2n ** b), -(2n ** b) - 1n);
   const int64 = fc.oneof(fc.constantFrom(...edges), fc.bigInt({ min: INT64_MIN, max: INT64_MAX }), fc.bigInt({ min: -(2n ** 50n), max: 2n ** 50n }));
-  fc.assert(fc.property(int64, (n) => void roundTrip(n, (w, x) => w.writeVarlong(x), (r) => r.readVarlong())));
+  fc.assert(
+    fc.property(
+      int64,
+      (n) =>
+        void roundTrip(
+          n,
+          (w, x) => w.writeVarlong(x),
+          (r) => r.readVarlong(),
+        ),
+    ),
+  );
 });
 
 test('varint encodings match the Kafka protocol guide', () => {
@@ -107,31 +131,99 @@ test('varint encodings match the Kafka protocol guide', () => {
     f(w);
     return w.finish();
   };
-  assert.deepEqual(enc((w) => w.writeUnsignedVarint(300)), hex(0xac, 0x02));
-  assert.deepEqual(enc((w) => w.writeUnsignedVarint(2 ** 32 - 1)), hex(0xff, 0xff, 0xff, 0xff, 0x0f));
-  assert.deepEqual(enc((w) => w.writeVarint(-1)), hex(0x01));
-  assert.deepEqual(enc((w) => w.writeVarint(1)), hex(0x02));
-  assert.deepEqual(enc((w) => w.writeVarint(-64)), hex(0x7f));
-  assert.deepEqual(enc((w) => w.writeVarint(64)), hex(0x80, 0x01));
-  assert.deepEqual(enc((w) => w.writeVarlong(INT64_MIN)), hex(0xff, 0xff, 0xff, 0xff, 0xff, 0xff, 0xff, 0xff, 0xff, 0x01));
-  assert.deepEqual(enc((w) => w.writeVarlong(INT64_MAX)), hex(0xfe, 0xff, 0xff, 0xff, 0xff, 0xff, 0xff, 0xff, 0xff, 0x01));
-  assert.deepEqual(enc((w) => w.writeCompactString('hi')), hex(0x03, 0x68, 0x69));
-  assert.deepEqual(enc((w) => w.writeNullableString(null)), hex(0xff, 0xff));
-  assert.deepEqual(enc((w) => w.writeCompactNullableBytes(null)), hex(0x00));
-  assert.deepEqual(enc((w) => w.writeUuid(ZERO_UUID)), Buffer.alloc(16));
+  assert.deepEqual(
+    enc((w) => w.writeUnsignedVarint(300)),
+    hex(0xac, 0x02),
+  );
+  assert.deepEqual(
+    enc((w) => w.writeUnsignedVarint(2 ** 32 - 1)),
+    hex(0xff, 0xff, 0xff, 0xff, 0x0f),
+  );
+  assert.deepEqual(
+    enc((w) => w.writeVarint(-1)),
+    hex(0x01),
+  );
+  assert.deepEqual(
+    enc((w) => w.writeVarint(1)),
+    hex(0x02),
+  );
+  assert.deepEqual(
+    enc((w) => w.writeVarint(-64)),
+    hex(0x7f),
+  );
+  assert.deepEqual(
+    enc((w) => w.writeVarint(64)),
+    hex(0x80, 0x01),
+  );
+  assert.deepEqual(
+    enc((w) => w.writeVarlong(INT64_MIN)),
+    hex(0xff, 0xff, 0xff, 0xff, 0xff, 0xff, 0xff, 0xff, 0xff, 0x01),
+  );
+  assert.deepEqual(
+    enc((w) => w.writeVarlong(INT64_MAX)),
+    hex(0xfe, 0xff, 0xff, 0xff, 0xff, 0xff, 0xff, 0xff, 0xff, 0x01),
+  );
+  assert.deepEqual(
+    enc((w) => w.writeCompactString('hi')),
+    hex(0x03, 0x68, 0x69),
+  );
+  assert.deepEqual(
+    enc((w) => w.writeNullableString(null)),
+    hex(0xff, 0xff),
+  );
+  assert.deepEqual(
+    enc((w) => w.writeCompactNullableBytes(null)),
+    hex(0x00),
+  );
+  assert.deepEqual(
+    enc((w) => w.writeUuid(ZERO_UUID)),
+    Buffer.alloc(16),
+  );
 });
 
 test('strings and bytes round trip in every encoding', () => {
   fc.assert(
     fc.property(textArb, fc.option(textArb), bytesArb, fc.option(bytesArb), (s, ns, b, nb) => {
-      roundTrip(s, (w, x) => w.writeString(x), (r) => r.readString());
-      roundTrip(s, (w, x) => w.writeCompactString(x), (r) => r.readCompactString());
-      roundTrip(ns, (w, x) => w.writeNullableString(x), (r) => r.readNullableString());
-      roundTrip(ns, (w, x) => w.writeCompactNullableString(x), (r) => r.readCompactNullableString());
-      roundTrip(b, (w, x) => w.writeBytes(x), (r) => r.readBytes());
-      roundTrip(b, (w, x) => w.writeCompactBytes(x), (r) => r.readCompactBytes());
-      roundTrip(nb, (w, x) => w.writeNullableBytes(x), (r) => r.readNullableBytes());
-      roundTrip(nb, (w, x) => w.writeCompactNullableBytes(x), (r) => r.readCompactNullableBytes());
+      roundTrip(
+        s,
+        (w, x) => w.writeString(x),
+        (r) => r.readString(),
+      );
+      roundTrip(
+        s,
+        (w, x) => w.writeCompactString(x),
+        (r) => r.readCompactString(),
+      );
+      roundTrip(
+        ns,
+        (w, x) => w.writeNullableString(x),
+        (r) => r.readNullableString(),
+      );
+      roundTrip(
+        ns,
+        (w, x) => w.writeCompactNullableString(x),
+        (r) => r.readCompactNullableString(),
+      );
+      roundTrip(
+        b,
+        (w, x) => w.writeBytes(x),
+        (r) => r.readBytes(),
+      );
+      roundTrip(
+        b,
+        (w, x) => w.writeCompactBytes(x),
+        (r) => r.readCompactBytes(),
+      );
+      roundTrip(
+        nb,
+        (w, x) => w.writeNullableBytes(x),
+        (r) => r.readNullableBytes(),
+      );
+      roundTrip(
+        nb,
+        (w, x) => w.writeCompactNullableBytes(x),
+        (r) => r.readCompactNullableBytes(),
+      );
     }),
   );
 });
@@ -146,7 +238,11 @@ test('bytes are slices of the input, not copies', () => {
 test('tagged field sections: known tags go to the callback, unknown ones are skipped', () => {
   const w = new Writer();
   w.writeUnsignedVarint(3);
-  for (const [tag, value] of [[1, 'one'], [5, 'unknown'], [7, 'x'.repeat(200)]] as const) {
+  for (const [tag, value] of [
+    [1, 'one'],
+    [5, 'unknown'],
+    [7, 'x'.repeat(200)],
+  ] as const) {
     w.writeUnsignedVarint(tag);
     const start = w.beginSized();
     w.writeCompactString(value);
@@ -237,10 +333,29 @@ test('malformed input throws ProtocolError', () => {
 
 test('random bytes fed to every reader method raise nothing but ProtocolError', () => {
   const methods = [
-    'readInt8', 'readInt16', 'readUint16', 'readInt32', 'readUint32', 'readInt64', 'readFloat64', 'readBoolean',
-    'readUuid', 'readUnsignedVarint', 'readVarint', 'readVarlong', 'readString', 'readNullableString',
-    'readCompactString', 'readCompactNullableString', 'readBytes', 'readNullableBytes', 'readCompactBytes',
-    'readCompactNullableBytes', 'readArrayLength', 'readCompactArrayLength', 'skipTaggedFields',
+    'readInt8',
+    'readInt16',
+    'readUint16',
+    'readInt32',
+    'readUint32',
+    'readInt64',
+    'readFloat64',
+    'readBoolean',
+    'readUuid',
+    'readUnsignedVarint',
+    'readVarint',
+    'readVarlong',
+    'readString',
+    'readNullableString',
+    'readCompactString',
+    'readCompactNullableString',
+    'readBytes',
+    'readNullableBytes',
+    'readCompactBytes',
+    'readCompactNullableBytes',
+    'readArrayLength',
+    'readCompactArrayLength',
+    'skipTaggedFields',
   ] as const;
   fc.assert(
     fc.property(fc.uint8Array({ maxLength: 24 }), fc.array(fc.constantFrom(...methods), { maxLength: 6 }), (bytes, calls) => {

@@ -3,7 +3,15 @@ import assert from 'node:assert/strict';
 import fc from 'fast-check';
 import { crc32c } from '../src/protocol/crc32c.js';
 import { ErrorCode } from '../src/protocol/error-codes.js';
-import { assignBaseOffset, firstRecordAtOrAfter, RecordBatchError, readBatchHeader, validateProducedBatch, type DecompressionRoom, type TimestampRules } from '../src/protocol/record-batch.js';
+import {
+  assignBaseOffset,
+  firstRecordAtOrAfter,
+  RecordBatchError,
+  readBatchHeader,
+  validateProducedBatch,
+  type DecompressionRoom,
+  type TimestampRules,
+} from '../src/protocol/record-batch.js';
 import { buildBatch, encodeRecord, valuesBatch, type TestRecord } from './helpers/batch.js';
 import { codecs, compressedBatch, rawRecords, sealBatch } from './helpers/compressed-batch.js';
 
@@ -48,7 +56,10 @@ test('CRC32C matches the standard check value', () => {
 
 test('a well-formed batch passes and its header is read', () => {
   const batch = buildBatch(
-    [{ key: Buffer.from('k'), value: Buffer.from('hello'), headers: [['h', Buffer.from('x')]] }, { key: null, value: null }],
+    [
+      { key: Buffer.from('k'), value: Buffer.from('hello'), headers: [['h', Buffer.from('x')]] },
+      { key: null, value: null },
+    ],
     { producerId: 42n, producerEpoch: 3, baseSequence: 7, baseTimestamp: 1000 },
   );
   const header = validate(batch, { bytes: LIMIT });
@@ -125,7 +136,11 @@ test('a batch takes from its room what its records decompress to, and is refused
     validate(batch, room);
     assert.equal(room.bytes, LIMIT - size, codec.name);
     const short = { bytes: size - 1 };
-    assert.throws(() => validate(batch, short), (err: unknown) => err instanceof RecordBatchError && err.errorCode === MESSAGE_TOO_LARGE, codec.name);
+    assert.throws(
+      () => validate(batch, short),
+      (err: unknown) => err instanceof RecordBatchError && err.errorCode === MESSAGE_TOO_LARGE,
+      codec.name,
+    );
     assert.equal(short.bytes, size - 1, `${codec.name}: a refused batch takes nothing`);
     assert.equal(validate(valuesBatch(3), short).recordCount, 3, `${codec.name}: uncompressed records take no room`);
     assert.equal(short.bytes, size - 1);
@@ -148,12 +163,22 @@ test('a bomb is refused from its framing, before it is decompressed', () => {
 });
 
 test('property: a compressed batch is judged exactly as the same records uncompressed, for every codec', () => {
-  const bytes = fc.option(fc.uint8Array({ maxLength: 200 }).map((b) => Buffer.from(b)), { nil: null });
+  const bytes = fc.option(
+    fc.uint8Array({ maxLength: 200 }).map((b) => Buffer.from(b)),
+    { nil: null },
+  );
   const wellFormed = fc.record({ key: bytes, value: bytes, timestampDelta: fc.nat({ max: 2 ** 20 }) });
   // A record body: well formed at its place, at a wrong offset delta, or any bytes at all.
   const body = fc.oneof(
     { arbitrary: wellFormed.map((r) => (i: number) => encodeRecord(r, i)), weight: 30 },
-    { arbitrary: fc.tuple(wellFormed, fc.integer({ min: -2, max: 2 })).map(([r, d]) => (i: number) => encodeRecord(r, i + d)), weight: 1 },
+    {
+      arbitrary: fc.tuple(wellFormed, fc.integer({ min: -2, max: 2 })).map(
+        ([r, d]) =>
+          (i: number) =>
+            encodeRecord(r, i + d),
+      ),
+      weight: 1,
+    },
     { arbitrary: fc.uint8Array({ maxLength: 20 }).map((b) => () => Buffer.from(b)), weight: 1 },
   );
   // Mostly the true count; sometimes one more or one fewer than the records held.
@@ -224,11 +249,20 @@ test('records inside the batch are walked: offset deltas, lengths and varints', 
 });
 
 test('property: well-formed records of every shape pass the walk, and each is found by its timestamp', () => {
-  const bytes = fc.option(fc.uint8Array({ maxLength: 300 }).map((b) => Buffer.from(b)), { nil: null });
+  const bytes = fc.option(
+    fc.uint8Array({ maxLength: 300 }).map((b) => Buffer.from(b)),
+    { nil: null },
+  );
   const record = fc.record({
     key: bytes,
     value: bytes,
-    headers: fc.array(fc.tuple(fc.string({ maxLength: 10 }), fc.uint8Array({ maxLength: 20 }).map((b) => Buffer.from(b))), { maxLength: 3 }),
+    headers: fc.array(
+      fc.tuple(
+        fc.string({ maxLength: 10 }),
+        fc.uint8Array({ maxLength: 20 }).map((b) => Buffer.from(b)),
+      ),
+      { maxLength: 3 },
+    ),
     // Deltas from one byte to the seven a varlong needs past 2^45.
     timestampDelta: fc.oneof(fc.integer({ min: 0, max: 63 }), fc.integer({ min: 0, max: 2 ** 20 }), fc.integer({ min: 0, max: 2 ** 45 })),
   });
@@ -266,7 +300,10 @@ test('property: any byte damage after the header is caught, never thrown as anyt
       const batch = valuesBatch(count);
       const pos = 21 + (where % (batch.length - 21));
       batch[pos]! ^= xor;
-      assert.throws(() => validate(batch, { bytes: LIMIT }), (err: unknown) => err instanceof RecordBatchError && err.errorCode === CORRUPT_MESSAGE);
+      assert.throws(
+        () => validate(batch, { bytes: LIMIT }),
+        (err: unknown) => err instanceof RecordBatchError && err.errorCode === CORRUPT_MESSAGE,
+      );
     }),
   );
   fc.assert(
@@ -325,7 +362,10 @@ test('property: the header max timestamp is set to what the records say, with a 
       fc.boolean(),
       (deltas, written, gzip) => {
         const baseTimestamp = 1_700_000_000_000;
-        const batch = buildBatch(deltas.map((timestampDelta) => ({ value: Buffer.from('v'), timestampDelta })), { baseTimestamp, gzip });
+        const batch = buildBatch(
+          deltas.map((timestampDelta) => ({ value: Buffer.from('v'), timestampDelta })),
+          { baseTimestamp, gzip },
+        );
         batch.writeBigInt64BE(BigInt(written), 35);
         reseal(batch);
         const sent = Buffer.from(batch);
@@ -344,7 +384,9 @@ test('property: the header max timestamp is set to what the records say, with a 
 test('a batch whose header says now but holds a record a century ahead is INVALID_TIMESTAMP, naming that record', () => {
   const now = Date.now();
   const century = 100 * 365 * 86_400_000;
-  const batch = buildBatch([{ value: Buffer.from('a') }, { value: Buffer.from('b'), timestampDelta: century }, { value: Buffer.from('c') }], { baseTimestamp: now });
+  const batch = buildBatch([{ value: Buffer.from('a') }, { value: Buffer.from('b'), timestampDelta: century }, { value: Buffer.from('c') }], {
+    baseTimestamp: now,
+  });
   batch.writeBigInt64BE(BigInt(now), 35);
   reseal(batch);
   const rules: TimestampRules = { type: 'CreateTime', beforeMaxMs: Infinity, afterMaxMs: 3_600_000 };
@@ -359,10 +401,13 @@ test('a batch whose header says now but holds a record a century ahead is INVALI
   );
   // The same records an hour and a bit later, behind a limit of a day: each too old one is named.
   const late: TimestampRules = { type: 'CreateTime', beforeMaxMs: 86_400_000, afterMaxMs: Infinity };
-  const old = buildBatch([{ value: Buffer.from('a') }, { value: Buffer.from('b'), timestampDelta: 2 * 86_400_000 }, { value: Buffer.from('c') }], { baseTimestamp: now - 2 * 86_400_000 });
+  const old = buildBatch([{ value: Buffer.from('a') }, { value: Buffer.from('b'), timestampDelta: 2 * 86_400_000 }, { value: Buffer.from('c') }], {
+    baseTimestamp: now - 2 * 86_400_000,
+  });
   assert.throws(
     () => validate(old, { bytes: LIMIT }, late, now),
-    (err: unknown) => err instanceof RecordBatchError && err.errorCode === ErrorCode.INVALID_TIMESTAMP && err.recordErrors.map((e) => e.batchIndex).join() === '0,2',
+    (err: unknown) =>
+      err instanceof RecordBatchError && err.errorCode === ErrorCode.INVALID_TIMESTAMP && err.recordErrors.map((e) => e.batchIndex).join() === '0,2',
   );
 });
 
@@ -396,7 +441,7 @@ test('under LogAppendTime the batch is marked so and stamped with the broker clo
   }
 });
 
-test('a stored batch with its max timestamp unset is found by its records\' times (ListOffsets by time)', () => {
+test("a stored batch with its max timestamp unset is found by its records' times (ListOffsets by time)", () => {
   const batch = unsetMaxTimestamp(buildBatch([{ value: Buffer.from('a') }, { value: Buffer.from('b'), timestampDelta: 50 }], { baseTimestamp: 1000 }));
   assert.deepEqual(firstRecordAtOrAfter(batch, 1020), { offset: 1, timestamp: 1050 });
   assert.equal(firstRecordAtOrAfter(batch, 1051), undefined);

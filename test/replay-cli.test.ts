@@ -15,7 +15,7 @@ const LESSON_TRACE = [
   'producer=31 epoch=0 partition=p-0 seq=5 count=1',
 ].join('\n');
 
-test('the lesson\'s worked trace prints exactly the lesson\'s replies', async () => {
+test("the lesson's worked trace prints exactly the lesson's replies", async () => {
   const r = await runBrook(['replay'], LESSON_TRACE + '\n');
   assert.equal(r.code, 0);
   assert.equal(r.stderr, '');
@@ -70,7 +70,7 @@ test('producer ids are exact beyond 2^53', async () => {
 test('a bad line gets an ERROR reply in its place, a message naming its line, and exit status 1', async () => {
   const lines = [
     ['producer=1 epoch=0 partition=p seq=0 count=1', 'OK base=0', undefined],
-    ['producer=1 epoch=0 partition=p seq=1', 'ERROR missing field \'count\'', 2],
+    ['producer=1 epoch=0 partition=p seq=1', "ERROR missing field 'count'", 2],
     ['producer=1 epoch=0 partition=p seq=1 count=1 color=red', "ERROR unknown field 'color'", 3],
     ['producer=1 epoch=0 epoch=0 partition=p seq=1 count=1', "ERROR field 'epoch' given twice", 4],
     ['producer=1 epoch=0 partition=p seq=1.5 count=1', "ERROR seq '1.5' is not a whole number", 5],

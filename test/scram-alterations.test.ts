@@ -53,8 +53,15 @@ test('describing: every user given null or none, each name once otherwise, dupli
   fc.assert(
     fc.property(fc.array(user, { maxLength: 5 }), (names) => {
       const described = describeUsers(users, names);
-      if (names.length === 0) return assert.deepEqual(described.map((d) => [d.user, d.credentials]), [['alice', [{ mechanism: 2, iterations: 5000 }]]]);
-      assert.deepEqual(described.map((d) => d.user), [...new Set(names)]);
+      if (names.length === 0)
+        return assert.deepEqual(
+          described.map((d) => [d.user, d.credentials]),
+          [['alice', [{ mechanism: 2, iterations: 5000 }]]],
+        );
+      assert.deepEqual(
+        described.map((d) => d.user),
+        [...new Set(names)],
+      );
       for (const d of described) {
         const twice = names.filter((n) => n === d.user).length > 1;
         const code = twice ? ErrorCode.DUPLICATE_RESOURCE : d.user === 'alice' ? ErrorCode.NONE : ErrorCode.RESOURCE_NOT_FOUND;
@@ -62,5 +69,8 @@ test('describing: every user given null or none, each name once otherwise, dupli
       }
     }),
   );
-  assert.deepEqual(describeUsers(users, null).map((d) => d.user), ['alice']);
+  assert.deepEqual(
+    describeUsers(users, null).map((d) => d.user),
+    ['alice'],
+  );
 });

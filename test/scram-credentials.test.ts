@@ -62,14 +62,22 @@ async function alter(request: Partial<AlterUserScramCredentialsRequest>, c = adm
 }
 
 async function describe(names: string[] | null, c = admin): Promise<[string, number, string | null, [number, number][]][]> {
-  const res = await c.request(DescribeUserScramCredentialsRequest, DescribeUserScramCredentialsResponse, 0, { users: names?.map((name) => ({ name })) ?? null });
+  const res = await c.request(DescribeUserScramCredentialsRequest, DescribeUserScramCredentialsResponse, 0, {
+    users: names?.map((name) => ({ name })) ?? null,
+  });
   assert.equal(res.errorCode, 0);
   return res.results.map((r) => [r.user, r.errorCode, r.errorMessage, r.credentialInfos.map((i) => [i.mechanism, i.iterations])]);
 }
 
 /** Whether kafkajs authenticates with these credentials (and then lists topics). */
 async function authenticates(mechanism: 'scram-sha-256' | 'scram-sha-512', username: string, password: string): Promise<boolean> {
-  const kafka = new Kafka({ clientId: 'scram-test', brokers: [broker.bootstrap], logLevel: logLevel.NOTHING, retry: { retries: 0 }, sasl: { mechanism, username, password } as SASLOptions });
+  const kafka = new Kafka({
+    clientId: 'scram-test',
+    brokers: [broker.bootstrap],
+    logLevel: logLevel.NOTHING,
+    retry: { retries: 0 },
+    sasl: { mechanism, username, password } as SASLOptions,
+  });
   const client = kafka.admin();
   try {
     await client.connect();
@@ -83,7 +91,17 @@ async function authenticates(mechanism: 'scram-sha-256' | 'scram-sha-512', usern
 }
 
 test('DescribeUserScramCredentials lists each user of the file with its mechanisms and iterations', async () => {
-  assert.deepEqual(await describe(null), [['alice', 0, null, [[SHA_256, 4096], [SHA_512, 4096]]]]);
+  assert.deepEqual(await describe(null), [
+    [
+      'alice',
+      0,
+      null,
+      [
+        [SHA_256, 4096],
+        [SHA_512, 4096],
+      ],
+    ],
+  ]);
   assert.deepEqual(await describe(['alice', 'nobody', 'alice']), [
     ['alice', ErrorCode.DUPLICATE_RESOURCE, 'Cannot describe SCRAM credentials for the same user twice in a single request: alice', []],
     ['nobody', ErrorCode.RESOURCE_NOT_FOUND, 'Attempt to describe a user credential that does not exist: nobody', []],
@@ -92,16 +110,25 @@ test('DescribeUserScramCredentials lists each user of the file with its mechanis
 
 test('an upsertion is used by the next authentication and a deletion refuses it; both are kept across a restart', async () => {
   assert.equal(await authenticates('scram-sha-256', 'carol', 'carol-secret'), false, 'carol is not yet a user');
-  assert.deepEqual(await alter({ upsertions: [upsertion('carol', 'carol-secret'), upsertion('dave', 'dave-secret', SHA_512, 4096)], deletions: [{ name: 'alice', mechanism: SHA_512 }] }), [
-    ['alice', 0, null],
-    ['carol', 0, null],
-    ['dave', 0, null],
-  ]);
+  assert.deepEqual(
+    await alter({
+      upsertions: [upsertion('carol', 'carol-secret'), upsertion('dave', 'dave-secret', SHA_512, 4096)],
+      deletions: [{ name: 'alice', mechanism: SHA_512 }],
+    }),
+    [
+      ['alice', 0, null],
+      ['carol', 0, null],
+      ['dave', 0, null],
+    ],
+  );
   assert.equal(await authenticates('scram-sha-256', 'carol', 'carol-secret'), true);
   assert.equal(await authenticates('scram-sha-256', 'carol', 'wrong'), false);
   assert.equal(await authenticates('scram-sha-512', 'dave', 'dave-secret'), true);
-  assert.equal(await authenticates('scram-sha-512', 'alice', 'alice-secret'), false, 'alice\'s SCRAM-SHA-512 credential is deleted');
-  assert.deepEqual(await describe(['carol', 'alice']), [['carol', 0, null, [[SHA_256, 8192]]], ['alice', 0, null, [[SHA_256, 4096]]]]);
+  assert.equal(await authenticates('scram-sha-512', 'alice', 'alice-secret'), false, "alice's SCRAM-SHA-512 credential is deleted");
+  assert.deepEqual(await describe(['carol', 'alice']), [
+    ['carol', 0, null, [[SHA_256, 8192]]],
+    ['alice', 0, null, [[SHA_256, 4096]]],
+  ]);
 
   const text = await readFile(usersFile, 'utf8');
   assert.deepEqual(Object.keys(JSON.parse(text).users), ['alice', 'carol', 'dave']);
@@ -131,7 +158,10 @@ test('alterations Kafka refuses are refused with its errors (one per user, the f
         { ...upsertion('odd', 'x'), mechanism: 0 },
         upsertion('', 'x'),
       ],
-      deletions: [{ name: 'erin', mechanism: SHA_256 }, { name: 'ghost', mechanism: SHA_256 }],
+      deletions: [
+        { name: 'erin', mechanism: SHA_256 },
+        { name: 'ghost', mechanism: SHA_256 },
+      ],
     }),
     [
       ['erin', ErrorCode.RESOURCE_NOT_FOUND, 'Attempt to delete a user credential that does not exist'],
@@ -146,7 +176,7 @@ test('alterations Kafka refuses are refused with its errors (one per user, the f
   assert.equal(await readFile(usersFile, 'utf8'), before);
 });
 
-test('a user `brook add-user` writes into the running broker\'s file stays through the next alteration, which brings it in', async () => {
+test("a user `brook add-user` writes into the running broker's file stays through the next alteration, which brings it in", async () => {
   assert.equal((await runBrook(['add-user', '--users-file', usersFile, '--user', 'frank'], 'frank-secret\n')).code, 0);
   assert.deepEqual(await alter({ upsertions: [upsertion('gina', 'gina-secret')] }), [['gina', 0, null]]);
   assert.equal(await authenticates('scram-sha-512', 'frank', 'frank-secret'), true);
@@ -158,13 +188,21 @@ test('without a SASL users file there is nothing to manage: users are RESOURCE_N
   const c = await WireClient.connect(plain.port);
   try {
     assert.deepEqual(await describe(null, c), []);
-    assert.deepEqual(await describe(['alice'], c), [['alice', ErrorCode.RESOURCE_NOT_FOUND, 'Attempt to describe a user credential that does not exist: alice', []]]);
-    const scramOff = 'SCRAM is not enabled: brook runs without a SASL users file, so there are no credentials to alter';
-    assert.deepEqual(await alter({ upsertions: [upsertion('alice', 'a'), upsertion('bob', 'b'), upsertion('bob', 'b', SHA_512)], deletions: [{ name: 'carol', mechanism: SHA_256 }] }, c), [
-      ['carol', ErrorCode.UNSUPPORTED_VERSION, scramOff],
-      ['alice', ErrorCode.UNSUPPORTED_VERSION, scramOff],
-      ['bob', ErrorCode.UNSUPPORTED_VERSION, scramOff],
+    assert.deepEqual(await describe(['alice'], c), [
+      ['alice', ErrorCode.RESOURCE_NOT_FOUND, 'Attempt to describe a user credential that does not exist: alice', []],
     ]);
+    const scramOff = 'SCRAM is not enabled: brook runs without a SASL users file, so there are no credentials to alter';
+    assert.deepEqual(
+      await alter(
+        { upsertions: [upsertion('alice', 'a'), upsertion('bob', 'b'), upsertion('bob', 'b', SHA_512)], deletions: [{ name: 'carol', mechanism: SHA_256 }] },
+        c,
+      ),
+      [
+        ['carol', ErrorCode.UNSUPPORTED_VERSION, scramOff],
+        ['alice', ErrorCode.UNSUPPORTED_VERSION, scramOff],
+        ['bob', ErrorCode.UNSUPPORTED_VERSION, scramOff],
+      ],
+    );
   } finally {
     c.close();
     await plain.close();

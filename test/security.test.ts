@@ -27,7 +27,10 @@ const brokers: Broker[] = [];
 before(async () => {
   certs = makeTestCerts();
   usersFile = join(await tempDataDir(), 'users.json');
-  for (const [user, password] of [['alice', 'alice-secret'], ['bob', 'bob-secret']]) {
+  for (const [user, password] of [
+    ['alice', 'alice-secret'],
+    ['bob', 'bob-secret'],
+  ]) {
     const r = await runBrook(['add-user', '--users-file', usersFile, '--user', user!], `${password}\n`);
     assert.equal(r.code, 0, r.stderr);
   }
@@ -122,7 +125,12 @@ test('SASL: a failed SaslAuthenticate is answered SASL_AUTHENTICATION_FAILED bef
       const failed = c.frame(SaslAuthenticateRequest, 2, { authBytes: Buffer.from('\0alice\0wrong') });
       const next =
         behind === 'Metadata'
-          ? c.frame(MetadataRequest, 12, { topics: null, allowAutoTopicCreation: false, includeClusterAuthorizedOperations: false, includeTopicAuthorizedOperations: false })
+          ? c.frame(MetadataRequest, 12, {
+              topics: null,
+              allowAutoTopicCreation: false,
+              includeClusterAuthorizedOperations: false,
+              includeTopicAuthorizedOperations: false,
+            })
           : c.frame(SaslAuthenticateRequest, 2, { authBytes: Buffer.from('\0alice\0alice-secret') });
       c.sendRaw(Buffer.concat([failed, next]));
       const frame = await c.nextFrame();
@@ -143,7 +151,12 @@ test('SASL: a request sent before authentication, pipelined behind a SCRAM step,
   const handshake = await c.request(SaslHandshakeRequest, SaslHandshakeResponse, 1, { mechanism: 'SCRAM-SHA-256' });
   assert.equal(handshake.errorCode, ErrorCode.NONE);
   const clientFirst = c.frame(SaslAuthenticateRequest, 2, { authBytes: Buffer.from('n,,n=alice,r=pipelined-nonce') });
-  const metadata = c.frame(MetadataRequest, 12, { topics: null, allowAutoTopicCreation: false, includeClusterAuthorizedOperations: false, includeTopicAuthorizedOperations: false });
+  const metadata = c.frame(MetadataRequest, 12, {
+    topics: null,
+    allowAutoTopicCreation: false,
+    includeClusterAuthorizedOperations: false,
+    includeTopicAuthorizedOperations: false,
+  });
   c.sendRaw(Buffer.concat([clientFirst, metadata]));
   const frame = await c.nextFrame();
   assert.ok(frame !== undefined, 'the SCRAM step is answered');
@@ -160,15 +173,22 @@ test('TLS: clients that trust the CA connect; a plain TCP client does not get an
   assert.equal(await produceAndCount(kafka, 'over-tls'), 1);
   const admin = kafka.admin();
   await admin.connect();
-  const described = await admin.describeConfigs({ resources: [{ type: BROKER_RESOURCE, name: '1', configNames: ['advertised.listeners'] }], includeSynonyms: false });
+  const described = await admin.describeConfigs({
+    resources: [{ type: BROKER_RESOURCE, name: '1', configNames: ['advertised.listeners'] }],
+    includeSynonyms: false,
+  });
   await admin.disconnect();
-  assert.equal(described.resources[0]!.configEntries[0]!.configValue, `SASL_SSL://127.0.0.1:${b.port}`, 'the listener is named by its security protocol, as in Kafka');
+  assert.equal(
+    described.resources[0]!.configEntries[0]!.configValue,
+    `SASL_SSL://127.0.0.1:${b.port}`,
+    'the listener is named by its security protocol, as in Kafka',
+  );
   const plain = await WireClient.connect(b.port);
   plain.sendRaw(plain.frame(ProduceRequest, 9, { transactionalId: null, acks: -1, timeoutMs: 1000, topicData: [] }));
   assert.equal(await plain.nextFrame(), undefined);
 });
 
-test('TLS: a consumer reads back records larger than a response\'s own bytes, sent beside them in one write', async () => {
+test("TLS: a consumer reads back records larger than a response's own bytes, sent beside them in one write", async () => {
   const b = await broker({ saslUsersFile: undefined, tls: { cert: certs.cert, key: certs.key, clientAuth: 'none' } });
   const kafka = client(b, { ssl: { ca: [certs.ca] } });
   const values = Array.from({ length: 40 }, (_, i) => `${i}:${'x'.repeat(2000)}`);
@@ -177,7 +197,10 @@ test('TLS: a consumer reads back records larger than a response\'s own bytes, se
   await producer.send({ topic: 'big-over-tls', messages: values.map((value) => ({ value })) });
   await producer.disconnect();
   const consumed = await consumeAll(kafka, 'big-over-tls', 'tls-readers', values.length);
-  assert.deepEqual(consumed.map((m) => m.value), values);
+  assert.deepEqual(
+    consumed.map((m) => m.value),
+    values,
+  );
 });
 
 test('TLS with client certificates required: with one it works, without one it is refused', async () => {
@@ -196,8 +219,12 @@ test('a listener without SASL answers SaslHandshake and SaslAuthenticate ILLEGAL
   assert.deepEqual([handshake.errorCode, handshake.mechanisms], [ErrorCode.ILLEGAL_SASL_STATE, []]);
   const authenticate = await c.request(SaslAuthenticateRequest, SaslAuthenticateResponse, 2, { authBytes: Buffer.from('\0user\0secret') });
   assert.equal(authenticate.errorCode, ErrorCode.ILLEGAL_SASL_STATE);
-  const metadata = await c.request(MetadataRequest, MetadataResponse, 12, { topics: null, allowAutoTopicCreation: false, includeClusterAuthorizedOperations: false, includeTopicAuthorizedOperations: false });
+  const metadata = await c.request(MetadataRequest, MetadataResponse, 12, {
+    topics: null,
+    allowAutoTopicCreation: false,
+    includeClusterAuthorizedOperations: false,
+    includeTopicAuthorizedOperations: false,
+  });
   assert.equal(metadata.brokers.length, 1);
   c.close();
 });
-

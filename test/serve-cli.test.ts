@@ -31,7 +31,11 @@ test('serve prints its listening line, serves, and stops cleanly on SIGTERM, SIG
     assert.equal(await serve.stop(signal), signal === 'SIGHUP' ? null : 0);
     assert.equal(serve.child.signalCode, signal === 'SIGHUP' ? 'SIGHUP' : null);
     assert.match(serve.output(), /"msg":"stopped"/);
-    assert.deepEqual((await readdir(serve.dataDir)).filter((name) => name.startsWith('.lock')), [], 'the lock is released');
+    assert.deepEqual(
+      (await readdir(serve.dataDir)).filter((name) => name.startsWith('.lock')),
+      [],
+      'the lock is released',
+    );
   }
 });
 
@@ -75,17 +79,29 @@ test('bad flags are refused with one sentence', async () => {
   assertOneSentence(await runBrook(['serve', '--connections-max-idle-ms', '2147483648']), /--connections-max-idle-ms.*from 1 to 2147483647/);
   // As Kafka: every address is where to listen, not an address clients can be sent to.
   for (const host of ['0.0.0.0', '::']) {
-    assertOneSentence(await runBrook(['serve', '--port', '0', '--host', host]), new RegExp(`^brook: host ${host} listens on every address but is not one clients can connect to: give .*--advertised-listener HOST:PORT`, 'm'));
+    assertOneSentence(
+      await runBrook(['serve', '--port', '0', '--host', host]),
+      new RegExp(`^brook: host ${host} listens on every address but is not one clients can connect to: give .*--advertised-listener HOST:PORT`, 'm'),
+    );
   }
 });
 
 test('a data directory that cannot be used is one sentence, not a stack trace', async () => {
   const file = join(await tempDataDir(), 'a-file');
   await writeFile(file, 'x');
-  assertOneSentence(await runBrook(['serve', '--port', '0', '--data-dir', file]), /^brook: cannot use data directory .*a-file: it is a file, not a directory\.$/m);
+  assertOneSentence(
+    await runBrook(['serve', '--port', '0', '--data-dir', file]),
+    /^brook: cannot use data directory .*a-file: it is a file, not a directory\.$/m,
+  );
   // Under /proc, mkdir answers ENOENT although the parent exists: Node's recursive mkdir never settles there.
-  assertOneSentence(await runBrook(['serve', '--port', '0', '--data-dir', '/proc/brook-data']), /^brook: cannot use data directory \/proc\/brook-data: it cannot be made there\.$/m);
-  assertOneSentence(await runBrook(['serve', '--port', '0', '--data-dir', join(file, 'below')]), /^brook: cannot use data directory .*a-file\/below: part of its path is a file, not a directory\.$/m);
+  assertOneSentence(
+    await runBrook(['serve', '--port', '0', '--data-dir', '/proc/brook-data']),
+    /^brook: cannot use data directory \/proc\/brook-data: it cannot be made there\.$/m,
+  );
+  assertOneSentence(
+    await runBrook(['serve', '--port', '0', '--data-dir', join(file, 'below')]),
+    /^brook: cannot use data directory .*a-file\/below: part of its path is a file, not a directory\.$/m,
+  );
 });
 
 test('a port in use is one sentence', async () => {

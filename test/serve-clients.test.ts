@@ -18,8 +18,15 @@ function assertExactlyOnceInOrder(seen: Consumed[], sentPerPartition: Map<number
   assert.equal(seen.length, total);
   for (const [partition, values] of sentPerPartition) {
     const mine = seen.filter((m) => m.partition === partition);
-    assert.deepEqual(mine.map((m) => m.value), values, `partition ${partition}`);
-    assert.deepEqual(mine.map((m) => m.offset), values.map((_, i) => i));
+    assert.deepEqual(
+      mine.map((m) => m.value),
+      values,
+      `partition ${partition}`,
+    );
+    assert.deepEqual(
+      mine.map((m) => m.offset),
+      values.map((_, i) => i),
+    );
   }
 }
 
@@ -49,12 +56,26 @@ test('kafkajs: a plain producer and acks=0 keep working', async () => {
   const kafka = kafkajs(broker.bootstrap);
   const producer = kafka.producer({ allowAutoTopicCreation: true });
   await producer.connect();
-  await producer.send({ topic: 'kjs-plain', messages: [{ partition: 0, value: 'a' }, { partition: 0, value: 'b' }] });
+  await producer.send({
+    topic: 'kjs-plain',
+    messages: [
+      { partition: 0, value: 'a' },
+      { partition: 0, value: 'b' },
+    ],
+  });
   await producer.send({ topic: 'kjs-plain', acks: 0, messages: [{ partition: 0, value: 'c' }] });
   await producer.send({ topic: 'kjs-plain', acks: 1, messages: [{ partition: 0, value: 'd' }] });
   await producer.disconnect();
   const seen = await consumeAll(kafka, 'kjs-plain', 'kjs-plain-reader', 4);
-  assert.deepEqual(seen.map((m) => [m.partition, m.offset, m.value]), [[0, 0, 'a'], [0, 1, 'b'], [0, 2, 'c'], [0, 3, 'd']]);
+  assert.deepEqual(
+    seen.map((m) => [m.partition, m.offset, m.value]),
+    [
+      [0, 0, 'a'],
+      [0, 1, 'b'],
+      [0, 2, 'c'],
+      [0, 3, 'd'],
+    ],
+  );
 });
 
 test('@platformatic/kafka: an idempotent producer writes to several partitions with consecutive offsets', async () => {
@@ -68,7 +89,11 @@ test('@platformatic/kafka: an idempotent producer writes to several partitions w
       for (const o of result.offsets ?? []) offsets.set(o.partition, [...(offsets.get(o.partition) ?? []), o.offset]);
     }
     assert.ok(producer.producerId !== undefined && producer.producerId > 0n);
-    for (const [, list] of offsets) assert.deepEqual(list, list.map((_, i) => BigInt(i)));
+    for (const [, list] of offsets)
+      assert.deepEqual(
+        list,
+        list.map((_, i) => BigInt(i)),
+      );
   } finally {
     await producer.close();
   }

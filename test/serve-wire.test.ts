@@ -33,7 +33,10 @@ before(async () => {
     timeoutMs: 1000,
     validateOnly: false,
   });
-  assert.deepEqual(created.topics.map((t) => t.errorCode), [0, 0, 0]);
+  assert.deepEqual(
+    created.topics.map((t) => t.errorCode),
+    [0, 0, 0],
+  );
 });
 
 after(async () => {
@@ -71,7 +74,7 @@ async function storedBatches(topic: string, partition: number) {
   const res = await client.request(FetchRequest, FetchResponse, 12, fetchRequest(topic, partition, 0));
   const records = res.responses[0]!.partitions[0]!.records ?? Buffer.alloc(0);
   const headers = [];
-  for (let pos = 0; pos < records.length; ) {
+  for (let pos = 0; pos < records.length;) {
     const h = readBatchHeader(records, pos);
     headers.push(h);
     pos += h.size;
@@ -80,7 +83,12 @@ async function storedBatches(topic: string, partition: number) {
 }
 
 test('the idempotence rules on the wire: duplicate, gap, new epoch, zombie', async () => {
-  const init = await client.request(InitProducerIdRequest, InitProducerIdResponse, 4, { transactionalId: null, transactionTimeoutMs: 60000, producerId: -1n, producerEpoch: -1 });
+  const init = await client.request(InitProducerIdRequest, InitProducerIdResponse, 4, {
+    transactionalId: null,
+    transactionTimeoutMs: 60000,
+    producerId: -1n,
+    producerEpoch: -1,
+  });
   assert.equal(init.errorCode, 0);
   const producerId = init.producerId;
   assert.ok(producerId > 0n);
@@ -97,7 +105,11 @@ test('the idempotence rules on the wire: duplicate, gap, new epoch, zombie', asy
   assert.equal(await latestOffset('wire', 0), 6);
   assert.deepEqual(
     (await storedBatches('wire', 0)).map((h) => [h.baseOffset, h.recordCount, h.producerEpoch, h.baseSequence]),
-    [[0, 3, 0, 0], [3, 2, 0, 3], [5, 1, 1, 0]],
+    [
+      [0, 3, 0, 0],
+      [3, 2, 0, 3],
+      [5, 1, 1, 0],
+    ],
     'each accepted batch is stored once',
   );
 });
@@ -143,7 +155,15 @@ test('a corrupt batch is refused and nothing is appended', async () => {
 
 test('pipelined requests are answered in request order', async () => {
   const ids = Array.from({ length: 20 }, (_, i) => 1000 + i);
-  client.sendRaw(Buffer.concat(ids.map((id, i) => (i % 2 === 0 ? client.frame(ProduceRequest, 9, produceRequest('plain', 1, valuesBatch(1)), id) : client.frame(ApiVersionsRequest, 3, { clientSoftwareName: 'x', clientSoftwareVersion: '1' }, id)))));
+  client.sendRaw(
+    Buffer.concat(
+      ids.map((id, i) =>
+        i % 2 === 0
+          ? client.frame(ProduceRequest, 9, produceRequest('plain', 1, valuesBatch(1)), id)
+          : client.frame(ApiVersionsRequest, 3, { clientSoftwareName: 'x', clientSoftwareVersion: '1' }, id),
+      ),
+    ),
+  );
   const seen: number[] = [];
   for (const _ of ids) seen.push((await client.nextFrame())!.readInt32BE(0));
   assert.deepEqual(seen, ids);
@@ -166,7 +186,7 @@ test('large requests from several connections at once, written in random pieces,
   await Promise.all(
     writers.map(async (writer, partition) => {
       const bytes = Buffer.concat(sent[partition]!.map((batch) => writer.frame(ProduceRequest, 9, produceRequest('pieces', partition, batch))));
-      for (let at = 0; at < bytes.length; ) {
+      for (let at = 0; at < bytes.length;) {
         const n = 1 + Math.floor(random() * 70_000);
         writer.sendRaw(bytes.subarray(at, at + n));
         at += n;
@@ -244,23 +264,36 @@ test('ApiVersions of an unknown version is answered with UNSUPPORTED_VERSION in 
   const { correlationId, body } = c.decode(frame!, ApiVersionsResponse, 18, 0);
   assert.equal(correlationId, 5);
   assert.equal(body.errorCode, 35);
-  assert.deepEqual(body.apiKeys.map((k) => k.apiKey), [18]);
+  assert.deepEqual(
+    body.apiKeys.map((k) => k.apiKey),
+    [18],
+  );
   c.close();
 });
 
-test('ApiVersions lists what is served, by api key; from v3 a client software name outside Kafka\'s pattern is INVALID_REQUEST', async () => {
+test("ApiVersions lists what is served, by api key; from v3 a client software name outside Kafka's pattern is INVALID_REQUEST", async () => {
   const res = await client.request(ApiVersionsRequest, ApiVersionsResponse, 3, { clientSoftwareName: 'x', clientSoftwareVersion: '1' });
   const byKey = new Map(res.apiKeys.map((k) => [k.apiKey, [k.minVersion, k.maxVersion]]));
   assert.deepEqual(byKey.get(0), [3, 11]);
   assert.deepEqual(byKey.get(18), [0, 4]);
   assert.ok(byKey.has(22) && byKey.has(3) && byKey.has(1) && byKey.has(2) && byKey.has(19));
   const keys = res.apiKeys.map((k) => k.apiKey);
-  assert.deepEqual(keys, [...keys].sort((a, b) => a - b));
-  for (const [clientSoftwareName, clientSoftwareVersion] of [['!!bad name', '1'], ['librdkafka', '2.0.2 beta'], ['', '1']]) {
+  assert.deepEqual(
+    keys,
+    [...keys].sort((a, b) => a - b),
+  );
+  for (const [clientSoftwareName, clientSoftwareVersion] of [
+    ['!!bad name', '1'],
+    ['librdkafka', '2.0.2 beta'],
+    ['', '1'],
+  ]) {
     const refused = await client.request(ApiVersionsRequest, ApiVersionsResponse, 3, { clientSoftwareName, clientSoftwareVersion });
     assert.deepEqual([refused.errorCode, refused.apiKeys], [ErrorCode.INVALID_REQUEST, []], `${clientSoftwareName} ${clientSoftwareVersion}`);
   }
-  const named = await client.request(ApiVersionsRequest, ApiVersionsResponse, 3, { clientSoftwareName: 'confluent-kafka-python', clientSoftwareVersion: '2.0.2-rdkafka-2.0.2' });
+  const named = await client.request(ApiVersionsRequest, ApiVersionsResponse, 3, {
+    clientSoftwareName: 'confluent-kafka-python',
+    clientSoftwareVersion: '2.0.2-rdkafka-2.0.2',
+  });
   assert.equal(named.errorCode, 0);
 });
 
@@ -271,7 +304,11 @@ test('ListOffsets: earliest, latest, by timestamp to the record, and the largest
     const res = await client.request(ProduceRequest, ProduceResponse, 9, produceRequest('times', 0, buildBatch(records(deltas), { baseTimestamp: base })));
     assert.equal(res.responses[0]!.partitionResponses[0]!.errorCode, 0);
   };
-  await client.request(CreateTopicsRequest, CreateTopicsResponse, 7, { topics: [{ name: 'times', numPartitions: 1, replicationFactor: 1, assignments: [], configs: [] }], timeoutMs: 1000, validateOnly: false });
+  await client.request(CreateTopicsRequest, CreateTopicsResponse, 7, {
+    topics: [{ name: 'times', numPartitions: 1, replicationFactor: 1, assignments: [], configs: [] }],
+    timeoutMs: 1000,
+    validateOnly: false,
+  });
   assert.deepEqual(await listOffset('times', 0, -3n), { offset: -1, timestamp: -1 }, 'empty: no largest timestamp');
   await send([0, 10, 20], t0); // offsets 0..2 at t0, t0+10, t0+20
   await send([0, 500, 30], t0 + 100); // offsets 3..5 at t0+100, t0+600, t0+130
@@ -291,7 +328,14 @@ test('ListOffsets naming a partition twice answers each mention INVALID_REQUEST,
     topics: [{ name: 'plain', partitions: [0, 1, 0].map((partitionIndex) => ({ partitionIndex, currentLeaderEpoch: -1, timestamp: -1n, maxNumOffsets: 1 })) }],
     timeoutMs: 0,
   });
-  assert.deepEqual(res.topics[0]!.partitions.map((p) => [p.partitionIndex, p.errorCode]), [[0, ErrorCode.INVALID_REQUEST], [1, 0], [0, ErrorCode.INVALID_REQUEST]]);
+  assert.deepEqual(
+    res.topics[0]!.partitions.map((p) => [p.partitionIndex, p.errorCode]),
+    [
+      [0, ErrorCode.INVALID_REQUEST],
+      [1, 0],
+      [0, ErrorCode.INVALID_REQUEST],
+    ],
+  );
 });
 
 test('ListOffsets and Fetch check the leader epoch a client names: older FENCED_LEADER_EPOCH, newer UNKNOWN_LEADER_EPOCH', async () => {
@@ -310,7 +354,11 @@ test('ListOffsets and Fetch check the leader epoch a client names: older FENCED_
     return res.responses[0]!.partitions[0]!.errorCode;
   };
   for (const ask of [listed, fetched]) {
-    assert.deepEqual([await ask(-1), await ask(0), await ask(5), await ask(-3)], [0, 0, ErrorCode.UNKNOWN_LEADER_EPOCH, ErrorCode.FENCED_LEADER_EPOCH], ask.name);
+    assert.deepEqual(
+      [await ask(-1), await ask(0), await ask(5), await ask(-3)],
+      [0, 0, ErrorCode.UNKNOWN_LEADER_EPOCH, ErrorCode.FENCED_LEADER_EPOCH],
+      ask.name,
+    );
   }
 });
 
@@ -322,12 +370,22 @@ test('an epoch bump by InitProducerId fences the old epoch on every partition, a
     c.close();
     await b.close();
   });
-  const init = (producerId: bigint, producerEpoch: number) => c.request(InitProducerIdRequest, InitProducerIdResponse, 4, { transactionalId: null, transactionTimeoutMs: 60000, producerId, producerEpoch });
+  const init = (producerId: bigint, producerEpoch: number) =>
+    c.request(InitProducerIdRequest, InitProducerIdResponse, 4, { transactionalId: null, transactionTimeoutMs: 60000, producerId, producerEpoch });
   const send = async (partition: number, epoch: number, seq: number) => {
-    const res = await c.request(ProduceRequest, ProduceResponse, 9, produceRequest('bumped', partition, valuesBatch(1, { producerId, producerEpoch: epoch, baseSequence: seq })));
+    const res = await c.request(
+      ProduceRequest,
+      ProduceResponse,
+      9,
+      produceRequest('bumped', partition, valuesBatch(1, { producerId, producerEpoch: epoch, baseSequence: seq })),
+    );
     return res.responses[0]!.partitionResponses[0]!.errorCode;
   };
-  await c.request(CreateTopicsRequest, CreateTopicsResponse, 7, { topics: [{ name: 'bumped', numPartitions: 2, replicationFactor: 1, assignments: [], configs: [] }], timeoutMs: 1000, validateOnly: false });
+  await c.request(CreateTopicsRequest, CreateTopicsResponse, 7, {
+    topics: [{ name: 'bumped', numPartitions: 2, replicationFactor: 1, assignments: [], configs: [] }],
+    timeoutMs: 1000,
+    validateOnly: false,
+  });
   const { producerId } = await init(-1n, -1);
   assert.equal(await send(0, 0, 0), 0);
   assert.equal(await send(1, 0, 0), 0);
@@ -351,18 +409,34 @@ test('topics created at once from two connections: both Metadata requests see th
     a.close();
     b.close();
   });
-  const metadataOf = (c: WireClient) => c.request(MetadataRequest, MetadataResponse, 9, { topics: [{ topicId: ZERO_UUID, name: 'raced' }], allowAutoTopicCreation: true, includeClusterAuthorizedOperations: false, includeTopicAuthorizedOperations: false });
+  const metadataOf = (c: WireClient) =>
+    c.request(MetadataRequest, MetadataResponse, 9, {
+      topics: [{ topicId: ZERO_UUID, name: 'raced' }],
+      allowAutoTopicCreation: true,
+      includeClusterAuthorizedOperations: false,
+      includeTopicAuthorizedOperations: false,
+    });
   const [ma, mb] = await Promise.all([metadataOf(a), metadataOf(b)]);
   assert.equal(ma.topics[0]!.errorCode, 0);
   assert.equal(mb.topics[0]!.errorCode, 0);
-  const create = (c: WireClient) => c.request(CreateTopicsRequest, CreateTopicsResponse, 7, { topics: [{ name: 'raced-create', numPartitions: 1, replicationFactor: 1, assignments: [], configs: [] }], timeoutMs: 1000, validateOnly: false });
+  const create = (c: WireClient) =>
+    c.request(CreateTopicsRequest, CreateTopicsResponse, 7, {
+      topics: [{ name: 'raced-create', numPartitions: 1, replicationFactor: 1, assignments: [], configs: [] }],
+      timeoutMs: 1000,
+      validateOnly: false,
+    });
   const codes = (await Promise.all([create(a), create(b)])).map((r) => r.topics[0]!.errorCode).sort();
   assert.deepEqual(codes, [0, 36]);
 });
 
 test('Metadata and DescribeGroups report every operation as authorized when asked, as Kafka does without an authorizer', async () => {
   const asked = async (include: boolean) =>
-    client.request(MetadataRequest, MetadataResponse, 10, { topics: [{ topicId: ZERO_UUID, name: 'plain' }], allowAutoTopicCreation: false, includeClusterAuthorizedOperations: include, includeTopicAuthorizedOperations: include });
+    client.request(MetadataRequest, MetadataResponse, 10, {
+      topics: [{ topicId: ZERO_UUID, name: 'plain' }],
+      allowAutoTopicCreation: false,
+      includeClusterAuthorizedOperations: include,
+      includeTopicAuthorizedOperations: include,
+    });
   const field = (...codes: number[]) => codes.reduce((sum, code) => sum + 2 ** code, 0);
   const yes = await asked(true);
   // READ WRITE CREATE DELETE ALTER DESCRIBE DESCRIBE_CONFIGS ALTER_CONFIGS, by AclOperation code.
@@ -377,13 +451,23 @@ test('Metadata and DescribeGroups report every operation as authorized when aske
 
 test('Metadata answers a topic asked for twice once; Fetch under read_committed lists no aborted transactions, as an empty list', async () => {
   const metadata = await client.request(MetadataRequest, MetadataResponse, 12, {
-    topics: [{ topicId: ZERO_UUID, name: 'plain' }, { topicId: ZERO_UUID, name: 'wire' }, { topicId: ZERO_UUID, name: 'plain' }],
+    topics: [
+      { topicId: ZERO_UUID, name: 'plain' },
+      { topicId: ZERO_UUID, name: 'wire' },
+      { topicId: ZERO_UUID, name: 'plain' },
+    ],
     allowAutoTopicCreation: false,
     includeClusterAuthorizedOperations: false,
     includeTopicAuthorizedOperations: false,
   });
-  assert.deepEqual(metadata.topics.map((t) => t.name), ['plain', 'wire']);
-  for (const [isolationLevel, aborted] of [[0, null], [1, []]] as const) {
+  assert.deepEqual(
+    metadata.topics.map((t) => t.name),
+    ['plain', 'wire'],
+  );
+  for (const [isolationLevel, aborted] of [
+    [0, null],
+    [1, []],
+  ] as const) {
     const res = await client.request(FetchRequest, FetchResponse, 12, { ...fetchOf('plain', [0]), isolationLevel });
     assert.deepEqual(res.responses[0]!.partitions[0]!.abortedTransactions, aborted, `isolation level ${isolationLevel}`);
   }
@@ -393,20 +477,37 @@ test('Metadata v10 and v11 naming a topic by id are refused with INVALID_REQUEST
   const c = await WireClient.connect(broker.port);
   t.after(() => c.close());
   const metadataOf = async (version: number, topics: { topicId: string; name: string | null }[]) => {
-    const res = await c.request(MetadataRequest, MetadataResponse, version, { topics, allowAutoTopicCreation: false, includeClusterAuthorizedOperations: false, includeTopicAuthorizedOperations: false });
+    const res = await c.request(MetadataRequest, MetadataResponse, version, {
+      topics,
+      allowAutoTopicCreation: false,
+      includeClusterAuthorizedOperations: false,
+      includeTopicAuthorizedOperations: false,
+    });
     return res.topics.map(({ errorCode, name, topicId }) => ({ errorCode, name, topicId }));
   };
   const [wire] = await metadataOf(12, [{ topicId: ZERO_UUID, name: 'wire' }]);
   const unknownId = '12345678-1234-1234-1234-123456789abc';
   for (const version of [10, 11]) {
-    assert.deepEqual(await metadataOf(version, [{ topicId: wire!.topicId, name: null }, { topicId: ZERO_UUID, name: 'plain' }]), [
-      { errorCode: 42, name: '', topicId: wire!.topicId },
-      { errorCode: 42, name: 'plain', topicId: ZERO_UUID },
-    ]);
+    assert.deepEqual(
+      await metadataOf(version, [
+        { topicId: wire!.topicId, name: null },
+        { topicId: ZERO_UUID, name: 'plain' },
+      ]),
+      [
+        { errorCode: 42, name: '', topicId: wire!.topicId },
+        { errorCode: 42, name: 'plain', topicId: ZERO_UUID },
+      ],
+    );
     assert.deepEqual(await metadataOf(version, [{ topicId: unknownId, name: 'wire' }]), [{ errorCode: 42, name: 'wire', topicId: unknownId }]);
     assert.deepEqual(await metadataOf(version, [{ topicId: ZERO_UUID, name: 'wire' }]), [wire], 'the connection is still served');
   }
-  assert.deepEqual(await metadataOf(12, [{ topicId: wire!.topicId, name: null }, { topicId: unknownId, name: null }]), [wire, { errorCode: 100, name: null, topicId: unknownId }]);
+  assert.deepEqual(
+    await metadataOf(12, [
+      { topicId: wire!.topicId, name: null },
+      { topicId: unknownId, name: null },
+    ]),
+    [wire, { errorCode: 100, name: null, topicId: unknownId }],
+  );
 });
 
 test('a partition whose log failed answers KAFKA_STORAGE_ERROR, to retries of an idempotent batch too; the broker and other partitions carry on', async (t) => {
@@ -418,8 +519,17 @@ test('a partition whose log failed answers KAFKA_STORAGE_ERROR, to retries of an
     c.close();
     await b.close();
   });
-  await c.request(CreateTopicsRequest, CreateTopicsResponse, 7, { topics: [{ name: 'doomed', numPartitions: 2, replicationFactor: 1, assignments: [], configs: [] }], timeoutMs: 1000, validateOnly: false });
-  const init = await c.request(InitProducerIdRequest, InitProducerIdResponse, 4, { transactionalId: null, transactionTimeoutMs: 60000, producerId: -1n, producerEpoch: -1 });
+  await c.request(CreateTopicsRequest, CreateTopicsResponse, 7, {
+    topics: [{ name: 'doomed', numPartitions: 2, replicationFactor: 1, assignments: [], configs: [] }],
+    timeoutMs: 1000,
+    validateOnly: false,
+  });
+  const init = await c.request(InitProducerIdRequest, InitProducerIdResponse, 4, {
+    transactionalId: null,
+    transactionTimeoutMs: 60000,
+    producerId: -1n,
+    producerEpoch: -1,
+  });
   const idempotent = (baseSequence: number): BatchOptions => ({ producerId: init.producerId, producerEpoch: 0, baseSequence });
   const send = async (partition: number, count: number, options: BatchOptions = {}) => {
     const res = await c.request(ProduceRequest, ProduceResponse, 9, produceRequest('doomed', partition, valuesBatch(count, options)));

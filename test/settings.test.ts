@@ -42,7 +42,11 @@ test('each flag of a Kafka broker config reaches DescribeConfigs under its name,
     }
     assert.deepEqual(broker!.get('log.dirs'), [serve.dataDir, STATIC_BROKER_CONFIG]);
     // Those once named otherwise as startBroker options, and one that Kafka names unlike its flag.
-    for (const name of ['queued.max.request.bytes', 'connections.max.idle.ms', 'log.roll.ms']) assert.ok(given.some((g) => g.s.broker === name), name);
+    for (const name of ['queued.max.request.bytes', 'connections.max.idle.ms', 'log.roll.ms'])
+      assert.ok(
+        given.some((g) => g.s.broker === name),
+        name,
+      );
   } finally {
     c.close();
     await serve.stop();
@@ -53,7 +57,10 @@ test('a repeatable flag named apart from its option: each --fault reaches startB
   const serve = await startServe(['--fault', 'Metadata,delayMs=5', '--fault', 'Produce,topic=orders,dropResponse,count=1']);
   try {
     const added = [...serve.output().matchAll(/"msg":"fault added: ([^"]*)"/g)].map((m) => m[1]);
-    assert.deepEqual(added, ['Metadata requests: hold the answer back 5 ms', 'Produce requests naming orders: drop the answer and close the connection, 1 time']);
+    assert.deepEqual(added, [
+      'Metadata requests: hold the answer back 5 ms',
+      'Produce requests naming orders: drop the answer and close the connection, 1 time',
+    ]);
   } finally {
     await serve.stop();
   }

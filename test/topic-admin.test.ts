@@ -91,7 +91,17 @@ test('validateOnly answers what the create would, and creates nothing', async ()
     ['a value of another type', { configs: [{ name: 'retention.ms', value: 'abc' }] }, ErrorCode.INVALID_CONFIG],
     ['a value not among the choices', { configs: [{ name: 'cleanup.policy', value: 'nonsense' }] }, ErrorCode.INVALID_CONFIG],
     ['a null value', { configs: [{ name: 'retention.ms', value: null }] }, ErrorCode.INVALID_REQUEST],
-    ['configs of the right types', { configs: [{ name: 'retention.ms', value: '60000' }, { name: 'cleanup.policy', value: 'compact,delete' }, { name: 'preallocate', value: 'true' }] }, 0],
+    [
+      'configs of the right types',
+      {
+        configs: [
+          { name: 'retention.ms', value: '60000' },
+          { name: 'cleanup.policy', value: 'compact,delete' },
+          { name: 'preallocate', value: 'true' },
+        ],
+      },
+      0,
+    ],
   ];
   for (const [what, fields, code] of cases) {
     for (const validateOnly of [true, false]) {
@@ -176,12 +186,14 @@ test('DeleteTopics: a topic named by both name and id, by neither, or twice is I
   );
   assert.deepEqual([await exists('kept-a'), await exists('kept-b')], [true, false]);
   const byName = await client.request(DeleteTopicsRequest, DeleteTopicsResponse, 4, { topics: [], topicNames: ['kept-a', 'kept-a'], timeoutMs: 1000 });
-  assert.deepEqual(byName.responses.map((r) => [r.name, r.errorCode]), [['kept-a', ErrorCode.INVALID_REQUEST]]);
+  assert.deepEqual(
+    byName.responses.map((r) => [r.name, r.errorCode]),
+    [['kept-a', ErrorCode.INVALID_REQUEST]],
+  );
   assert.equal(await exists('kept-a'), true);
 });
 
-
-test('a change the disk refuses is KAFKA_STORAGE_ERROR, Kafka\'s retriable answer for a log directory it cannot write, and leaves nothing behind', async () => {
+test("a change the disk refuses is KAFKA_STORAGE_ERROR, Kafka's retriable answer for a log directory it cannot write, and leaves nothing behind", async () => {
   assert.equal((await create([topic('grown-later')]))[0]!.errorCode, ErrorCode.NONE);
   // A directory where topic metadata is written first: every change of it fails until it goes.
   const blocker = join(broker.dataDir, 'metadata.json.tmp');
@@ -195,12 +207,20 @@ test('a change the disk refuses is KAFKA_STORAGE_ERROR, Kafka\'s retriable answe
       includeTopicAuthorizedOperations: false,
     });
     assert.equal(autoCreated.topics[0]!.errorCode, ErrorCode.KAFKA_STORAGE_ERROR);
-    const grown = await client.request(CreatePartitionsRequest, CreatePartitionsResponse, 3, { topics: [{ name: 'grown-later', count: 2, assignments: null }], timeoutMs: 1000, validateOnly: false });
+    const grown = await client.request(CreatePartitionsRequest, CreatePartitionsResponse, 3, {
+      topics: [{ name: 'grown-later', count: 2, assignments: null }],
+      timeoutMs: 1000,
+      validateOnly: false,
+    });
     assert.equal(grown.results[0]!.errorCode, ErrorCode.KAFKA_STORAGE_ERROR);
   } finally {
     await rm(blocker, { recursive: true });
   }
-  assert.deepEqual((await readdir(broker.dataDir)).filter((name) => name.includes('refusing-disk')), [], 'no partition directory left');
+  assert.deepEqual(
+    (await readdir(broker.dataDir)).filter((name) => name.includes('refusing-disk')),
+    [],
+    'no partition directory left',
+  );
   assert.equal(await exists('on-a-refusing-disk'), false);
   assert.equal((await create([topic('on-a-refusing-disk')]))[0]!.errorCode, ErrorCode.NONE, 'once the disk takes writes again');
 });

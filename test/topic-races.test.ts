@@ -98,7 +98,8 @@ test('Metadata auto-creating a topic that a CreateTopics made first, and a delet
   assert.equal((await held.answer).topics[0]!.errorCode, 0);
   assert.equal((await held2).topics[0]!.errorCode, 0);
   // Every connection still answers.
-  for (const c of [creator, slow, asker, deleter]) assert.equal((await c.request(MetadataRequest, MetadataResponse, 12, metadataRequest('busy1', false))).topics[0]!.errorCode, 0);
+  for (const c of [creator, slow, asker, deleter])
+    assert.equal((await c.request(MetadataRequest, MetadataResponse, 12, metadataRequest('busy1', false))).topics[0]!.errorCode, 0);
   await deleteByName(deleter, 'busy1');
   await deleteByName(deleter, 'busy2');
 });

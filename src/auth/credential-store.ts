@@ -5,7 +5,15 @@
  * before it is answered, and counts from the next authentication.
  */
 import { ErrorCode } from '../protocol/error-codes.js';
-import { credentialFromSaltedPassword, MAX_ITERATIONS, MIN_ITERATIONS, SCRAM_MECHANISM_TYPES, scramMechanismOfType, type ScramCredential, type ScramMechanism } from './scram.js';
+import {
+  credentialFromSaltedPassword,
+  MAX_ITERATIONS,
+  MIN_ITERATIONS,
+  SCRAM_MECHANISM_TYPES,
+  scramMechanismOfType,
+  type ScramCredential,
+  type ScramMechanism,
+} from './scram.js';
 import { loadSaslUsers, loadSaslUsersIfAny, writeSaslUsers, type CredentialLookup, type SaslUsers, type UserCredentials } from './users-file.js';
 
 export interface UserResult {
@@ -38,7 +46,12 @@ export interface Alterations {
 
 /** Kafka's answer about each user named (every user, given null): its mechanisms and iterations. */
 export function describeUsers(users: SaslUsers, names: readonly string[] | null): DescribedUser[] {
-  const answer = (user: string, errorCode: number, errorMessage: string | null, credentials: DescribedUser['credentials'] = []): DescribedUser => ({ user, errorCode, errorMessage, credentials });
+  const answer = (user: string, errorCode: number, errorMessage: string | null, credentials: DescribedUser['credentials'] = []): DescribedUser => ({
+    user,
+    errorCode,
+    errorMessage,
+    credentials,
+  });
   if (names === null || names.length === 0) return [...users].map(([user, credentials]) => answer(user, ErrorCode.NONE, null, infos(credentials)));
   const counts = new Map<string, number>();
   for (const name of names) counts.set(name, (counts.get(name) ?? 0) + 1);
@@ -99,7 +112,12 @@ export function checkAlterations(request: Alterations, exists: (user: string, me
     if (bad !== undefined) refuse(u.name, ...bad);
     else if (u.iterations < MIN_ITERATIONS) refuse(u.name, ErrorCode.UNACCEPTABLE_CREDENTIAL, 'Too few iterations');
     else if (u.iterations > MAX_ITERATIONS) refuse(u.name, ErrorCode.UNACCEPTABLE_CREDENTIAL, 'Too many iterations');
-    else upsertions.set(u.name, { user: u.name, mechanism: mechanism!, credential: credentialFromSaltedPassword(mechanism!, u.saltedPassword, u.salt, u.iterations) });
+    else
+      upsertions.set(u.name, {
+        user: u.name,
+        mechanism: mechanism!,
+        credential: credentialFromSaltedPassword(mechanism!, u.saltedPassword, u.salt, u.iterations),
+      });
   }
   return { deletions: [...deletions.values()], upsertions: [...upsertions.values()], refused };
 }
@@ -107,7 +125,9 @@ export function checkAlterations(request: Alterations, exists: (user: string, me
 /** One result per user, as Kafka orders them: deletions, upsertions, then refusals. */
 export function alterationResults(checked: CheckedAlterations, failure?: string): UserResult[] {
   const done = [...checked.deletions, ...checked.upsertions].map(({ user }) =>
-    failure === undefined ? { user, errorCode: ErrorCode.NONE, errorMessage: null } : { user, errorCode: ErrorCode.UNKNOWN_SERVER_ERROR, errorMessage: failure },
+    failure === undefined
+      ? { user, errorCode: ErrorCode.NONE, errorMessage: null }
+      : { user, errorCode: ErrorCode.UNKNOWN_SERVER_ERROR, errorMessage: failure },
   );
   return [...done, ...[...checked.refused].map(([user, r]) => ({ user, ...r }))];
 }
@@ -145,7 +165,10 @@ export class CredentialStore implements CredentialLookup {
       stored = await loadSaslUsersIfAny(this.path);
     } catch (err) {
       // What would have been done fails, the file being unreadable; what Kafka refuses is refused as ever.
-      return alterationResults(checkAlterations(request, () => true), (err as Error).message);
+      return alterationResults(
+        checkAlterations(request, () => true),
+        (err as Error).message,
+      );
     }
     const checked = checkAlterations(request, (user, mechanism) => stored.get(user)?.has(mechanism) === true);
     if (checked.deletions.length + checked.upsertions.length === 0) return alterationResults(checked);

@@ -3,7 +3,16 @@
  * steps until a user is authenticated. PLAIN is one step; SCRAM two.
  */
 import { createHmac, randomBytes } from 'node:crypto';
-import { AuthenticationError, MIN_ITERATIONS, passwordMatches, SCRAM_MECHANISMS, ScramExchange, scramDigestBytes, type ScramCredential, type ScramMechanism } from './scram.js';
+import {
+  AuthenticationError,
+  MIN_ITERATIONS,
+  passwordMatches,
+  SCRAM_MECHANISMS,
+  ScramExchange,
+  scramDigestBytes,
+  type ScramCredential,
+  type ScramMechanism,
+} from './scram.js';
 import type { CredentialLookup } from './users-file.js';
 
 export const SASL_MECHANISMS = ['PLAIN', ...SCRAM_MECHANISMS] as const;
@@ -11,12 +20,14 @@ export const SASL_MECHANISMS = ['PLAIN', ...SCRAM_MECHANISMS] as const;
 /** Per process: decoy salts stay the same for a name across attempts, yet cannot be predicted. */
 const DECOY_SECRET = randomBytes(32);
 /** Its keys are the mechanism's digest size, as a real credential's: the proof check then fails as for a wrong password. */
-const decoy = (mechanism: ScramMechanism) => (user: string): ScramCredential => ({
-  salt: createHmac('sha256', DECOY_SECRET).update(user).digest(),
-  iterations: MIN_ITERATIONS,
-  storedKey: randomBytes(scramDigestBytes(mechanism)),
-  serverKey: randomBytes(scramDigestBytes(mechanism)),
-});
+const decoy =
+  (mechanism: ScramMechanism) =>
+  (user: string): ScramCredential => ({
+    salt: createHmac('sha256', DECOY_SECRET).update(user).digest(),
+    iterations: MIN_ITERATIONS,
+    storedKey: randomBytes(scramDigestBytes(mechanism)),
+    serverKey: randomBytes(scramDigestBytes(mechanism)),
+  });
 
 export class SaslSession {
   private mechanism: string | undefined;
@@ -36,7 +47,10 @@ export class SaslSession {
     if (!(SASL_MECHANISMS as readonly string[]).includes(mechanism)) return false;
     this.mechanism = mechanism;
     this.bareTokens = bareTokens;
-    this.scram = mechanism === 'PLAIN' ? undefined : new ScramExchange(mechanism as ScramMechanism, (u) => this.users.get(u)?.get(mechanism as ScramMechanism), decoy(mechanism as ScramMechanism));
+    this.scram =
+      mechanism === 'PLAIN'
+        ? undefined
+        : new ScramExchange(mechanism as ScramMechanism, (u) => this.users.get(u)?.get(mechanism as ScramMechanism), decoy(mechanism as ScramMechanism));
     return true;
   }
 

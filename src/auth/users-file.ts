@@ -54,7 +54,14 @@ function parseSaslUsers(path: string, text: string): SaslUsers {
     const credentials = new Map<ScramMechanism, ScramCredential>();
     for (const [mechanism, c] of Object.entries(mechanisms ?? {})) {
       if (!isMechanism(mechanism)) throw new Error(`${path}: user '${user}' has unknown mechanism '${mechanism}'`);
-      if (!c || typeof c.salt !== 'string' || typeof c.storedKey !== 'string' || typeof c.serverKey !== 'string' || !Number.isInteger(c.iterations) || c.iterations < MIN_ITERATIONS) {
+      if (
+        !c ||
+        typeof c.salt !== 'string' ||
+        typeof c.storedKey !== 'string' ||
+        typeof c.serverKey !== 'string' ||
+        !Number.isInteger(c.iterations) ||
+        c.iterations < MIN_ITERATIONS
+      ) {
         throw new Error(`${path}: user '${user}' ${mechanism} needs salt, storedKey, serverKey (base64) and iterations of at least ${MIN_ITERATIONS}`);
       }
       credentials.set(mechanism, {
@@ -77,7 +84,10 @@ export async function writeSaslUsers(path: string, users: SaslUsers): Promise<vo
       [...users].map(([user, credentials]) => [
         user,
         Object.fromEntries(
-          [...credentials].map(([mechanism, c]) => [mechanism, { salt: c.salt.toString('base64'), iterations: c.iterations, storedKey: c.storedKey.toString('base64'), serverKey: c.serverKey.toString('base64') }]),
+          [...credentials].map(([mechanism, c]) => [
+            mechanism,
+            { salt: c.salt.toString('base64'), iterations: c.iterations, storedKey: c.storedKey.toString('base64'), serverKey: c.serverKey.toString('base64') },
+          ]),
         ),
       ]),
     ),
@@ -87,7 +97,13 @@ export async function writeSaslUsers(path: string, users: SaslUsers): Promise<vo
 }
 
 /** Adds or replaces a user's credentials for each mechanism, derived from `password`. */
-export async function saveSaslUser(path: string, user: string, password: string, mechanisms: readonly ScramMechanism[], iterations = MIN_ITERATIONS): Promise<void> {
+export async function saveSaslUser(
+  path: string,
+  user: string,
+  password: string,
+  mechanisms: readonly ScramMechanism[],
+  iterations = MIN_ITERATIONS,
+): Promise<void> {
   const users = new Map(await loadSaslUsersIfAny(path));
   users.set(user, new Map(mechanisms.map((mechanism) => [mechanism, scramCredential(mechanism, password, iterations)])));
   await writeSaslUsers(path, users);

@@ -38,5 +38,9 @@ export function refuseAlterations(
   resources: readonly { readonly resourceType: number; readonly resourceName: string }[],
   storage: Storage,
 ): (ResourceProblem & { resourceType: number; resourceName: string })[] {
-  return resources.map(({ resourceType, resourceName }) => ({ ...(configResourceProblem(resourceType, resourceName, storage) ?? NOT_ALTERABLE), resourceType, resourceName }));
+  return resources.map(({ resourceType, resourceName }) => ({
+    ...(configResourceProblem(resourceType, resourceName, storage) ?? NOT_ALTERABLE),
+    resourceType,
+    resourceName,
+  }));
 }

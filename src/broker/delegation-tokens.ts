@@ -12,7 +12,11 @@ export function tokenRequestsAllowed(connection: ConnectionContext, broker: Brok
 }
 
 /** RenewDelegationToken's and ExpireDelegationToken's answer: the broker's refusal carries expiry -1, the controller's 0. */
-export function tokenChangeRefused(connection: ConnectionContext, broker: BrokerContext): { errorCode: number; expiryTimestampMs: bigint; throttleTimeMs: number } {
-  if (!tokenRequestsAllowed(connection, broker)) return { errorCode: ErrorCode.DELEGATION_TOKEN_REQUEST_NOT_ALLOWED, expiryTimestampMs: -1n, throttleTimeMs: 0 };
+export function tokenChangeRefused(
+  connection: ConnectionContext,
+  broker: BrokerContext,
+): { errorCode: number; expiryTimestampMs: bigint; throttleTimeMs: number } {
+  if (!tokenRequestsAllowed(connection, broker))
+    return { errorCode: ErrorCode.DELEGATION_TOKEN_REQUEST_NOT_ALLOWED, expiryTimestampMs: -1n, throttleTimeMs: 0 };
   return { errorCode: ErrorCode.DELEGATION_TOKEN_AUTH_DISABLED, expiryTimestampMs: 0n, throttleTimeMs: 0 };
 }

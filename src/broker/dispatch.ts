@@ -18,7 +18,6 @@ import { handleFaulted } from './faulted-request.js';
 import { decide } from '../faults/matching.js';
 import { named } from '../faults/request-layouts.js';
 
-
 /**
  * A frame is lent for the call only (its memory is reused for the next large request), and
  * decoded requests hold slices of it: every request but Produce, whose handler copies what it

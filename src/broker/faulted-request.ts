@@ -40,7 +40,14 @@ export function handleFaulted(
   return finish(result, errors, outcome, info, apiKey, encode);
 }
 
-async function finish(result: HandlerResult<unknown>, errors: readonly NamedError[], outcome: Outcome, info: RequestInfo, apiKey: number, encode: (response: unknown) => ResponseBytes): Promise<ResponseBytes> {
+async function finish(
+  result: HandlerResult<unknown>,
+  errors: readonly NamedError[],
+  outcome: Outcome,
+  info: RequestInfo,
+  apiKey: number,
+  encode: (response: unknown) => ResponseBytes,
+): Promise<ResponseBytes> {
   const response = await result;
   if (errors.length > 0) {
     // A Produce with acks=0 has no answer to carry errors: as Kafka does, the connection closes.
@@ -71,9 +78,12 @@ function report(f: InstalledFault, outcome: Outcome, named: readonly Named[] | u
 function done(f: InstalledFault, taken: readonly Named[]): string {
   const { api, action } = f.rule;
   switch (action.kind) {
-    case 'closeConnection': return `closed the connection on a ${api} request, not handled`;
-    case 'dropResponse': return `handled a ${api} request, dropped its answer and closed the connection`;
-    case 'delayMs': return `held the answer to a ${api} request back ${action.ms} ms`;
+    case 'closeConnection':
+      return `closed the connection on a ${api} request, not handled`;
+    case 'dropResponse':
+      return `handled a ${api} request, dropped its answer and closed the connection`;
+    case 'delayMs':
+      return `held the answer to a ${api} request back ${action.ms} ms`;
     case 'error': {
       const names = taken.map((n) => (n.partition === undefined ? n.topic : `${n.topic}-${n.partition}`));
       return `answered a ${api} request with ${describeError(action.errorCode)}${names.length === 0 ? '' : ` for ${names.join(', ')}`}`;

@@ -8,7 +8,12 @@
  * name given more often, in the place of its first entry. An entry `nameOf` finds no name for (a
  * malformed one) is not counted, and goes to `carryOut`, which answers it alone.
  */
-export async function answerEachNamedOnce<T, R>(entries: readonly T[], nameOf: (entry: T) => string | undefined, carryOut: (entry: T) => Promise<R>, refuse: (entry: T) => R): Promise<R[]> {
+export async function answerEachNamedOnce<T, R>(
+  entries: readonly T[],
+  nameOf: (entry: T) => string | undefined,
+  carryOut: (entry: T) => Promise<R>,
+  refuse: (entry: T) => R,
+): Promise<R[]> {
   const times = new Map<string, number>();
   for (const name of entries.map(nameOf)) if (name !== undefined) times.set(name, (times.get(name) ?? 0) + 1);
   const answers: R[] = [];

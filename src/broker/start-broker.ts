@@ -93,14 +93,17 @@ export async function startBroker(options: BrokerOptions = {}): Promise<Broker> 
     metricsPort,
     faults,
     restart({ downMs = 0 }: RestartOptions = {}) {
-      if (!Number.isInteger(downMs) || downMs < 0 || downMs > MAX_TIMER_MS) return Promise.reject(new TypeError(`restart: downMs must be a whole number from 0 to ${MAX_TIMER_MS}, not ${String(downMs)}`));
+      if (!Number.isInteger(downMs) || downMs < 0 || downMs > MAX_TIMER_MS)
+        return Promise.reject(new TypeError(`restart: downMs must be a whole number from 0 to ${MAX_TIMER_MS}, not ${String(downMs)}`));
       if (closing !== undefined) return Promise.reject(new Error('restart: the broker is closed'));
-      lifecycle = lifecycle.catch(() => undefined).then(async () => {
-        logger.info({ downMs }, 'restarting');
-        await running.close();
-        await sleep(downMs);
-        running = await run({ ...config, port, metricsPort }, logger, faults);
-      });
+      lifecycle = lifecycle
+        .catch(() => undefined)
+        .then(async () => {
+          logger.info({ downMs }, 'restarting');
+          await running.close();
+          await sleep(downMs);
+          running = await run({ ...config, port, metricsPort }, logger, faults);
+        });
       return lifecycle;
     },
     close() {

@@ -57,7 +57,10 @@ export function topicConfigProblem(name: string, value: string): string | undefi
   if (kind === undefined) return `Unknown topic config name: ${name}`;
   const trimmed = value.trim();
   if (fits(kind, trimmed)) return undefined;
-  const expected = typeof kind === 'string' ? `Not a number of type ${kind.toUpperCase()}` : `String must be one of: ${'oneOf' in kind ? kind.oneOf.join(', ') : kind.listOf.join(', ')}`;
+  const expected =
+    typeof kind === 'string'
+      ? `Not a number of type ${kind.toUpperCase()}`
+      : `String must be one of: ${'oneOf' in kind ? kind.oneOf.join(', ') : kind.listOf.join(', ')}`;
   return `Invalid value ${value} for configuration ${name}: ${kind === 'boolean' ? 'Expected value to be either true or false' : expected}`;
 }
 

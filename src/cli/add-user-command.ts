@@ -6,7 +6,9 @@ import { saveSaslUser } from '../auth/users-file.js';
 export function addAddUserCommand(program: Command): void {
   program
     .command('add-user')
-    .description('add or replace a SASL user in a users file of brook serve --sasl-users-file; the password is read from standard input and only salted SCRAM credentials are stored')
+    .description(
+      'add or replace a SASL user in a users file of brook serve --sasl-users-file; the password is read from standard input and only salted SCRAM credentials are stored',
+    )
     .requiredOption('--users-file <file>', 'the users file to create or update')
     .requiredOption('--user <name>', 'the user name')
     .action(async (o: { usersFile: string; user: string }) => {

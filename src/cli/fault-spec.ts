@@ -18,7 +18,8 @@ export function parseFaultSpec(spec: string): FaultRule {
   const rule: Record<string, unknown> = {};
   spec.split(',').forEach((field, i) => {
     const eq = field.indexOf('=');
-    const [name, text] = eq < 0 ? (FLAGS.includes(field) ? [field, 'true'] : i === 0 ? ['api', field] : [field, undefined]) : [field.slice(0, eq), field.slice(eq + 1)];
+    const [name, text] =
+      eq < 0 ? (FLAGS.includes(field) ? [field, 'true'] : i === 0 ? ['api', field] : [field, undefined]) : [field.slice(0, eq), field.slice(eq + 1)];
     if (text === undefined) throw new Error(`'${field}' is not NAME=VALUE`);
     if (Object.hasOwn(rule, name)) throw new Error(`${name} is given twice`);
     rule[name] = valueOf(name, text);

@@ -31,7 +31,9 @@ export function addProducersCommand(program: Command): void {
       const client = await BrokerClient.connect(host, port);
       try {
         const partitions = await partitionsToShow(client, o.topic, o.partition);
-        const response = await client.request(DescribeProducersRequest, BrookDescribeProducersResponse, 0, { topics: [{ name: o.topic, partitionIndexes: partitions }] });
+        const response = await client.request(DescribeProducersRequest, BrookDescribeProducersResponse, 0, {
+          topics: [{ name: o.topic, partitionIndexes: partitions }],
+        });
         process.stdout.write(table(o.topic, response));
       } finally {
         client.close();
@@ -60,13 +62,22 @@ function table(topic: string, response: BrookDescribeProducersResponse): string 
   const windows = new Map(response.windows.map((w) => [windowKey(w.partition, w.producerId), w]));
   const rows: string[][] = [];
   for (const p of response.topics.flatMap((t) => t.partitions)) {
-    if (p.errorCode !== ErrorCode.NONE) throw new Error(`the broker could not describe partition ${p.partitionIndex} of '${topic}' (error ${errorName(p.errorCode)})`);
+    if (p.errorCode !== ErrorCode.NONE)
+      throw new Error(`the broker could not describe partition ${p.partitionIndex} of '${topic}' (error ${errorName(p.errorCode)})`);
     const producers = [...p.activeProducers].sort((a, b) => (a.producerId < b.producerId ? -1 : 1));
     for (const producer of producers) rows.push(row(p.partitionIndex, producer, windows.get(windowKey(p.partitionIndex, producer.producerId))));
   }
   if (rows.length === 0) return `topic '${topic}' has no idempotent producers\n`;
   const widths = HEADINGS.map((h, i) => Math.max(h.length, ...rows.map((r) => r[i]!.length)));
-  return [HEADINGS, ...rows].map((cells) => cells.map((c, i) => c.padEnd(widths[i]!)).join('  ').trimEnd() + '\n').join('');
+  return [HEADINGS, ...rows]
+    .map(
+      (cells) =>
+        cells
+          .map((c, i) => c.padEnd(widths[i]!))
+          .join('  ')
+          .trimEnd() + '\n',
+    )
+    .join('');
 }
 
 function row(partition: number, producer: DescribeProducersResponseProducerState, window: ProducerWindow | undefined): string[] {

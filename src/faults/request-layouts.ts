@@ -34,8 +34,17 @@ interface Layout {
 const BY_PARTITION = ['topics', 'name', 'partitions', 'partitionIndex'] as const;
 
 const LAYOUTS: Readonly<Partial<Record<number, Layout>>> = {
-  [ApiKey.Produce]: { request: ['topicData', 'name', 'partitionData', 'index'], response: ['responses', 'name', 'partitionResponses', 'index'], errorFields: { baseOffset: -1n } },
-  [ApiKey.Fetch]: { request: ['topics', 'topic', 'partitions', 'partition'], response: ['responses', 'topic', 'partitions', 'partitionIndex'], errorFields: { highWatermark: -1n }, whenFaulted: { maxWaitMs: 0 } },
+  [ApiKey.Produce]: {
+    request: ['topicData', 'name', 'partitionData', 'index'],
+    response: ['responses', 'name', 'partitionResponses', 'index'],
+    errorFields: { baseOffset: -1n },
+  },
+  [ApiKey.Fetch]: {
+    request: ['topics', 'topic', 'partitions', 'partition'],
+    response: ['responses', 'topic', 'partitions', 'partitionIndex'],
+    errorFields: { highWatermark: -1n },
+    whenFaulted: { maxWaitMs: 0 },
+  },
   [ApiKey.ListOffsets]: { request: BY_PARTITION, response: BY_PARTITION },
   [ApiKey.OffsetCommit]: { request: BY_PARTITION, response: BY_PARTITION },
   [ApiKey.DeleteRecords]: { request: BY_PARTITION, response: BY_PARTITION, errorFields: { lowWatermark: -1n } },

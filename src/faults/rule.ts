@@ -104,10 +104,13 @@ export function checkRule(rule: unknown, served: ServedApis): CheckedRule {
     if (topic === undefined) throw new FaultRuleError(r, `names partition ${partition} but no topic`);
   }
   const count = r.count ?? Infinity;
-  if (count !== Infinity && !isWhole(count, 1, Number.MAX_SAFE_INTEGER)) throw new FaultRuleError(r, `has count ${shown(count)}; a count is a whole number from 1`);
+  if (count !== Infinity && !isWhole(count, 1, Number.MAX_SAFE_INTEGER))
+    throw new FaultRuleError(r, `has count ${shown(count)}; a count is a whole number from 1`);
   const probability = r.probability ?? 1;
-  if (typeof probability !== 'number' || !(probability > 0 && probability <= 1)) throw new FaultRuleError(r, `has probability ${shown(probability)}; a probability is above 0 and at most 1`);
-  if (r.seed !== undefined && !isWhole(r.seed, 0, 2 ** 32 - 1)) throw new FaultRuleError(r, `has seed ${shown(r.seed)}; a seed is a whole number from 0 to ${2 ** 32 - 1}`);
+  if (typeof probability !== 'number' || !(probability > 0 && probability <= 1))
+    throw new FaultRuleError(r, `has probability ${shown(probability)}; a probability is above 0 and at most 1`);
+  if (r.seed !== undefined && !isWhole(r.seed, 0, 2 ** 32 - 1))
+    throw new FaultRuleError(r, `has seed ${shown(r.seed)}; a seed is a whole number from 0 to ${2 ** 32 - 1}`);
   if (r.seed !== undefined && r.probability === undefined) throw new FaultRuleError(r, 'has a seed but no probability for it to draw');
   const seed = (r.seed as number | undefined) ?? Math.floor(Math.random() * 2 ** 32);
   const action = actionOf(r, actions[0]!, apiKey, api, served.get(apiKey)!);
@@ -124,10 +127,14 @@ export function describeRule(r: CheckedRule): string {
 
 function describeAction(action: FaultAction): string {
   switch (action.kind) {
-    case 'error': return `answer ${describeError(action.errorCode)}`;
-    case 'dropResponse': return 'drop the answer and close the connection';
-    case 'delayMs': return `hold the answer back ${action.ms} ms`;
-    case 'closeConnection': return 'close the connection on arrival';
+    case 'error':
+      return `answer ${describeError(action.errorCode)}`;
+    case 'dropResponse':
+      return 'drop the answer and close the connection';
+    case 'delayMs':
+      return `hold the answer back ${action.ms} ms`;
+    case 'closeConnection':
+      return 'close the connection on arrival';
   }
 }
 
@@ -143,11 +150,18 @@ function apiOf(r: Record<string, unknown>, served: ServedApis): { apiKey: number
   const servedNames = [...served.keys()].map((key) => API_SCHEMAS[key]!.name);
   const schema = Object.values(API_SCHEMAS).find((s) => s!.name === given || s!.apiKey === given);
   if (schema === undefined) throw new FaultRuleError(r, `names unknown API ${shown(given)}; brook serves ${servedNames.join(', ')}`);
-  if (!served.has(schema.apiKey)) throw new FaultRuleError(r, `names ${schema.name} (${schema.apiKey}), which brook does not serve; it serves ${servedNames.join(', ')}`);
+  if (!served.has(schema.apiKey))
+    throw new FaultRuleError(r, `names ${schema.name} (${schema.apiKey}), which brook does not serve; it serves ${servedNames.join(', ')}`);
   return { apiKey: schema.apiKey, api: schema.name };
 }
 
-function actionOf(r: Record<string, unknown>, kind: FaultActionName, apiKey: number, api: string, versions: { minVersion: number; maxVersion: number }): FaultAction {
+function actionOf(
+  r: Record<string, unknown>,
+  kind: FaultActionName,
+  apiKey: number,
+  api: string,
+  versions: { minVersion: number; maxVersion: number },
+): FaultAction {
   const value = r[kind];
   switch (kind) {
     case 'dropResponse':
@@ -155,12 +169,16 @@ function actionOf(r: Record<string, unknown>, kind: FaultActionName, apiKey: num
       if (value !== true) throw new FaultRuleError(r, `has ${kind} ${shown(value)}; it is true or absent`);
       return { kind };
     case 'delayMs':
-      if (!isWhole(value, 1, LONGEST_DELAY_MS)) throw new FaultRuleError(r, `has delayMs ${shown(value)}; a delay is a whole number of ms from 1 to ${LONGEST_DELAY_MS}`);
+      if (!isWhole(value, 1, LONGEST_DELAY_MS))
+        throw new FaultRuleError(r, `has delayMs ${shown(value)}; a delay is a whole number of ms from 1 to ${LONGEST_DELAY_MS}`);
       return { kind, ms: value as number };
     case 'error': {
       const errorCode = errorCodeOf(r, value);
       if (namesOf(apiKey) === undefined && !hasRequestError(apiKey, versions.minVersion, versions.maxVersion)) {
-        throw new FaultRuleError(r, `has an error, but ${api} answers have no error for the request as a whole, nor for topics or partitions it names; use dropResponse, delayMs or closeConnection`);
+        throw new FaultRuleError(
+          r,
+          `has an error, but ${api} answers have no error for the request as a whole, nor for topics or partitions it names; use dropResponse, delayMs or closeConnection`,
+        );
       }
       return { kind, errorCode };
     }
@@ -170,11 +188,13 @@ function actionOf(r: Record<string, unknown>, kind: FaultActionName, apiKey: num
 function errorCodeOf(r: Record<string, unknown>, value: unknown): number {
   if (typeof value === 'string') {
     const code = (ErrorCode as Record<string, number>)[value.toUpperCase()];
-    if (code === undefined) throw new FaultRuleError(r, `names unknown error '${value}'; give Kafka's name of one (such as NOT_LEADER_OR_FOLLOWER) or its code`);
+    if (code === undefined)
+      throw new FaultRuleError(r, `names unknown error '${value}'; give Kafka's name of one (such as NOT_LEADER_OR_FOLLOWER) or its code`);
     if (code === ErrorCode.NONE) throw new FaultRuleError(r, 'names error NONE, which is no error');
     return code;
   }
-  if (!isWhole(value, -1, 32767) || value === ErrorCode.NONE) throw new FaultRuleError(r, `has error ${shown(value)}; an error is Kafka's name of one or its code (-1 or 1 to 32767)`);
+  if (!isWhole(value, -1, 32767) || value === ErrorCode.NONE)
+    throw new FaultRuleError(r, `has error ${shown(value)}; an error is Kafka's name of one or its code (-1 or 1 to 32767)`);
   return value as number;
 }
 

@@ -116,7 +116,10 @@ export class OffsetStore {
     while (this.queue.length > 0) {
       const batch = this.queue;
       this.queue = [];
-      const next = applyChanges(this.groups, batch.map((q) => q.change));
+      const next = applyChanges(
+        this.groups,
+        batch.map((q) => q.change),
+      );
       try {
         await writeFileDurably(this.file, serialize(next));
       } catch (err) {
@@ -187,7 +190,9 @@ function applyChanges(groups: ReadonlyMap<string, GroupOffsets>, changes: readon
 function serialize(groups: ReadonlyMap<string, GroupOffsets>): string {
   const contents: FileContents = {
     format: FORMAT,
-    groups: toObject(groups, (topics) => toObject(topics, (partitions) => toObject(partitions, (c) => ({ offset: String(c.offset), leaderEpoch: c.leaderEpoch, metadata: c.metadata })))),
+    groups: toObject(groups, (topics) =>
+      toObject(topics, (partitions) => toObject(partitions, (c) => ({ offset: String(c.offset), leaderEpoch: c.leaderEpoch, metadata: c.metadata }))),
+    ),
   };
   return JSON.stringify(contents);
 }
@@ -202,11 +207,20 @@ function toObject<K, V, W>(map: ReadonlyMap<K, V>, value: (v: V) => W): Record<s
 
 /** topic → partition → entry, as serialize() writes them. */
 function isGroupEntry(topics: unknown): boolean {
-  return isJsonObject(topics) && Object.values(topics).every((partitions) => isJsonObject(partitions) && Object.entries(partitions).every(([p, e]) => /^\d+$/.test(p) && isFileEntry(e)));
+  return (
+    isJsonObject(topics) &&
+    Object.values(topics).every((partitions) => isJsonObject(partitions) && Object.entries(partitions).every(([p, e]) => /^\d+$/.test(p) && isFileEntry(e)))
+  );
 }
 
 function isFileEntry(value: unknown): value is FileEntry {
-  return isJsonObject(value) && typeof value.offset === 'string' && /^-?\d+$/.test(value.offset) && Number.isInteger(value.leaderEpoch) && typeof value.metadata === 'string';
+  return (
+    isJsonObject(value) &&
+    typeof value.offset === 'string' &&
+    /^-?\d+$/.test(value.offset) &&
+    Number.isInteger(value.leaderEpoch) &&
+    typeof value.metadata === 'string'
+  );
 }
 
 function parse(file: string, text: string): Map<string, GroupOffsets> {

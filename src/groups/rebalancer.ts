@@ -79,7 +79,12 @@ export class Rebalancer {
         this.syncReceived(group, member.memberId);
         // As in Kafka, a SyncGroup of a Stable group restarts the member's session, as a heartbeat does.
         this.keepAlive(group, member);
-        return Promise.resolve({ errorCode: ErrorCode.NONE, protocolType: group.protocolType, protocolName: group.protocolName, assignment: member.assignment });
+        return Promise.resolve({
+          errorCode: ErrorCode.NONE,
+          protocolType: group.protocolType,
+          protocolName: group.protocolName,
+          assignment: member.assignment,
+        });
       case 'CompletingRebalance':
         return new Promise((respond) => {
           member.completeSync(syncError(ErrorCode.REBALANCE_IN_PROGRESS));
@@ -132,7 +137,10 @@ export class Rebalancer {
       const previous = group.staticMembers.get(request.groupInstanceId);
       if (previous !== undefined) return this.replaceStaticMember(group, group.members.get(previous)!, memberId, request, respond);
     } else if (request.requireKnownMemberId) {
-      group.pendingMembers.set(memberId, this.options.scheduler.schedule(request.sessionTimeoutMs, () => this.expirePendingMember(group, memberId)));
+      group.pendingMembers.set(
+        memberId,
+        this.options.scheduler.schedule(request.sessionTimeoutMs, () => this.expirePendingMember(group, memberId)),
+      );
       return respond(joinError(memberId, ErrorCode.MEMBER_ID_REQUIRED));
     }
     this.addMemberAndRebalance(group, memberId, request, respond);
@@ -167,7 +175,15 @@ export class Rebalancer {
   }
 
   private addMemberAndRebalance(group: ClassicGroup, memberId: string, request: JoinRequest, respond: Respond): void {
-    const member = new Member(memberId, request.groupInstanceId, request.clientId, request.clientHost, request.rebalanceTimeoutMs, request.sessionTimeoutMs, request.protocols);
+    const member = new Member(
+      memberId,
+      request.groupInstanceId,
+      request.clientId,
+      request.clientHost,
+      request.rebalanceTimeoutMs,
+      request.sessionTimeoutMs,
+      request.protocols,
+    );
     member.isNew = true;
     member.joinWaiter = respond;
     if (group.is('PreparingRebalance') && group.previousState === 'Empty') group.newMemberAdded = true;
@@ -192,7 +208,15 @@ export class Rebalancer {
     previous.cancelExpiry?.();
     previous.completeJoin(joinError(previous.memberId, ErrorCode.FENCED_INSTANCE_ID));
     previous.completeSync(syncError(ErrorCode.FENCED_INSTANCE_ID));
-    const member = new Member(memberId, request.groupInstanceId, request.clientId, request.clientHost, request.rebalanceTimeoutMs, request.sessionTimeoutMs, request.protocols);
+    const member = new Member(
+      memberId,
+      request.groupInstanceId,
+      request.clientId,
+      request.clientHost,
+      request.rebalanceTimeoutMs,
+      request.sessionTimeoutMs,
+      request.protocols,
+    );
     member.assignment = previous.assignment;
     member.joinWaiter = respond;
     group.replace(previous, member);
@@ -275,7 +299,10 @@ export class Rebalancer {
       return;
     }
     group.initNextGeneration();
-    this.options.log.info({ group: group.groupId, generation: group.generationId, protocol: group.protocolName, members: group.members.size }, 'join phase complete');
+    this.options.log.info(
+      { group: group.groupId, generation: group.generationId, protocol: group.protocolName, members: group.members.size },
+      'join phase complete',
+    );
     if (group.is('Empty')) return this.settled(group);
     for (const member of group.members.values()) {
       member.completeJoin(group.joinOutcome(member));

@@ -33,10 +33,7 @@ export interface SequencedBatch {
 }
 
 export type Verdict =
-  | { readonly kind: 'append' }
-  | { readonly kind: 'duplicate'; readonly baseOffset: number }
-  | { readonly kind: 'out_of_order' }
-  | { readonly kind: 'fenced' };
+  { readonly kind: 'append' } | { readonly kind: 'duplicate'; readonly baseOffset: number } | { readonly kind: 'out_of_order' } | { readonly kind: 'fenced' };
 
 const APPEND: Verdict = { kind: 'append' };
 const OUT_OF_ORDER: Verdict = { kind: 'out_of_order' };

@@ -21,7 +21,12 @@ export async function segmentBytes(dir: string): Promise<number | undefined> {
     names
       .filter((name) => parseOffsetFileName(name, '.log') !== undefined)
       // A segment retention removes meanwhile counts for nothing.
-      .map((name) => stat(join(dir, name)).then((s) => s.size, (err: unknown) => (isMissing(err) ? 0 : Promise.reject(err)))),
+      .map((name) =>
+        stat(join(dir, name)).then(
+          (s) => s.size,
+          (err: unknown) => (isMissing(err) ? 0 : Promise.reject(err)),
+        ),
+      ),
   );
   return sizes.reduce((sum, size) => sum + size, 0);
 }

@@ -40,10 +40,7 @@ export class OffsetIndex {
     let previous = SEGMENT_START;
     while (index.count < stored) {
       const entry = index.entry(index.count);
-      const follows =
-        entry.position > previous.position &&
-        entry.relativeOffset > previous.relativeOffset &&
-        entry.timestampBefore >= previous.timestampBefore;
+      const follows = entry.position > previous.position && entry.relativeOffset > previous.relativeOffset && entry.timestampBefore >= previous.timestampBefore;
       if (!follows || entry.position >= logSize) break;
       previous = entry;
       index.count++;

@@ -14,7 +14,9 @@ interface EpochsJson {
 
 function isEpochsJson(value: unknown): value is EpochsJson {
   if (!isVersion1(value) || !isJsonObject(value.epochs)) return false;
-  return Object.entries(value.epochs).every(([id, entry]) => /^\d+$/.test(id) && Array.isArray(entry) && entry.length === 2 && entry.every(Number.isSafeInteger));
+  return Object.entries(value.epochs).every(
+    ([id, entry]) => /^\d+$/.test(id) && Array.isArray(entry) && entry.length === 2 && entry.every(Number.isSafeInteger),
+  );
 }
 
 export class ProducerEpochs {

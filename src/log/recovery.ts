@@ -173,7 +173,8 @@ async function loadProducers(
     }
     if (offset <= logEndOffset && offset >= logStartOffset) options.report.warn('producer snapshot is damaged: falling back', { path });
     // The log once reached this offset: what it held from its end on is gone (a machine crash with writes not yet on disk, say).
-    if (offset > logEndOffset) options.report.warn('the log ends before a producer snapshot taken at a later offset: records were lost', { dir, logEndOffset, snapshotOffset: offset });
+    if (offset > logEndOffset)
+      options.report.warn('the log ends before a producer snapshot taken at a later offset: records were lost', { dir, logEndOffset, snapshotOffset: offset });
     await rm(path, { force: true });
   }
   if (snapshotOffset === undefined && logStartOffset > 0) {

@@ -175,7 +175,8 @@ export class Storage {
       for (let p = 0; p < info.partitions; p++) {
         const dir = `${info.name}-${p}`;
         // Made again empty, as it must be served: said, since whatever it held is gone.
-        if (!dirs.includes(dir)) this.report.warn('a partition directory is missing: the partition starts empty, what it held is lost', { dir: join(this.dataDir, dir) });
+        if (!dirs.includes(dir))
+          this.report.warn('a partition directory is missing: the partition starts empty, what it held is lost', { dir: join(this.dataDir, dir) });
       }
       this.byName.set(info.name, { info, logs: await this.openEach(info.name, 0, info.partitions) });
     }
@@ -266,7 +267,7 @@ export class Storage {
       await Promise.all(
         topic.logs.map((_, p) =>
           rm(this.partitionDir(name, p), { recursive: true, force: true }).catch((err: Error) => {
-            this.report.warn('a deleted topic\'s partition directory could not be removed', { dir: this.partitionDir(name, p), error: err.message });
+            this.report.warn("a deleted topic's partition directory could not be removed", { dir: this.partitionDir(name, p), error: err.message });
           }),
         ),
       );
@@ -311,7 +312,8 @@ export class Storage {
     const dirs = indexes.map((p) => this.partitionDir(name, p));
     for (const dir of dirs) {
       const foreign = await foreignFile(dir);
-      if (foreign !== undefined) throw new Error(`${dir} holds ${foreign}, which brook does not write: it is left alone, and the partition cannot be made there`);
+      if (foreign !== undefined)
+        throw new Error(`${dir} holds ${foreign}, which brook does not write: it is left alone, and the partition cannot be made there`);
     }
     const removeAll = () => Promise.all(dirs.map((d) => rm(d, { recursive: true, force: true })));
     // Left by a create or delete that a crash interrupted.

@@ -18,7 +18,10 @@ export class BrokerMetrics {
   private readonly produceBytes = this.counter('brook_produce_bytes_total', 'Bytes of the valid record batches received in Produce requests.');
   private readonly verdicts: Record<Verdict['kind'], Counter> = {
     append: this.counter('brook_idempotent_batches_accepted_total', 'Idempotent batches accepted and appended.'),
-    duplicate: this.counter('brook_idempotent_batches_duplicate_total', 'Idempotent batches recognised as retries: answered with the first copy\'s offset, not appended.'),
+    duplicate: this.counter(
+      'brook_idempotent_batches_duplicate_total',
+      "Idempotent batches recognised as retries: answered with the first copy's offset, not appended.",
+    ),
     out_of_order: this.counter('brook_idempotent_batches_out_of_order_total', 'Idempotent batches refused with OUT_OF_ORDER_SEQUENCE_NUMBER.'),
     fenced: this.counter('brook_idempotent_batches_fenced_total', 'Idempotent batches refused with INVALID_PRODUCER_EPOCH (an older epoch).'),
   };

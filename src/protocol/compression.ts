@@ -58,7 +58,7 @@ export function unsnappy(payload: Buffer, limit: number): Buffer {
 /** The raw snappy blocks of a snappy-java stream: [int32 length][block] after the header. */
 function xerialBlocks(payload: Buffer): Buffer[] {
   const blocks: Buffer[] = [];
-  for (let pos = XERIAL_HEADER_SIZE; pos < payload.length; ) {
+  for (let pos = XERIAL_HEADER_SIZE; pos < payload.length;) {
     if (pos + 4 > payload.length) throw new CorruptPayload('a snappy-java chunk length runs past the payload');
     const length = payload.readUInt32BE(pos);
     pos += 4;
@@ -137,7 +137,7 @@ const zstd = new ZstdDecoder();
 export function unzstd(payload: Buffer, limit: number): Buffer {
   if (payload.length === 0) throw new CorruptPayload('zstd payload is empty');
   let bound = 0;
-  for (let pos = 0; pos < payload.length; ) {
+  for (let pos = 0; pos < payload.length;) {
     if (pos + 8 > payload.length) throw new CorruptPayload('a zstd frame header runs past the payload');
     const magic = payload.readUInt32LE(pos);
     if ((magic & 0xfffffff0) >>> 0 === ZSTD_SKIPPABLE) {
@@ -170,7 +170,7 @@ function zstdFrame(payload: Buffer, start: number): { end: number; bound: number
   if (contentSizeBytes === 2) contentSize += 256;
   pos += contentSizeBytes;
   let bound = 0;
-  for (let last = 0; !last; ) {
+  for (let last = 0; !last;) {
     if (pos + 3 > payload.length) throw new CorruptPayload('a zstd frame ends before its last block');
     const header = payload.readUIntLE(pos, 3);
     pos += 3;

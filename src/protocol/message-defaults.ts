@@ -11,12 +11,19 @@ export function defaultOf(f: FieldSchema): unknown {
   if (f.array) return [];
   if (typeof f.type !== 'string') return defaultStruct(f.type);
   switch (f.type) {
-    case 'bool': return false;
-    case 'int64': return 0n;
-    case 'string': return '';
-    case 'bytes': return Buffer.alloc(0);
-    case 'records': return null;
-    case 'uuid': return ZERO_UUID;
-    default: return 0;
+    case 'bool':
+      return false;
+    case 'int64':
+      return 0n;
+    case 'string':
+      return '';
+    case 'bytes':
+      return Buffer.alloc(0);
+    case 'records':
+      return null;
+    case 'uuid':
+      return ZERO_UUID;
+    default:
+      return 0;
   }
 }

@@ -185,7 +185,10 @@ export function validateProducedBatch(records: Buffer, room: DecompressionRoom, 
   }
   const codec = compressionOf(header.attributes);
   if (codec > Compression.Zstd) throw new RecordBatchError(INVALID_RECORD, `unknown compression codec ${codec}`);
-  const body = codec === Compression.None ? { buf: records, start: BATCH_HEADER_SIZE } : { buf: decompressRecords(codec, records.subarray(BATCH_HEADER_SIZE), room), start: 0 };
+  const body =
+    codec === Compression.None
+      ? { buf: records, start: BATCH_HEADER_SIZE }
+      : { buf: decompressRecords(codec, records.subarray(BATCH_HEADER_SIZE), room), start: 0 };
   walkRecords(body.buf, body.start, header.recordCount);
   return stampTimes(records, header, body, rules, now);
 }
@@ -199,7 +202,10 @@ interface RecordsBody {
 /** Checks the times of a batch just walked and sets its max timestamp (and CRC) as Kafka's log validator does. */
 function stampTimes(batch: Buffer, header: BatchHeader, body: RecordsBody, rules: TimestampRules, now: number): BatchHeader {
   if (isLogAppendTime(header.attributes)) {
-    const recordErrors = Array.from({ length: header.recordCount }, (_, batchIndex) => ({ batchIndex, message: 'a producer may not mark its batch LogAppendTime' }));
+    const recordErrors = Array.from({ length: header.recordCount }, (_, batchIndex) => ({
+      batchIndex,
+      message: 'a producer may not mark its batch LogAppendTime',
+    }));
     throw new RecordBatchError(INVALID_TIMESTAMP, 'the batch claims LogAppendTime, which only the broker sets', recordErrors);
   }
   let attributes = header.attributes;
@@ -216,11 +222,15 @@ function stampTimes(batch: Buffer, header: BatchHeader, body: RecordsBody, rules
       walkRecords(body.buf, body.start, header.recordCount, (batchIndex, timestampDelta) => {
         const timestamp = header.baseTimestamp + timestampDelta;
         if (timestamp !== NO_TIMESTAMP && (timestamp < earliest || timestamp > latest)) {
-          recordErrors.push({ batchIndex, message: `timestamp ${timestamp} of record ${batchIndex} is outside [${earliest}, ${latest}], the broker's clock less message.timestamp.before.max.ms and plus message.timestamp.after.max.ms` });
+          recordErrors.push({
+            batchIndex,
+            message: `timestamp ${timestamp} of record ${batchIndex} is outside [${earliest}, ${latest}], the broker's clock less message.timestamp.before.max.ms and plus message.timestamp.after.max.ms`,
+          });
         }
         return false;
       });
-      if (recordErrors.length > 0) throw new RecordBatchError(INVALID_TIMESTAMP, `${recordErrors.length} of ${header.recordCount} records have timestamps out of range`, recordErrors);
+      if (recordErrors.length > 0)
+        throw new RecordBatchError(INVALID_TIMESTAMP, `${recordErrors.length} of ${header.recordCount} records have timestamps out of range`, recordErrors);
     }
     maxTimestamp = Math.max(NO_TIMESTAMP, header.baseTimestamp + walk.maxDelta);
   }

@@ -54,7 +54,9 @@ export class TcpServer {
       this.server = createServer({ pauseOnConnect: true }, (accepted) => this.acceptPlain(accepted));
     } else {
       const requestCert = tls.clientAuth !== 'none';
-      const server = createTlsServer({ cert: tls.cert, key: tls.key, ca: tls.ca, requestCert, rejectUnauthorized: tls.clientAuth === 'required' }, (socket) => this.acceptWithDataEvents(socket));
+      const server = createTlsServer({ cert: tls.cert, key: tls.key, ca: tls.ca, requestCert, rejectUnauthorized: tls.clientAuth === 'required' }, (socket) =>
+        this.acceptWithDataEvents(socket),
+      );
       server.on('tlsClientError', (err, socket) => log.warn({ remote: socket.remoteAddress, err: err.message }, 'TLS handshake failed'));
       this.server = server;
     }

@@ -59,7 +59,14 @@ export function parseWhole(text: string, min: number, max: number): number {
 }
 
 function whole(kafkaType: 'int' | 'long', min: number, max: number, unit?: 'bytes' | 'ms'): Kind<number> {
-  return { fits: wholeIn(min, max), said: wholeSaid(min, max), arg: unit === 'ms' ? '<ms>' : '<n>', parse: (text) => parseWhole(text, min, max), kafkaType, unit };
+  return {
+    fits: wholeIn(min, max),
+    said: wholeSaid(min, max),
+    arg: unit === 'ms' ? '<ms>' : '<n>',
+    parse: (text) => parseWhole(text, min, max),
+    kafkaType,
+    unit,
+  };
 }
 
 /** A whole number from min to max, of Kafka's type int. */

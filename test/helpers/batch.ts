@@ -73,5 +73,8 @@ export function buildBatch(records: readonly TestRecord[], options: BatchOptions
 
 /** `count` records with small distinct values. */
 export function valuesBatch(count: number, options: BatchOptions = {}, prefix = 'v'): Buffer {
-  return buildBatch(Array.from({ length: count }, (_, i) => ({ value: Buffer.from(`${prefix}${i}`) })), options);
+  return buildBatch(
+    Array.from({ length: count }, (_, i) => ({ value: Buffer.from(`${prefix}${i}`) })),
+    options,
+  );
 }

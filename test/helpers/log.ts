@@ -61,7 +61,7 @@ export function appendAll(log: PartitionLog, batches: readonly TestBatch[], now 
 /** The batches in bytes read from a log, one buffer each. */
 export function batchesIn(bytes: Buffer): Buffer[] {
   const out: Buffer[] = [];
-  for (let pos = 0; pos < bytes.length; ) {
+  for (let pos = 0; pos < bytes.length;) {
     const size = readBatchHeader(bytes, pos).size;
     out.push(bytes.subarray(pos, pos + size));
     pos += size;

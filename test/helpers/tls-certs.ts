@@ -27,7 +27,23 @@ export function makeTestCerts(): TestCerts {
   openssl('req', '-x509', '-newkey', 'rsa:2048', '-nodes', '-days', '2', '-subj', '/CN=brook test CA', '-keyout', p('ca.key'), '-out', p('ca.pem'));
   const issue = (name: string, subject: string, extensions: string): void => {
     openssl('req', '-newkey', 'rsa:2048', '-nodes', '-subj', subject, '-keyout', p(`${name}.key`), '-out', p(`${name}.csr`));
-    openssl('x509', '-req', '-in', p(`${name}.csr`), '-CA', p('ca.pem'), '-CAkey', p('ca.key'), '-CAcreateserial', '-days', '2', '-out', p(`${name}.pem`), '-extfile', extensions);
+    openssl(
+      'x509',
+      '-req',
+      '-in',
+      p(`${name}.csr`),
+      '-CA',
+      p('ca.pem'),
+      '-CAkey',
+      p('ca.key'),
+      '-CAcreateserial',
+      '-days',
+      '2',
+      '-out',
+      p(`${name}.pem`),
+      '-extfile',
+      extensions,
+    );
   };
   const serverExt = p('server.ext');
   const clientExt = p('client.ext');

@@ -133,7 +133,10 @@ const produceOnce: Record<Client, (codes: readonly Code[]) => Promise<Outcome[]>
     const outcomes: Outcome[] = [];
     for (const code of codes) {
       const topic = `kafkajs-e${code}`;
-      const producer = new Kafka({ clientId: topic, brokers: [proxy.bootstrap], logLevel: logLevel.NOTHING }).producer({ idempotent: true, retry: { retries: 5, initialRetryTime: 20 } });
+      const producer = new Kafka({ clientId: topic, brokers: [proxy.bootstrap], logLevel: logLevel.NOTHING }).producer({
+        idempotent: true,
+        retry: { retries: 5, initialRetryTime: 20 },
+      });
       await producer.connect();
       const send = (partition: number) =>
         producer.send({ topic, acks: -1, messages: [{ partition, value: 'x' }] }).then(

@@ -103,11 +103,17 @@ async function kafkajsSend(t: TestContext, serve: ServeProcess, clientId: string
   // Bootstrap straight to the broker: kafkajs then reaches the partition leader through the proxy.
   const kafka = new Kafka({ clientId, brokers: [serve.bootstrap], logLevel: logLevel.NOTHING });
   // kafkajs takes any maxInFlightRequests, but its idempotent producer holds a lock per broker around each Produce.
-  const producer: Producer = kafka.producer({ idempotent: true, maxInFlightRequests: 5, retry: { retries: Number.MAX_SAFE_INTEGER, initialRetryTime: 20, maxRetryTime: 500 } });
+  const producer: Producer = kafka.producer({
+    idempotent: true,
+    maxInFlightRequests: 5,
+    retry: { retries: Number.MAX_SAFE_INTEGER, initialRetryTime: 20, maxRetryTime: 500 },
+  });
   await producer.connect();
   t.after(() => producer.disconnect());
   return async (topic, values) =>
-    (await producer.send({ topic, acks: -1, messages: values.map((value, i) => ({ partition: i % PARTITIONS, value })) })).map((m) => [m.partition, Number(m.baseOffset)] as const);
+    (await producer.send({ topic, acks: -1, messages: values.map((value, i) => ({ partition: i % PARTITIONS, value })) })).map(
+      (m) => [m.partition, Number(m.baseOffset)] as const,
+    );
 }
 
 test('librdkafka: 5% of produce acknowledgements lost, over 4 partitions; everything lands exactly once', { timeout: 180_000 }, async (t) => {
@@ -127,7 +133,14 @@ test('kafkajs: 5% of produce acknowledgements lost, sends one at a time; everyth
 
 test('@platformatic/kafka: 5% of produce acknowledgements lost, four sends at a time; everything lands exactly once', { timeout: 180_000 }, async (t) => {
   const r = await rig(t);
-  const producer = new PlatformaticProducer({ clientId: 'lost-acks-platformatic', bootstrapBrokers: [r.serve.bootstrap], idempotent: true, autocreateTopics: true, retries: 1000, retryDelay: 20 });
+  const producer = new PlatformaticProducer({
+    clientId: 'lost-acks-platformatic',
+    bootstrapBrokers: [r.serve.bootstrap],
+    idempotent: true,
+    autocreateTopics: true,
+    retries: 1000,
+    retryDelay: 20,
+  });
   t.after(() => producer.close());
   const send: Send = async (topic, values) => {
     const result = await producer.send({ messages: values.map((value, i) => ({ topic, partition: i % PARTITIONS, value: Buffer.from(value) })) });
@@ -138,29 +151,33 @@ test('@platformatic/kafka: 5% of produce acknowledgements lost, four sends at a 
   assertLostAcksHarmless(t, '@platformatic/kafka', SENT, faults.injected, counts, 10);
 });
 
-test('kafkajs flaw: four sends at once on one idempotent producer reuse a sequence number after a lost ack, so messages are lost and duplicated', { timeout: 180_000 }, async (t) => {
-  const r = await rig(t);
-  const send = await kafkajsSend(t, r.serve, 'kafkajs-concurrent');
-  const faults = produceFaults(0.05, 2);
-  // The records each (partition, producer, epoch, sequence) was sent with.
-  const contents = new Map<string, Set<string>>();
-  const recording: FaultRules = {
-    ...faults,
-    onRequest: (request) => {
-      for (const b of request.apiKey === API.PRODUCE ? producedBatches(request) : []) {
-        const key = `${b.partition}/${b.producerId}/${b.epoch}/${b.baseSequence}`;
-        contents.set(key, (contents.get(key) ?? new Set()).add(b.records.toString('hex')));
-      }
-      return faults.onRequest!(request);
-    },
-  };
-  const counts = await underFaults(r, recording, 'kafkajs-concurrent', () => sendAll(send, 'kafkajs-concurrent', 4));
-  const reused = [...contents.values()].filter((c) => c.size > 1).length;
-  report(t, `kafkajs, four sends at once (${reused} sequence numbers carried two different batches)`, SENT, describeInjected(faults.injected), counts);
-  // brook answers a reused sequence as the retry it claims to be, with the first batch's offset: the second batch is lost.
-  assert.ok(reused > 0, 'kafkajs no longer reuses sequence numbers: update the README');
-  assert.ok(counts.losses > 0);
-});
+test(
+  'kafkajs flaw: four sends at once on one idempotent producer reuse a sequence number after a lost ack, so messages are lost and duplicated',
+  { timeout: 180_000 },
+  async (t) => {
+    const r = await rig(t);
+    const send = await kafkajsSend(t, r.serve, 'kafkajs-concurrent');
+    const faults = produceFaults(0.05, 2);
+    // The records each (partition, producer, epoch, sequence) was sent with.
+    const contents = new Map<string, Set<string>>();
+    const recording: FaultRules = {
+      ...faults,
+      onRequest: (request) => {
+        for (const b of request.apiKey === API.PRODUCE ? producedBatches(request) : []) {
+          const key = `${b.partition}/${b.producerId}/${b.epoch}/${b.baseSequence}`;
+          contents.set(key, (contents.get(key) ?? new Set()).add(b.records.toString('hex')));
+        }
+        return faults.onRequest!(request);
+      },
+    };
+    const counts = await underFaults(r, recording, 'kafkajs-concurrent', () => sendAll(send, 'kafkajs-concurrent', 4));
+    const reused = [...contents.values()].filter((c) => c.size > 1).length;
+    report(t, `kafkajs, four sends at once (${reused} sequence numbers carried two different batches)`, SENT, describeInjected(faults.injected), counts);
+    // brook answers a reused sequence as the retry it claims to be, with the first batch's offset: the second batch is lost.
+    assert.ok(reused > 0, 'kafkajs no longer reuses sequence numbers: update the README');
+    assert.ok(counts.losses > 0);
+  },
+);
 
 test('librdkafka: the broker is SIGKILLed and restarted 3 times under load; nothing acknowledged is lost or duplicated', { timeout: 240_000 }, async (t) => {
   const r = await rig(t);
@@ -190,6 +207,12 @@ test('librdkafka: the broker is SIGKILLed and restarted 3 times under load; noth
     }
     return finishPaced(producer);
   });
-  report(t, 'librdkafka, broker SIGKILLed', count, `3 SIGKILLs and restarts on the same data dir, with ${inFlight.join(', ')} Produce requests in flight`, counts);
+  report(
+    t,
+    'librdkafka, broker SIGKILLed',
+    count,
+    `3 SIGKILLs and restarts on the same data dir, with ${inFlight.join(', ')} Produce requests in flight`,
+    counts,
+  );
   assertExactlyOnce(counts, count);
 });

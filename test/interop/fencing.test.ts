@@ -61,7 +61,12 @@ async function produce(client: WireClient, producerId: bigint, b: Batch): Promis
 }
 
 async function initProducerId(producerId: bigint, producerEpoch: number): Promise<{ producerId: bigint; producerEpoch: number }> {
-  const r = await restarted.request(InitProducerIdRequest, InitProducerIdResponse, 4, { transactionalId: null, transactionTimeoutMs: 60_000, producerId, producerEpoch });
+  const r = await restarted.request(InitProducerIdRequest, InitProducerIdResponse, 4, {
+    transactionalId: null,
+    transactionTimeoutMs: 60_000,
+    producerId,
+    producerEpoch,
+  });
   assert.equal(r.errorCode, 0);
   return r;
 }
@@ -86,14 +91,21 @@ test('a producer restarts with a bumped epoch; its old in-flight batches arrive 
 
   // The late batches arrive together on the old connection, as a pipelined burst.
   const answers = await pipelined(zombie, producerId, late);
-  assert.deepEqual(answers, late.map(() => [INVALID_PRODUCER_EPOCH, -1]));
+  assert.deepEqual(
+    answers,
+    late.map(() => [INVALID_PRODUCER_EPOCH, -1]),
+  );
 
   // The new epoch carries on where it was.
   for (const partition of PARTITIONS) {
     assert.deepEqual(await produce(restarted, producerId, { partition, epoch: 1, seq: 1, prefix: `e1-b-p${partition}-`, count: 1 }), [0, 6]);
   }
   const expected = PARTITIONS.flatMap((partition) =>
-    [...named(`e0-a-p${partition}-`, 3), ...named(`e0-b-p${partition}-`, 2), `e1-a-p${partition}-0`, `e1-b-p${partition}-0`].map((v, offset) => [partition, offset, v]),
+    [...named(`e0-a-p${partition}-`, 3), ...named(`e0-b-p${partition}-`, 2), `e1-a-p${partition}-0`, `e1-b-p${partition}-0`].map((v, offset) => [
+      partition,
+      offset,
+      v,
+    ]),
   );
   assert.deepEqual(sorted(await readTopic(serve.bootstrap, TOPIC)), expected);
 
@@ -102,7 +114,12 @@ test('a producer restarts with a bumped epoch; its old in-flight batches arrive 
   serve = await startServe([], serve.dataDir);
   zombie.close();
   zombie = await WireClient.connect(serve.port);
-  assert.deepEqual(await pipelined(zombie, producerId, late), late.map(() => [INVALID_PRODUCER_EPOCH, -1]));
+  assert.deepEqual(
+    await pipelined(zombie, producerId, late),
+    late.map(() => [INVALID_PRODUCER_EPOCH, -1]),
+  );
   assert.deepEqual(sorted(await readTopic(serve.bootstrap, TOPIC)), expected);
-  t.diagnostic(`${late.length} late epoch-0 batches sent after the epoch-1 restart, then again after a SIGKILL and restart of the broker: all fenced with 47, none appended`);
+  t.diagnostic(
+    `${late.length} late epoch-0 batches sent after the epoch-1 restart, then again after a SIGKILL and restart of the broker: all fenced with 47, none appended`,
+  );
 });

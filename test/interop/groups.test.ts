@@ -29,7 +29,13 @@ const assignment = (m: Member) => m.lines.filter((l) => l.assigned).at(-1)?.assi
 const reads = (m: Member) => m.lines.flatMap((l) => (l.read ? [l.read] : []));
 
 /** Two members of `group`, once each holds two of the four partitions. */
-async function splitGroup(script: string, topic: string, group: string, bootstrap = serve.bootstrap, extra: readonly (string | number)[] = []): Promise<Member[]> {
+async function splitGroup(
+  script: string,
+  topic: string,
+  group: string,
+  bootstrap = serve.bootstrap,
+  extra: readonly (string | number)[] = [],
+): Promise<Member[]> {
   const members = [0, 1].map(() => LineProcess.python<MemberLine>(script, [bootstrap, topic, group, ...extra]));
   started.push(...members);
   await Promise.all(members.map((m) => m.until(() => assignment(m).length === 2, 'it holds two partitions', 60_000)));
@@ -50,7 +56,11 @@ async function produce(topic: string, prefix: string, count: number, bootstrap =
 /** Waits for `count` messages over the members, then checks each read only its own partitions. */
 async function readSplit(members: Member[], count: number): Promise<[number, number, string][]> {
   await until(() => members.reduce((n, m) => n + reads(m).length, 0) >= count, `${count} messages are read`);
-  for (const m of members) assert.ok(reads(m).every(([p]) => assignment(m).includes(p)), 'a member reads only its partitions');
+  for (const m of members)
+    assert.ok(
+      reads(m).every(([p]) => assignment(m).includes(p)),
+      'a member reads only its partitions',
+    );
   return members.flatMap(reads);
 }
 
@@ -126,5 +136,9 @@ test('confluent-kafka: a group comes back from a broker restart, clean or SIGKIL
   await Promise.all(members.map((m) => m.finish()));
   const read = members.flatMap(reads).map((r) => r[2]);
   assert.deepEqual([...read].sort(), [...values].sort(), 'each message read once');
-  assert.deepEqual(members.map((m) => m.lines.filter((l) => l.assigned).length), assignmentsBefore, 'no member was assigned anew');
+  assert.deepEqual(
+    members.map((m) => m.lines.filter((l) => l.assigned).length),
+    assignmentsBefore,
+    'no member was assigned anew',
+  );
 });

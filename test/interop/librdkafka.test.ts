@@ -19,7 +19,11 @@ function assertExactlyOnce(read: [number, number, string][], expected: string[])
   assert.deepEqual(read.map((r) => r[2]).sort(), [...expected].sort());
   const byPartition = new Map<number, number[]>();
   for (const [p, offset] of read) byPartition.set(p, [...(byPartition.get(p) ?? []), offset]);
-  for (const offsets of byPartition.values()) assert.deepEqual(offsets, offsets.map((_, i) => i));
+  for (const offsets of byPartition.values())
+    assert.deepEqual(
+      offsets,
+      offsets.map((_, i) => i),
+    );
 }
 
 test('kcat: idempotent produce and read back', async () => {
@@ -28,9 +32,18 @@ test('kcat: idempotent produce and read back', async () => {
   assert.equal(produced.code, 0, produced.stderr);
   const consumed = await run('kcat', ['-C', '-b', serve.bootstrap, '-t', 'kcat-topic', '-p', '0', '-o', 'beginning', '-e', '-f', '%o %s\\n']);
   assert.equal(consumed.code, 0, consumed.stderr);
-  const read = consumed.stdout.trimEnd().split('\n').map((l) => l.split(' '));
-  assert.deepEqual(read.map((r) => r[1]), lines);
-  assert.deepEqual(read.map((r) => Number(r[0])), lines.map((_, i) => i));
+  const read = consumed.stdout
+    .trimEnd()
+    .split('\n')
+    .map((l) => l.split(' '));
+  assert.deepEqual(
+    read.map((r) => r[1]),
+    lines,
+  );
+  assert.deepEqual(
+    read.map((r) => Number(r[0])),
+    lines.map((_, i) => i),
+  );
 });
 
 test('confluent-kafka: topic created by the admin client; idempotent produce over 4 partitions, read back exactly once', async () => {
@@ -42,12 +55,23 @@ test('confluent-kafka: topic created by the admin client; idempotent produce ove
   assert.deepEqual(r.errors, []);
   assert.equal(r.unflushed, 0);
   assert.equal(r.acked.length, count);
-  assertExactlyOnce(r.read, Array.from({ length: count }, (_, i) => `m${i}`));
+  assertExactlyOnce(
+    r.read,
+    Array.from({ length: count }, (_, i) => `m${i}`),
+  );
 });
 
 test('kafka-python: topic created by the admin client; plain produce, read back', async () => {
   const count = 1000;
-  const r = await runPython<{ acked: [number, number][]; read: [number, number, string][] }>('kafka_python_plain.py', [serve.bootstrap, 'kafka-python-topic', 2, count]);
+  const r = await runPython<{ acked: [number, number][]; read: [number, number, string][] }>('kafka_python_plain.py', [
+    serve.bootstrap,
+    'kafka-python-topic',
+    2,
+    count,
+  ]);
   assert.equal(r.acked.length, count);
-  assertExactlyOnce(r.read, Array.from({ length: count }, (_, i) => `m${i}`));
+  assertExactlyOnce(
+    r.read,
+    Array.from({ length: count }, (_, i) => `m${i}`),
+  );
 });

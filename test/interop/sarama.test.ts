@@ -57,7 +57,11 @@ test('Sarama: an idempotent SyncProducer and an idempotent AsyncProducer (LZ4) w
     // Idempotence with one request in flight keeps each producer's order within a partition.
     for (const messages of byPartition(p.acked).values()) {
       const sent = messages.map(([, , value]) => index(value));
-      assert.deepEqual(sent, [...sent].sort((a, b) => a - b), `${name} order`);
+      assert.deepEqual(
+        sent,
+        [...sent].sort((a, b) => a - b),
+        `${name} order`,
+      );
     }
   }
   const acked = [...sync.acked, ...async.acked].map(([p, o, v]): Placed => [p, o, v]);
@@ -67,7 +71,12 @@ test('Sarama: an idempotent SyncProducer and an idempotent AsyncProducer (LZ4) w
   assert.deepEqual(tally(acked, read), { acked: 2 * count, read: 2 * count, ...exactlyOnce });
   const readByPartition = new Map<number, number[]>();
   for (const [p, o] of read) readByPartition.set(p, [...(readByPartition.get(p) ?? []), o]);
-  for (const [p, offsets] of readByPartition) assert.deepEqual(offsets, offsets.map((_, i) => i), `partition ${p} read in offset order from 0`);
+  for (const [p, offsets] of readByPartition)
+    assert.deepEqual(
+      offsets,
+      offsets.map((_, i) => i),
+      `partition ${p} read in offset order from 0`,
+    );
   // Nothing else in the log: each partition ends where the group stopped reading it.
   const partitions = await sarama.run<PartitionRead[]>(['read', serve.bootstrap, topic]);
   assert.deepEqual(
@@ -94,7 +103,13 @@ test('Sarama: records batched with maxTimestamp -1 in their header outlive reten
     // Every message is still there, and by time ListOffsets answers the first offset stamped at or after it.
     const firstAtOrAfter = Math.min(...produced.acked.filter(([, , , ts]) => ts >= middle).map(([, o]) => o));
     assert.deepEqual({ oldest, newest, byTime }, { oldest: 0, newest: count, byTime: firstAtOrAfter });
-    assert.deepEqual(tally(produced.acked.map(([p, o, v]): Placed => [p, o, v]), read), { acked: count, read: count, ...exactlyOnce });
+    assert.deepEqual(
+      tally(
+        produced.acked.map(([p, o, v]): Placed => [p, o, v]),
+        read,
+      ),
+      { acked: count, read: count, ...exactlyOnce },
+    );
   } finally {
     await small.stop();
     await rm(small.dataDir, { recursive: true, force: true });
@@ -104,7 +119,12 @@ test('Sarama: records batched with maxTimestamp -1 in their header outlive reten
 test('Sarama ClusterAdmin: creates, lists, describes, grows a topic, deletes its records, lists and describes a group, deletes the topic', async () => {
   const topic = 'sarama-admin';
   const group = 'sarama-admin-group';
-  const { configs, groups, ...rest } = await sarama.run<{ configs: Record<string, string>; groups: Record<string, string> }>(['admin', serve.bootstrap, topic, group]);
+  const { configs, groups, ...rest } = await sarama.run<{ configs: Record<string, string>; groups: Record<string, string> }>([
+    'admin',
+    serve.bootstrap,
+    topic,
+    group,
+  ]);
   assert.equal(configs['retention.ms'], '604800000');
   assert.equal(configs['cleanup.policy'], 'delete');
   assert.equal(groups[group], 'consumer');

@@ -13,23 +13,41 @@ before(async () => {
   certs = makeTestCerts();
   const usersFile = join(await tempDataDir(), 'users.json');
   assert.equal((await runBrook(['add-user', '--users-file', usersFile, '--user', 'carol'], 'carol-secret\n')).code, 0);
-  serve = await startServe(['--tls-cert', certs.certPath, '--tls-key', certs.keyPath, '--sasl-users-file', usersFile, '--failed-authentication-delay-ms', '500']);
+  serve = await startServe([
+    '--tls-cert',
+    certs.certPath,
+    '--tls-key',
+    certs.keyPath,
+    '--sasl-users-file',
+    usersFile,
+    '--failed-authentication-delay-ms',
+    '500',
+  ]);
 });
 after(async () => {
   await serve.stop();
 });
 
 const kcatSecurity = (mechanism: string, password: string): string[] => [
-  '-X', 'security.protocol=SASL_SSL',
-  '-X', `ssl.ca.location=${certs.caPath}`,
-  '-X', `sasl.mechanisms=${mechanism}`,
-  '-X', 'sasl.username=carol',
-  '-X', `sasl.password=${password}`,
+  '-X',
+  'security.protocol=SASL_SSL',
+  '-X',
+  `ssl.ca.location=${certs.caPath}`,
+  '-X',
+  `sasl.mechanisms=${mechanism}`,
+  '-X',
+  'sasl.username=carol',
+  '-X',
+  `sasl.password=${password}`,
 ];
 
 test('kcat over TLS with SCRAM: idempotent produce and read back', async () => {
   for (const mechanism of ['SCRAM-SHA-256', 'SCRAM-SHA-512', 'PLAIN']) {
-    const produced = await run('kcat', ['-P', '-b', serve.bootstrap, '-t', 'secured', '-X', 'enable.idempotence=true', ...kcatSecurity(mechanism, 'carol-secret')], `via-${mechanism}\n`);
+    const produced = await run(
+      'kcat',
+      ['-P', '-b', serve.bootstrap, '-t', 'secured', '-X', 'enable.idempotence=true', ...kcatSecurity(mechanism, 'carol-secret')],
+      `via-${mechanism}\n`,
+    );
     assert.equal(produced.code, 0, produced.stderr);
   }
   const consumed = await run('kcat', ['-C', '-b', serve.bootstrap, '-t', 'secured', '-o', 'beginning', '-e', ...kcatSecurity('SCRAM-SHA-256', 'carol-secret')]);
@@ -38,7 +56,11 @@ test('kcat over TLS with SCRAM: idempotent produce and read back', async () => {
 });
 
 test('kcat with a wrong password is refused by the broker and writes nothing', async () => {
-  const produced = await run('kcat', ['-P', '-b', serve.bootstrap, '-t', 'secured', '-X', 'message.timeout.ms=4000', ...kcatSecurity('SCRAM-SHA-256', 'guess')], 'intruder\n');
+  const produced = await run(
+    'kcat',
+    ['-P', '-b', serve.bootstrap, '-t', 'secured', '-X', 'message.timeout.ms=4000', ...kcatSecurity('SCRAM-SHA-256', 'guess')],
+    'intruder\n',
+  );
   assert.match(produced.stderr, /Authentication failure|SASL authentication error/);
   const consumed = await run('kcat', ['-C', '-b', serve.bootstrap, '-t', 'secured', '-o', 'beginning', '-e', ...kcatSecurity('SCRAM-SHA-512', 'carol-secret')]);
   assert.doesNotMatch(consumed.stdout, /intruder/);

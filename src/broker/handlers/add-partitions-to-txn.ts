@@ -10,7 +10,10 @@ import { defineApi } from '../api-handler.js';
 type Topics = AddPartitionsToTxnRequest['v3AndBelowTopics'];
 
 const refused = (topics: Topics): AddPartitionsToTxnResponse['resultsByTopicV3AndBelow'] =>
-  topics.map((t) => ({ name: t.name, resultsByPartition: t.partitions.map((partitionIndex) => ({ partitionIndex, partitionErrorCode: ErrorCode.TRANSACTIONAL_ID_AUTHORIZATION_FAILED })) }));
+  topics.map((t) => ({
+    name: t.name,
+    resultsByPartition: t.partitions.map((partitionIndex) => ({ partitionIndex, partitionErrorCode: ErrorCode.TRANSACTIONAL_ID_AUTHORIZATION_FAILED })),
+  }));
 
 export const addPartitionsToTxn = defineApi({
   request: AddPartitionsToTxnRequest,

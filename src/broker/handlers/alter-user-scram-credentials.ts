@@ -16,7 +16,8 @@ export const alterUserScramCredentials = defineApi({
   minVersion: 0,
   maxVersion: 0,
   async handle(request, _info, broker): Promise<AlterUserScramCredentialsResponse> {
-    const results = broker.credentials === undefined ? alterationResults(checkAlterations(request, () => false, WITHOUT_SCRAM)) : await broker.credentials.alter(request);
+    const results =
+      broker.credentials === undefined ? alterationResults(checkAlterations(request, () => false, WITHOUT_SCRAM)) : await broker.credentials.alter(request);
     return { throttleTimeMs: 0, results };
   },
 });

@@ -40,5 +40,8 @@ function response(errorCode: number): Omit<ApiVersionsResponse, 'apiKeys'> {
 
 /** Kafka's answer to an ApiVersions version it does not know: v0 layout, listing its own range. */
 export function unsupportedApiVersionsResponse(handler: ApiHandler): ApiVersionsResponse {
-  return { ...response(ErrorCode.UNSUPPORTED_VERSION), apiKeys: [{ apiKey: ApiKey.ApiVersions, minVersion: handler.minVersion, maxVersion: handler.maxVersion }] };
+  return {
+    ...response(ErrorCode.UNSUPPORTED_VERSION),
+    apiKeys: [{ apiKey: ApiKey.ApiVersions, minVersion: handler.minVersion, maxVersion: handler.maxVersion }],
+  };
 }

@@ -12,6 +12,14 @@ export const consumerGroupHeartbeat = defineApi({
   minVersion: 0,
   maxVersion: 0,
   handle(): ConsumerGroupHeartbeatResponse {
-    return { throttleTimeMs: 0, errorCode: ErrorCode.UNSUPPORTED_VERSION, errorMessage: null, memberId: null, memberEpoch: 0, heartbeatIntervalMs: 0, assignment: null };
+    return {
+      throttleTimeMs: 0,
+      errorCode: ErrorCode.UNSUPPORTED_VERSION,
+      errorMessage: null,
+      memberId: null,
+      memberEpoch: 0,
+      heartbeatIntervalMs: 0,
+      assignment: null,
+    };
   },
 });

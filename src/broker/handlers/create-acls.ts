@@ -9,6 +9,9 @@ export const createAcls = defineApi({
   minVersion: 0,
   maxVersion: 3,
   handle(request): CreateAclsResponse {
-    return { throttleTimeMs: 0, results: request.creations.map(() => ({ errorCode: ErrorCode.SECURITY_DISABLED, errorMessage: 'No Authorizer is configured.' })) };
+    return {
+      throttleTimeMs: 0,
+      results: request.creations.map(() => ({ errorCode: ErrorCode.SECURITY_DISABLED, errorMessage: 'No Authorizer is configured.' })),
+    };
   },
 });

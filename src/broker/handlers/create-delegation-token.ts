@@ -16,7 +16,10 @@ export const createDelegationToken = defineApi({
   maxVersion: 3,
   handle(request, info, broker): CreateDelegationTokenResponse {
     const requester = principalOf(info.connection, broker);
-    const owner = request.ownerPrincipalName === null || request.ownerPrincipalName === '' ? requester : { type: request.ownerPrincipalType ?? '', name: request.ownerPrincipalName };
+    const owner =
+      request.ownerPrincipalName === null || request.ownerPrincipalName === ''
+        ? requester
+        : { type: request.ownerPrincipalType ?? '', name: request.ownerPrincipalName };
     const answer = (errorCode: number, timestamps: bigint): CreateDelegationTokenResponse => ({
       errorCode,
       principalType: owner.type,

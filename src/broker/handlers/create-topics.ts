@@ -72,8 +72,10 @@ function refusalOf(broker: BrokerContext, t: CreateTopicsRequestCreatableTopic, 
     const problem = topicAssignmentProblem(t.assignments);
     if (problem !== undefined) return [ErrorCode.INVALID_REPLICA_ASSIGNMENT, problem];
   }
-  if (partitions < 1 || partitions > MAX_PARTITIONS) return [ErrorCode.INVALID_PARTITIONS, `Number of partitions must be between 1 and ${MAX_PARTITIONS}, not ${partitions}.`];
-  if (t.replicationFactor === 0 || t.replicationFactor < -1) return [ErrorCode.INVALID_REPLICATION_FACTOR, `Replication factor must be larger than 0, or -1 to use the default.`];
+  if (partitions < 1 || partitions > MAX_PARTITIONS)
+    return [ErrorCode.INVALID_PARTITIONS, `Number of partitions must be between 1 and ${MAX_PARTITIONS}, not ${partitions}.`];
+  if (t.replicationFactor === 0 || t.replicationFactor < -1)
+    return [ErrorCode.INVALID_REPLICATION_FACTOR, `Replication factor must be larger than 0, or -1 to use the default.`];
   if (t.replicationFactor > 1) {
     return [ErrorCode.INVALID_REPLICATION_FACTOR, `Unable to replicate the partition ${t.replicationFactor} time(s): only 1 broker is registered.`];
   }

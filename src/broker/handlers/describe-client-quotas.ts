@@ -34,11 +34,15 @@ function filterProblem(components: DescribeClientQuotasRequest['components']): [
     if (!ENTITY_TYPES.includes(entityType)) return [ErrorCode.UNSUPPORTED_VERSION, `Unsupported entity type ${entityType}`];
     if (matchType === EXACT && match === null) return [ErrorCode.INVALID_REQUEST, 'Request specified MATCH_TYPE_EXACT, but set match string to null.'];
     if (matchType === DEFAULT && match !== null) return [ErrorCode.INVALID_REQUEST, 'Request specified MATCH_TYPE_DEFAULT, but also specified a match string.'];
-    if (matchType === SPECIFIED && match !== null) return [ErrorCode.INVALID_REQUEST, 'Request specified MATCH_TYPE_SPECIFIED, but also specified a match string.'];
+    if (matchType === SPECIFIED && match !== null)
+      return [ErrorCode.INVALID_REQUEST, 'Request specified MATCH_TYPE_SPECIFIED, but also specified a match string.'];
     if (![EXACT, DEFAULT, SPECIFIED].includes(matchType)) return [ErrorCode.INVALID_REQUEST, `Unknown match type ${matchType}`];
   }
   if (seen.has('ip') && (seen.has('user') || seen.has('client-id'))) {
-    return [ErrorCode.INVALID_REQUEST, 'Invalid entity filter component combination. IP filter component should not be used with user or clientId filter component.'];
+    return [
+      ErrorCode.INVALID_REQUEST,
+      'Invalid entity filter component combination. IP filter component should not be used with user or clientId filter component.',
+    ];
   }
   return undefined;
 }

@@ -42,7 +42,18 @@ export const describeQuorum = defineApi({
       topics: [
         {
           topicName: METADATA_TOPIC,
-          partitions: [{ partitionIndex: 0, errorCode: ErrorCode.NONE, errorMessage: null, leaderId: NODE_ID, leaderEpoch: LEADER_EPOCH, highWatermark: 0n, currentVoters: [voter], observers: [] }],
+          partitions: [
+            {
+              partitionIndex: 0,
+              errorCode: ErrorCode.NONE,
+              errorMessage: null,
+              leaderId: NODE_ID,
+              leaderEpoch: LEADER_EPOCH,
+              highWatermark: 0n,
+              currentVoters: [voter],
+              observers: [],
+            },
+          ],
         },
       ],
       nodes: [{ nodeId: NODE_ID, listeners: [{ name: securityProtocol(broker.config), host: broker.advertised.host, port: broker.advertised.port }] }],

@@ -28,7 +28,8 @@ export const describeTopicPartitions = defineApi({
     const names = new Set((all ? broker.storage.topics().map((t) => t.name) : request.topics.map((t) => t.name)).filter((name) => name >= from));
     // As Kafka: a cursor outside the topics named, or before a first partition, fails every topic named.
     const invalidCursor = cursor !== null && ((!all && !names.has(cursor.topicName)) || cursor.partitionIndex < 0);
-    if (invalidCursor) return { throttleTimeMs: 0, topics: request.topics.map((t) => topicError(t.name, ErrorCode.INVALID_REQUEST, NOT_ASKED)), nextCursor: null };
+    if (invalidCursor)
+      return { throttleTimeMs: 0, topics: request.topics.map((t) => topicError(t.name, ErrorCode.INVALID_REQUEST, NOT_ASKED)), nextCursor: null };
     let room = Math.max(Math.min(MAX_PARTITIONS, request.responsePartitionLimit), 1);
     const topics: Topic[] = [];
     let nextCursor: DescribeTopicPartitionsResponse['nextCursor'] = null;
@@ -41,7 +42,10 @@ export const describeTopicPartitions = defineApi({
       const info = broker.storage.topic(name);
       if (info === undefined) {
         // Asked for all, topics deleted meanwhile are left out; asked by name, they are errors.
-        if (!all) topics.push(topicError(name, topicNameProblem(name) === undefined ? ErrorCode.UNKNOWN_TOPIC_OR_PARTITION : ErrorCode.INVALID_TOPIC_EXCEPTION, TOPIC_OPERATIONS));
+        if (!all)
+          topics.push(
+            topicError(name, topicNameProblem(name) === undefined ? ErrorCode.UNKNOWN_TOPIC_OR_PARTITION : ErrorCode.INVALID_TOPIC_EXCEPTION, TOPIC_OPERATIONS),
+          );
         continue;
       }
       const first = name === cursor?.topicName ? cursor.partitionIndex : 0;

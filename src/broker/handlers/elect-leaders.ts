@@ -35,7 +35,11 @@ export const electLeaders = defineApi({
         })),
       );
     }
-    if (request.topicPartitions === null) return answer(ErrorCode.NONE, broker.storage.topics().map((t) => ({ topic: t.name, partitionResult: [] })));
+    if (request.topicPartitions === null)
+      return answer(
+        ErrorCode.NONE,
+        broker.storage.topics().map((t) => ({ topic: t.name, partitionResult: [] })),
+      );
     return answer(
       ErrorCode.NONE,
       request.topicPartitions.map((t) => ({
@@ -43,7 +47,8 @@ export const electLeaders = defineApi({
         partitionResult: t.partitions.map((partitionId): PartitionResult => {
           const result = (errorCode: number, errorMessage: string | null = null): PartitionResult => ({ partitionId, errorCode, errorMessage });
           if (broker.storage.topic(t.topic) === undefined) return result(ErrorCode.UNKNOWN_TOPIC_OR_PARTITION, `No such topic as ${t.topic}`);
-          if (broker.storage.partition(t.topic, partitionId) === undefined) return result(ErrorCode.UNKNOWN_TOPIC_OR_PARTITION, `No such partition as ${t.topic}-${partitionId}`);
+          if (broker.storage.partition(t.topic, partitionId) === undefined)
+            return result(ErrorCode.UNKNOWN_TOPIC_OR_PARTITION, `No such partition as ${t.topic}-${partitionId}`);
           return result(ErrorCode.ELECTION_NOT_NEEDED);
         }),
       })),

@@ -147,7 +147,11 @@ async function readPartitions(fetched: ReadonlyMap<string, Fetched>, maxBytes: n
         broker.metrics.fetchFailed();
         // Said once per run of failures (the error names the file, position and offset of damage):
         // consumers retry every few hundred milliseconds.
-        if (!unreadable.has(log)) broker.logger.error({ topic, partition: p.partition, fetchOffset: offset, err }, 'reading the log failed; failures in a row after this one are not logged');
+        if (!unreadable.has(log))
+          broker.logger.error(
+            { topic, partition: p.partition, fetchOffset: offset, err },
+            'reading the log failed; failures in a row after this one are not logged',
+          );
         unreadable.add(log);
         answerNow = true;
         partitions.push(partitionData(p.partition, readErrorCode(err), hw, log.logStartOffset, EMPTY));

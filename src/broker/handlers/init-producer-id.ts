@@ -15,7 +15,12 @@ export const initProducerId = defineApi({
   minVersion: 0,
   maxVersion: 4,
   async handle(request, _info, broker): Promise<InitProducerIdResponse> {
-    const answer = (errorCode: number, producerId: bigint, producerEpoch: number): InitProducerIdResponse => ({ throttleTimeMs: 0, errorCode, producerId, producerEpoch });
+    const answer = (errorCode: number, producerId: bigint, producerEpoch: number): InitProducerIdResponse => ({
+      throttleTimeMs: 0,
+      errorCode,
+      producerId,
+      producerEpoch,
+    });
     if (request.transactionalId !== null) return answer(ErrorCode.TRANSACTIONAL_ID_AUTHORIZATION_FAILED, -1n, -1);
     const { producerId, producerEpoch } = request;
     // Some clients send 0/0 instead of -1/-1 on their first call; id 0 is never handed out, so 0 means "none".

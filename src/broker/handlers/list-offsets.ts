@@ -68,7 +68,7 @@ async function lookup(log: PartitionLog, timestamp: bigint): Promise<{ offset: n
   if (target < 0) return undefined;
   // As Kafka: the first record at or after the log start whose timestamp reaches the target; a
   // batch the log start lies inside may hold none past the start, and then the next batch is looked at.
-  for (let from = log.logStartOffset; ; ) {
+  for (let from = log.logStartOffset; ;) {
     const batch = await log.offsetForTimestamp(target, from);
     if (batch === undefined) return undefined;
     const bytes = await log.read(batch.offset, 1);

@@ -26,7 +26,8 @@ export const metadata = defineApi({
     if (all) topics = broker.storage.topics().map(describeTopic);
     else if (info.apiVersion < 12 && wanted.some((w) => w.name === null || w.topicId !== ZERO_UUID)) topics = wanted.map(rejectedTopic);
     else for (const w of wanted) topics.push(await answerTopic(broker, w, request.allowAutoTopicCreation));
-    for (const t of topics) if (t.errorCode === ErrorCode.NONE) t.topicAuthorizedOperations = authorizedOperations(request.includeTopicAuthorizedOperations, TOPIC_OPERATIONS);
+    for (const t of topics)
+      if (t.errorCode === ErrorCode.NONE) t.topicAuthorizedOperations = authorizedOperations(request.includeTopicAuthorizedOperations, TOPIC_OPERATIONS);
     return {
       throttleTimeMs: 0,
       brokers: [{ nodeId: NODE_ID, host: broker.advertised.host, port: broker.advertised.port, rack: null }],

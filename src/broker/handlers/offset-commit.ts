@@ -27,7 +27,13 @@ export const offsetCommit = defineApi({
         if (broker.storage.partition(t.name, p.partitionIndex) === undefined) result.errorCode = ErrorCode.UNKNOWN_TOPIC_OR_PARTITION;
         else if ((p.committedMetadata?.length ?? 0) > MAX_METADATA_LENGTH) result.errorCode = ErrorCode.OFFSET_METADATA_TOO_LARGE;
         else {
-          offsets.push({ topic: t.name, partition: p.partitionIndex, offset: p.committedOffset, leaderEpoch: p.committedLeaderEpoch, metadata: p.committedMetadata ?? '' });
+          offsets.push({
+            topic: t.name,
+            partition: p.partitionIndex,
+            offset: p.committedOffset,
+            leaderEpoch: p.committedLeaderEpoch,
+            metadata: p.committedMetadata ?? '',
+          });
           groupChecked.push(result);
         }
         return result;

@@ -18,7 +18,10 @@ export const offsetDelete = defineApi({
     let next = 0;
     const topics = request.topics.map((t) => ({
       name: t.name,
-      partitions: t.partitions.map((p) => ({ partitionIndex: p.partitionIndex, errorCode: errors.get(named[next++]!) ?? ErrorCode.UNKNOWN_TOPIC_OR_PARTITION })),
+      partitions: t.partitions.map((p) => ({
+        partitionIndex: p.partitionIndex,
+        errorCode: errors.get(named[next++]!) ?? ErrorCode.UNKNOWN_TOPIC_OR_PARTITION,
+      })),
     }));
     return { errorCode: ErrorCode.NONE, throttleTimeMs: 0, topics };
   },

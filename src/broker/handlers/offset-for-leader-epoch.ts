@@ -16,7 +16,12 @@ export const offsetForLeaderEpoch = defineApi({
     const topics = request.topics.map((t) => ({
       topic: t.topic,
       partitions: t.partitions.map((p) => {
-        const answer = (errorCode: number, leaderEpoch = -1, endOffset = -1) => ({ errorCode, partition: p.partition, leaderEpoch, endOffset: BigInt(endOffset) });
+        const answer = (errorCode: number, leaderEpoch = -1, endOffset = -1) => ({
+          errorCode,
+          partition: p.partition,
+          leaderEpoch,
+          endOffset: BigInt(endOffset),
+        });
         const log = broker.storage.partition(t.topic, p.partition);
         if (log === undefined) return answer(ErrorCode.UNKNOWN_TOPIC_OR_PARTITION);
         const fenced = leaderEpochError(p.currentLeaderEpoch);

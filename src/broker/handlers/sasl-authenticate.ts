@@ -24,7 +24,8 @@ export function saslAuthenticate(gate: SaslGate) {
         info.connection.end();
         return { errorCode, errorMessage, authBytes: NOTHING, sessionLifetimeMs: 0n };
       };
-      if (!session.handshakeDone || session.principal !== undefined) return refuse(ErrorCode.ILLEGAL_SASL_STATE, 'SaslAuthenticate is only valid after SaslHandshake and before authentication completes');
+      if (!session.handshakeDone || session.principal !== undefined)
+        return refuse(ErrorCode.ILLEGAL_SASL_STATE, 'SaslAuthenticate is only valid after SaslHandshake and before authentication completes');
       try {
         const authBytes = session.step(request.authBytes);
         if (session.principal !== undefined) broker.logger.info({ connection: info.connection.id, user: session.principal }, 'authenticated');
@@ -46,5 +47,10 @@ export const saslAuthenticateWithoutSasl = defineApi({
   response: SaslAuthenticateResponse,
   minVersion: 0,
   maxVersion: 2,
-  handle: (): SaslAuthenticateResponse => ({ errorCode: ErrorCode.ILLEGAL_SASL_STATE, errorMessage: 'this listener does not use SASL', authBytes: NOTHING, sessionLifetimeMs: 0n }),
+  handle: (): SaslAuthenticateResponse => ({
+    errorCode: ErrorCode.ILLEGAL_SASL_STATE,
+    errorMessage: 'this listener does not use SASL',
+    authBytes: NOTHING,
+    sessionLifetimeMs: 0n,
+  }),
 });

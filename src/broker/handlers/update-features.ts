@@ -26,7 +26,11 @@ export const updateFeatures = defineApi({
       const problem = updateProblem(feature, maxVersionLevel, type);
       return problem === undefined
         ? { feature, errorCode: ErrorCode.NONE, errorMessage: null }
-        : { feature, errorCode: ErrorCode.INVALID_UPDATE_VERSION, errorMessage: `Invalid update version ${maxVersionLevel} for feature ${feature}. ${problem}` };
+        : {
+            feature,
+            errorCode: ErrorCode.INVALID_UPDATE_VERSION,
+            errorMessage: `Invalid update version ${maxVersionLevel} for feature ${feature}. ${problem}`,
+          };
     });
     return { throttleTimeMs: 0, errorCode: ErrorCode.NONE, errorMessage: null, results };
   },
@@ -36,6 +40,7 @@ function updateProblem(feature: string, level: number, type: number): string | u
   if (![UPGRADE, SAFE_DOWNGRADE, UNSAFE_DOWNGRADE].includes(type)) return 'The controller does not support the given upgrade type.';
   if (level < 0) return 'A feature version cannot be less than 0.';
   const current = featureLevel(feature);
-  if (level !== current) return current === 0 ? `Local controller ${NODE_ID} does not support this feature.` : `Local controller ${NODE_ID} only supports versions ${current}`;
+  if (level !== current)
+    return current === 0 ? `Local controller ${NODE_ID} does not support this feature.` : `Local controller ${NODE_ID} only supports versions ${current}`;
   return undefined;
 }

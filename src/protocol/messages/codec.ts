@@ -5,9 +5,7 @@ import type { Writer } from '../primitives/writer.js';
 /** Inclusive version range; a field absent from every version ("none") has none. */
 export type VersionRange = readonly [min: number, max: number];
 
-export type PrimitiveType =
-  | 'bool' | 'int8' | 'int16' | 'uint16' | 'int32' | 'uint32' | 'int64' | 'float64'
-  | 'string' | 'bytes' | 'records' | 'uuid';
+export type PrimitiveType = 'bool' | 'int8' | 'int16' | 'uint16' | 'int32' | 'uint32' | 'int64' | 'float64' | 'string' | 'bytes' | 'records' | 'uuid';
 
 /** Compact description of a field, emitted next to each codec for generic tooling (tests, debugging). */
 export interface FieldSchema {

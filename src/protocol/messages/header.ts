@@ -3,7 +3,6 @@ import { Reader } from '../primitives/reader.js';
 import { API_SCHEMAS, ApiKey } from './apis.js';
 import { RequestHeader } from './request-header.js';
 
-
 export interface RequestHeaderInfo {
   apiKey: number;
   apiVersion: number;
