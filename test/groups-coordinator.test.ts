@@ -5,7 +5,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { ErrorCode } from '../src/protocol/error-codes.js';
 import type { JoinOutcome, Protocol, SyncOutcome } from '../src/groups/classic-group.js';
-import { GroupCoordinator } from '../src/groups/group-coordinator.js';
+import { GroupCoordinator, type CoordinatorOptions } from '../src/groups/group-coordinator.js';
 import type { JoinRequest } from '../src/groups/rebalancer.js';
 import type { Scheduler } from '../src/groups/scheduler.js';
 
@@ -58,12 +58,12 @@ const SESSION = 10_000;
 const REBALANCE = 30_000;
 /** offsets.retention.check.interval.ms, Kafka's default */
 const CLEANUP_INTERVAL = 600_000;
-const quiet = { info() {}, error() {} };
+const quiet = { info() {}, warn() {}, error() {} };
 
-async function coordinator(t: { after(fn: () => Promise<void>): void }): Promise<{ groups: GroupCoordinator; clock: ManualScheduler }> {
+async function coordinator(t: { after(fn: () => Promise<void>): void }, options: Partial<CoordinatorOptions> = {}): Promise<{ groups: GroupCoordinator; clock: ManualScheduler }> {
   const dir = await mkdtemp(join(tmpdir(), 'brook-groups-'));
   const clock = new ManualScheduler();
-  const groups = await GroupCoordinator.open(dir, { scheduler: clock, initialRebalanceDelayMs: INITIAL_DELAY, log: quiet });
+  const groups = await GroupCoordinator.open(dir, { scheduler: clock, now: () => clock.now, initialRebalanceDelayMs: INITIAL_DELAY, log: quiet, ...options });
   t.after(async () => {
     await groups.close();
     await rm(dir, { recursive: true, force: true });
@@ -424,8 +424,9 @@ test('commits: generation -1 into an empty or unknown group, member and generati
   const offsets = [{ topic: 't', partition: 0, offset: 42n, leaderEpoch: 3, metadata: 'm' }];
   const commit = (groupId: string, generationId: number, memberId: string, apiVersion = 8) => groups.commitOffsets({ groupId, generationId, memberId, groupInstanceId: null, offsets, apiVersion });
 
+  await clock.advance(1234);
   assert.equal(await commit('simple', -1, ''), ErrorCode.NONE);
-  assert.deepEqual(groups.committedOffsets('simple')?.get('t')?.get(0), { offset: 42n, leaderEpoch: 3, metadata: 'm' });
+  assert.deepEqual(groups.committedOffsets('simple')?.get('t')?.get(0), { offset: 42n, leaderEpoch: 3, metadata: 'm', commitTimestamp: 1234 });
   assert.deepEqual(groups.list(), [{ groupId: 'simple', protocolType: '', state: 'Empty' }]);
   assert.equal(await commit('simple', 3, 'someone'), ErrorCode.UNKNOWN_MEMBER_ID);
   assert.equal(await commit('nowhere', 1, 'someone'), ErrorCode.ILLEGAL_GENERATION);
@@ -551,7 +552,7 @@ test('a groups file that is not of brook\'s form stops the open, naming the file
 });
 
 /** A directory for a coordinator that a test opens more than once, as a broker restarting. */
-async function restartable(t: { after(fn: () => Promise<void>): void }): Promise<{ dir: string; open: (clock: ManualScheduler) => Promise<GroupCoordinator> }> {
+async function restartable(t: { after(fn: () => Promise<void>): void }, options: Partial<CoordinatorOptions> = {}): Promise<{ dir: string; open: (clock: ManualScheduler) => Promise<GroupCoordinator> }> {
   const dir = await mkdtemp(join(tmpdir(), 'brook-groups-'));
   const opened: GroupCoordinator[] = [];
   t.after(async () => {
@@ -559,7 +560,7 @@ async function restartable(t: { after(fn: () => Promise<void>): void }): Promise
     await rm(dir, { recursive: true, force: true });
   });
   const open = async (clock: ManualScheduler) => {
-    const groups = await GroupCoordinator.open(dir, { scheduler: clock, initialRebalanceDelayMs: INITIAL_DELAY, log: quiet });
+    const groups = await GroupCoordinator.open(dir, { scheduler: clock, now: () => clock.now, initialRebalanceDelayMs: INITIAL_DELAY, log: quiet, ...options });
     opened.push(groups);
     return groups;
   };
@@ -620,3 +621,4 @@ test('a stored Empty group lists after a restart, is deleted by DeleteGroups, an
   await after.close();
   assert.deepEqual((await open(new ManualScheduler())).list(), [], 'neither comes back');
 });
+

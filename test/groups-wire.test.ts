@@ -17,8 +17,9 @@ import { mkdtemp, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join as joinPath } from 'node:path';
 import { startBroker, type Broker } from '../src/broker/start-broker.js';
-import { OFFSETS_FILE, OffsetStore } from '../src/groups/offset-store.js';
+import { OffsetStore } from '../src/groups/offset-store.js';
 import { valuesBatch } from './helpers/batch.js';
+import { recordingLog } from './helpers/offset-traffic.js';
 import { WireClient } from './helpers/wire-client.js';
 import { produceBatch } from './helpers/wire-produce.js';
 
@@ -223,11 +224,12 @@ test('offsets of a topic that is gone when the broker starts (a delete cut short
   c.close();
   await b.close();
   // Written while the broker is stopped, as a data directory of such a past would hold them.
-  const store = await OffsetStore.open(joinPath(dataDir, OFFSETS_FILE));
+  const store = await OffsetStore.open(dataDir, { flush: 'none', log: recordingLog() });
   await store.commit('g', [
     { topic: 'gone', partition: 0, offset: 7n, leaderEpoch: -1, metadata: '' },
     { topic: 'kept', partition: 0, offset: 9n, leaderEpoch: -1, metadata: '' },
   ]);
+  await store.close();
   b = await startBroker({ port: 0, dataDir });
   c = await WireClient.connect(b.port);
   t.after(async () => {

@@ -69,7 +69,10 @@ export async function startBroker(options: BrokerOptions = {}): Promise<Broker> 
       logger,
     });
     closers.push(() => storage.close());
-    const groups = await GroupCoordinator.open(dataDir, { log: logger });
+    const groups = await GroupCoordinator.open(dataDir, {
+      log: logger,
+      flush: config.flush,
+    });
     closers.push(() => groups.close());
     await groups.deleteOffsetsOfMissingTopics((topic) => storage.topic(topic) !== undefined);
     const producerEpochs = await ProducerEpochs.open(dataDir, config.producerIdExpirationMs, Date.now());

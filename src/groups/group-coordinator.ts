@@ -6,16 +6,14 @@
  */
 import { join } from 'node:path';
 import { ErrorCode } from '../protocol/error-codes.js';
+import type { FlushPolicy } from '../settings/kinds.js';
 import { ClassicGroup, EMPTY_ASSIGNMENT, joinError, syncError, type GroupState, type JoinOutcome, type Member, type SyncOutcome } from './classic-group.js';
 import { GROUPS_FILE, GroupStore } from './group-store.js';
-import { OFFSETS_FILE, OffsetStore, type GroupOffsets, type PartitionOffset } from './offset-store.js';
+import { OffsetStore, type GroupOffsets, type PartitionOffset, type StoreLog } from './offset-store.js';
 import { Rebalancer, type JoinRequest, type MemberIdentity, type RebalanceOptions } from './rebalancer.js';
 import { timerScheduler, type Cancel } from './scheduler.js';
 
-export interface CoordinatorLog {
-  info(fields: object, message: string): void;
-  error(fields: object, message: string): void;
-}
+export type CoordinatorLog = StoreLog;
 
 export interface CoordinatorOptions extends RebalanceOptions {
   /** group.min.session.timeout.ms and group.max.session.timeout.ms */
@@ -23,6 +21,10 @@ export interface CoordinatorOptions extends RebalanceOptions {
   readonly maxSessionTimeoutMs: number;
   /** offsets.retention.check.interval.ms: how often Empty groups without offsets are removed. */
   readonly cleanupIntervalMs: number;
+  /** When committed offsets are fsynced (the broker's --flush). */
+  readonly flush: FlushPolicy;
+  /** The time, ms since the epoch. */
+  readonly now: () => number;
   readonly log: CoordinatorLog;
 }
 
@@ -33,6 +35,8 @@ const DEFAULT_OPTIONS: Omit<CoordinatorOptions, 'log'> = {
   minSessionTimeoutMs: 6000,
   maxSessionTimeoutMs: 1_800_000,
   cleanupIntervalMs: 600_000,
+  flush: 'none',
+  now: Date.now,
 };
 
 export interface MemberRequest {
@@ -102,9 +106,10 @@ export class GroupCoordinator {
   }
 
   static async open(dataDir: string, options: Partial<CoordinatorOptions> & Pick<CoordinatorOptions, 'log'>): Promise<GroupCoordinator> {
-    const offsets = await OffsetStore.open(join(dataDir, OFFSETS_FILE));
+    const resolved = { ...DEFAULT_OPTIONS, ...options };
+    const offsets = await OffsetStore.open(dataDir, { flush: resolved.flush, log: resolved.log });
     const groups = await GroupStore.open(join(dataDir, GROUPS_FILE), (err) => options.log.error({ err }, 'group membership not stored'));
-    return new GroupCoordinator(offsets, groups, { ...DEFAULT_OPTIONS, ...options });
+    return new GroupCoordinator(offsets, groups, resolved);
   }
 
   join(request: JoinRequest): Promise<JoinOutcome> {
@@ -155,7 +160,7 @@ export class GroupCoordinator {
     const error = this.commitError(request);
     if (error !== ErrorCode.NONE) return error;
     try {
-      await this.offsetStore.commit(request.groupId, request.offsets);
+      await this.offsetStore.commit(request.groupId, request.offsets, this.options.now());
       return ErrorCode.NONE;
     } catch (err) {
       this.options.log.error({ group: request.groupId, err }, 'offset commit not stored');
