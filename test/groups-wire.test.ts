@@ -20,6 +20,7 @@ import { startBroker, type Broker } from '../src/broker/start-broker.js';
 import { OffsetStore } from '../src/groups/offset-store.js';
 import { valuesBatch } from './helpers/batch.js';
 import { recordingLog } from './helpers/offset-traffic.js';
+import { until } from './helpers/until.js';
 import { WireClient } from './helpers/wire-client.js';
 import { produceBatch } from './helpers/wire-produce.js';
 
@@ -239,6 +240,37 @@ test('offsets of a topic that is gone when the broker starts (a delete cut short
   });
   const all = await c.request(OffsetFetchRequest, OffsetFetchResponse, 7, { groupId: 'g', topics: null, groups: [], requireStable: false });
   assert.deepEqual(all.topics.map((topic) => [topic.name, topic.partitions.map((p) => p.committedOffset)]), [['kept', [9n]]]);
+});
+
+test('offsets.retention.minutes: a group that only commits loses each offset that long after its commit, and goes with its last', async (t) => {
+  const dataDir = await mkdtemp(joinPath(tmpdir(), 'brook-expiry-'));
+  let b = await startBroker({ port: 0, dataDir });
+  let c = await WireClient.connect(b.port);
+  await c.request(CreateTopicsRequest, CreateTopicsResponse, 5, { topics: [{ name: 'kept', numPartitions: 2, replicationFactor: 1, assignments: [], configs: [] }], timeoutMs: 1000, validateOnly: false });
+  c.close();
+  await b.close();
+  // Committed two minutes before the start, as a broker stopped meanwhile would have left them.
+  const store = await OffsetStore.open(dataDir, { flush: 'none', log: recordingLog() });
+  const offset = (partition: number) => ({ topic: 'kept', partition, offset: 7n, leaderEpoch: -1, metadata: '' });
+  await store.commit('stale', [offset(0)], Date.now() - 120_000);
+  await store.commit('mixed', [offset(0)], Date.now() - 120_000);
+  await store.commit('mixed', [offset(1)], Date.now());
+  await store.close();
+  b = await startBroker({ port: 0, dataDir, offsetsRetentionMinutes: 1, offsetsRetentionCheckIntervalMs: 20 });
+  c = await WireClient.connect(b.port);
+  t.after(async () => {
+    c.close();
+    await b.close();
+    await rm(dataDir, { recursive: true, force: true });
+  });
+  const fetched = async (groupId: string) => {
+    const answer = await c.request(OffsetFetchRequest, OffsetFetchResponse, 7, { groupId, topics: [{ name: 'kept', partitionIndexes: [0, 1] }], groups: [], requireStable: false });
+    return answer.topics[0]!.partitions.map((p) => p.committedOffset);
+  };
+  await until(async () => (await fetched('stale'))[0] === -1n, 'the stale offset has expired');
+  assert.deepEqual(await fetched('mixed'), [-1n, 7n]);
+  const listed = await c.request(ListGroupsRequest, ListGroupsResponse, 4, { statesFilter: [], typesFilter: [] });
+  assert.deepEqual(listed.groups.map((g) => g.groupId), ['mixed']);
 });
 
 test('a large JoinGroup\'s metadata is kept intact after the memory its request arrived in is reused for the next large request', async () => {

@@ -72,6 +72,8 @@ export async function startBroker(options: BrokerOptions = {}): Promise<Broker> 
     const groups = await GroupCoordinator.open(dataDir, {
       log: logger,
       flush: config.flush,
+      offsetsRetentionMs: config.offsetsRetentionMinutes * 60_000,
+      cleanupIntervalMs: config.offsetsRetentionCheckIntervalMs,
     });
     closers.push(() => groups.close());
     await groups.deleteOffsetsOfMissingTopics((topic) => storage.topic(topic) !== undefined);

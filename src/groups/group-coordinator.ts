@@ -9,7 +9,7 @@ import { ErrorCode } from '../protocol/error-codes.js';
 import type { FlushPolicy } from '../settings/kinds.js';
 import { ClassicGroup, EMPTY_ASSIGNMENT, joinError, syncError, type GroupState, type JoinOutcome, type Member, type SyncOutcome } from './classic-group.js';
 import { GROUPS_FILE, GroupStore } from './group-store.js';
-import { OffsetStore, type GroupOffsets, type PartitionOffset, type StoreLog } from './offset-store.js';
+import { OffsetStore, type CommittedOffset, type GroupOffsets, type PartitionOffset, type StoreLog, type TopicPartition } from './offset-store.js';
 import { Rebalancer, type JoinRequest, type MemberIdentity, type RebalanceOptions } from './rebalancer.js';
 import { timerScheduler, type Cancel } from './scheduler.js';
 
@@ -19,8 +19,10 @@ export interface CoordinatorOptions extends RebalanceOptions {
   /** group.min.session.timeout.ms and group.max.session.timeout.ms */
   readonly minSessionTimeoutMs: number;
   readonly maxSessionTimeoutMs: number;
-  /** offsets.retention.check.interval.ms: how often Empty groups without offsets are removed. */
+  /** offsets.retention.check.interval.ms: how often expired offsets, and Empty groups without offsets, are removed. */
   readonly cleanupIntervalMs: number;
+  /** offsets.retention.minutes, in ms. */
+  readonly offsetsRetentionMs: number;
   /** When committed offsets are fsynced (the broker's --flush). */
   readonly flush: FlushPolicy;
   /** The time, ms since the epoch. */
@@ -35,6 +37,7 @@ const DEFAULT_OPTIONS: Omit<CoordinatorOptions, 'log'> = {
   minSessionTimeoutMs: 6000,
   maxSessionTimeoutMs: 1_800_000,
   cleanupIntervalMs: 600_000,
+  offsetsRetentionMs: 7 * 24 * 3_600_000,
   flush: 'none',
   now: Date.now,
 };
@@ -98,7 +101,7 @@ export class GroupCoordinator {
   ) {
     this.rebalancer = new Rebalancer(options, (group) => groupStore.put(group));
     // As Kafka loads its groups: each member has a session from now to show it is still there.
-    for (const group of groupStore.takeGroups()) {
+    for (const group of groupStore.takeGroups(options.now)) {
       this.groups.set(group.groupId, group);
       for (const member of group.members.values()) this.rebalancer.keepAlive(group, member);
     }
@@ -123,7 +126,7 @@ export class GroupCoordinator {
     const created = group === undefined;
     if (group === undefined) {
       if (memberId !== '') return Promise.resolve(joinError(memberId, ErrorCode.UNKNOWN_MEMBER_ID));
-      group = new ClassicGroup(groupId);
+      group = new ClassicGroup(groupId, this.options.now);
       this.groups.set(groupId, group);
     }
     const outcome = this.rebalancer.join(group, request);
@@ -302,16 +305,57 @@ export class GroupCoordinator {
   }
 
   /**
-   * Kafka's periodic group cleanup: an Empty group with no offsets is removed (unless a member id
-   * handed out is still to be used), so the groups kept stay bounded by how many join per interval.
+   * Kafka's periodic cleanup (offsets.retention.check.interval.ms): expired offsets are removed,
+   * and an Empty group with no offsets (unless a member id handed out is still to be used), so
+   * the groups kept stay bounded by how many join per interval.
    */
   private scheduleCleanup(): void {
     this.cancelCleanup = this.options.scheduler.schedule(this.options.cleanupIntervalMs, () => {
-      for (const group of [...this.groups.values()]) {
-        if (group.is('Empty') && group.pendingMembers.size === 0 && !this.offsetStore.has(group.groupId)) this.discard(group);
-      }
+      this.expireOffsets();
+      for (const group of [...this.groups.values()]) if (this.removable(group)) this.discard(group);
       this.scheduleCleanup();
     });
+  }
+
+  /** Empty, without offsets, and no member id handed out still to be used. */
+  private removable(group: ClassicGroup): boolean {
+    return group.is('Empty') && group.pendingMembers.size === 0 && !this.offsetStore.has(group.groupId);
+  }
+
+  /**
+   * Kafka's offset expiry since 2.1 (KIP-211): every offset of an Empty group goes once the group
+   * has been Empty for offsets.retention.minutes; a group without a protocol (one that only
+   * commits) loses each offset that long after its commit. A group left Empty without offsets
+   * goes too. A group with a change on its way is looked at again at the next check.
+   */
+  private expireOffsets(): void {
+    const now = this.options.now();
+    for (const groupId of this.offsetStore.groupIds()) {
+      const since = this.expiresFrom(this.groups.get(groupId));
+      if (since === undefined || this.offsetStore.hasPending(groupId)) continue;
+      const expired: TopicPartition[] = [];
+      for (const [topic, partitions] of this.offsetStore.offsets(groupId)!) {
+        for (const [partition, committed] of partitions) if (now - since(committed) >= this.options.offsetsRetentionMs) expired.push({ topic, partition });
+      }
+      if (expired.length === 0) continue;
+      void this.offsetStore.deleteOffsets(groupId, expired).then(
+        () => {
+          this.options.log.info({ group: groupId, partitions: expired.length }, 'committed offsets expired');
+          const group = this.groups.get(groupId);
+          if (group !== undefined && this.removable(group)) this.discard(group);
+        },
+        (err: Error) => this.options.log.error({ group: groupId, err }, 'expired offsets not removed'),
+      );
+    }
+  }
+
+  /** What the group's offsets expire counting from; undefined while they do not (it has members). */
+  private expiresFrom(group: ClassicGroup | undefined): ((committed: CommittedOffset) => number) | undefined {
+    if (group === undefined || group.protocolType === null) return (committed) => committed.commitTimestamp;
+    if (!group.is('Empty')) return undefined;
+    // Unknown for a group stored before brook kept it: then, as Kafka with such a group, each commit's time.
+    const emptySince = group.currentStateTimestamp;
+    return (committed) => emptySince ?? committed.commitTimestamp;
   }
 
   private discard(group: ClassicGroup): void {
