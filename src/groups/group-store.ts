@@ -1,8 +1,9 @@
 /**
  * Each group's membership as its last completed rebalance left it (Kafka's group metadata
- * records): generation, protocol, leader, and each member with its protocols and assignment, in
- * one JSON file in the data directory. After a restart the
- * group comes back as it was, so members that heartbeat go on without a rebalance.
+ * records): generation, protocol, leader, each member with its protocols and assignment, and
+ * when the group entered its state, in one JSON file in the data directory. After a restart the
+ * group comes back as it was, so members that heartbeat go on without a rebalance, and an Empty
+ * group's offsets expire counting from when it became Empty.
  *
  * Each group is encoded when it changes and kept so; a write joins the encoded groups, so a
  * change costs its own group's encoding, not every group's. Changes made while a write is under
