@@ -29,10 +29,26 @@ const commitRequest = (groupId: string, offset: bigint): OffsetCommitRequest => 
   memberId: '',
   groupInstanceId: null,
   retentionTimeMs: -1n,
-  topics: [{ name: TOPIC, partitions: PARTITIONS.map((partitionIndex) => ({ partitionIndex, committedOffset: offset, committedLeaderEpoch: -1, commitTimestamp: -1n, committedMetadata: null })) }],
+  topics: [
+    {
+      name: TOPIC,
+      partitions: PARTITIONS.map((partitionIndex) => ({
+        partitionIndex,
+        committedOffset: offset,
+        committedLeaderEpoch: -1,
+        commitTimestamp: -1n,
+        committedMetadata: null,
+      })),
+    },
+  ],
 });
 
-const fetchRequest = (groupId: string): OffsetFetchRequest => ({ groupId, topics: [{ name: TOPIC, partitionIndexes: PARTITIONS }], groups: [], requireStable: false });
+const fetchRequest = (groupId: string): OffsetFetchRequest => ({
+  groupId,
+  topics: [{ name: TOPIC, partitionIndexes: PARTITIONS }],
+  groups: [],
+  requireStable: false,
+});
 
 /** A broker whose store holds `groups` groups, each with four committed offsets. */
 class CommitTarget {
@@ -98,8 +114,12 @@ export async function offsetCommitBench(smoke: boolean, commits = smoke ? 200 : 
     // Each percentile from the least disturbed round.
     const p = (rounds: readonly Latencies[], key: keyof Latencies, at: number): number => lowest(rounds.map((r) => percentile(r[key], at)));
     return [
-      ...[50, 99].map((at) => compared(`OffsetCommit p${at}, 10 groups (µs)`, p(fewRounds!, 'commit', at), p(fewRounds!, 'fetch', at), 'OffsetFetch of the same')),
-      ...[50, 99].map((at) => compared(`OffsetCommit p${at}, ${fmt(many)} groups (µs)`, p(manyRounds!, 'commit', at), p(fewRounds!, 'commit', at), '10 groups')),
+      ...[50, 99].map((at) =>
+        compared(`OffsetCommit p${at}, 10 groups (µs)`, p(fewRounds!, 'commit', at), p(fewRounds!, 'fetch', at), 'OffsetFetch of the same'),
+      ),
+      ...[50, 99].map((at) =>
+        compared(`OffsetCommit p${at}, ${fmt(many)} groups (µs)`, p(manyRounds!, 'commit', at), p(fewRounds!, 'commit', at), '10 groups'),
+      ),
     ];
   } finally {
     await few.stop();

@@ -61,7 +61,10 @@ const REBALANCE = 30_000;
 const CLEANUP_INTERVAL = 600_000;
 const quiet = { info() {}, warn() {}, error() {} };
 
-async function coordinator(t: { after(fn: () => Promise<void>): void }, options: Partial<CoordinatorOptions> = {}): Promise<{ groups: GroupCoordinator; clock: ManualScheduler }> {
+async function coordinator(
+  t: { after(fn: () => Promise<void>): void },
+  options: Partial<CoordinatorOptions> = {},
+): Promise<{ groups: GroupCoordinator; clock: ManualScheduler }> {
   const dir = await mkdtemp(join(tmpdir(), 'brook-groups-'));
   const clock = new ManualScheduler();
   const groups = await GroupCoordinator.open(dir, { scheduler: clock, now: () => clock.now, initialRebalanceDelayMs: INITIAL_DELAY, log: quiet, ...options });
@@ -100,13 +103,25 @@ async function memberId(groups: GroupCoordinator, overrides: Partial<JoinRequest
 }
 
 /** Joins one member into an empty group, syncs it, and returns its id and generation. */
-async function soleStableMember(groups: GroupCoordinator, clock: ManualScheduler, overrides: Partial<JoinRequest> = {}): Promise<{ id: string; generation: number }> {
+async function soleStableMember(
+  groups: GroupCoordinator,
+  clock: ManualScheduler,
+  overrides: Partial<JoinRequest> = {},
+): Promise<{ id: string; generation: number }> {
   const id = await memberId(groups, overrides);
   const joined = watch(groups.join(joinRequest({ ...overrides, memberId: id })));
   await clock.advance(INITIAL_DELAY);
   const outcome = joined.value!;
   assert.equal(outcome.errorCode, ErrorCode.NONE);
-  const sync = await groups.sync({ groupId: overrides.groupId ?? 'g', generationId: outcome.generationId, memberId: id, groupInstanceId: overrides.groupInstanceId ?? null, protocolType: 'consumer', protocolName: outcome.protocolName, assignments: [{ memberId: id, assignment: Buffer.from('all') }] });
+  const sync = await groups.sync({
+    groupId: overrides.groupId ?? 'g',
+    generationId: outcome.generationId,
+    memberId: id,
+    groupInstanceId: overrides.groupInstanceId ?? null,
+    protocolType: 'consumer',
+    protocolName: outcome.protocolName,
+    assignments: [{ memberId: id, assignment: Buffer.from('all') }],
+  });
   assert.equal(sync.errorCode, ErrorCode.NONE);
   return { id, generation: outcome.generationId };
 }
@@ -116,7 +131,15 @@ async function soleStaticMember(groups: GroupCoordinator, clock: ManualScheduler
   const joined = watch(groups.join(joinRequest({ groupInstanceId })));
   await clock.advance(INITIAL_DELAY);
   const { memberId: id, generationId: generation } = joined.value!;
-  await groups.sync({ groupId: 'g', generationId: generation, memberId: id, groupInstanceId, protocolType: null, protocolName: null, assignments: [{ memberId: id, assignment: Buffer.from('all') }] });
+  await groups.sync({
+    groupId: 'g',
+    generationId: generation,
+    memberId: id,
+    groupInstanceId,
+    protocolType: null,
+    protocolName: null,
+    assignments: [{ memberId: id, assignment: Buffer.from('all') }],
+  });
   return { id, generation };
 }
 
@@ -135,10 +158,27 @@ test('a first join is answered MEMBER_ID_REQUIRED; the rejoin completes after th
   const outcome = joined.value!;
   assert.deepEqual(
     { ...outcome, members: outcome.members.map((m) => [m.memberId, m.metadata.toString()]) },
-    { errorCode: 0, generationId: 1, protocolType: 'consumer', protocolName: 'range', leader: id, skipAssignment: false, memberId: id, members: [[id, 'meta-range']] },
+    {
+      errorCode: 0,
+      generationId: 1,
+      protocolType: 'consumer',
+      protocolName: 'range',
+      leader: id,
+      skipAssignment: false,
+      memberId: id,
+      members: [[id, 'meta-range']],
+    },
   );
   assert.equal(groups.describe('g').state, 'CompletingRebalance');
-  const sync = await groups.sync({ groupId: 'g', generationId: 1, memberId: id, groupInstanceId: null, protocolType: 'consumer', protocolName: 'range', assignments: [{ memberId: id, assignment: Buffer.from('a') }] });
+  const sync = await groups.sync({
+    groupId: 'g',
+    generationId: 1,
+    memberId: id,
+    groupInstanceId: null,
+    protocolType: 'consumer',
+    protocolName: 'range',
+    assignments: [{ memberId: id, assignment: Buffer.from('a') }],
+  });
   assert.deepEqual(sync, { errorCode: 0, protocolType: 'consumer', protocolName: 'range', assignment: Buffer.from('a') });
   assert.equal(groups.describe('g').state, 'Stable');
   assert.equal(heartbeat(groups, id, 1), ErrorCode.NONE);
@@ -164,10 +204,15 @@ test('a second member starts a rebalance that completes as soon as the first rej
   await flush();
   assert.equal(aJoin.generationId, 2);
   assert.equal(aJoin.leader, a.id);
-  assert.deepEqual(aJoin.members.map((m) => m.memberId), [a.id, b]);
+  assert.deepEqual(
+    aJoin.members.map((m) => m.memberId),
+    [a.id, b],
+  );
   assert.deepEqual({ ...bJoin.value!, members: bJoin.value!.members.length }, { ...aJoin, memberId: b, members: 0 });
 
-  const bSync = watch(groups.sync({ groupId: 'g', generationId: 2, memberId: b, groupInstanceId: null, protocolType: null, protocolName: null, assignments: [] }));
+  const bSync = watch(
+    groups.sync({ groupId: 'g', generationId: 2, memberId: b, groupInstanceId: null, protocolType: null, protocolName: null, assignments: [] }),
+  );
   await flush();
   assert.equal(bSync.value, undefined, 'a follower waits for the leader');
   const aSync = await groups.sync({
@@ -203,7 +248,10 @@ test('members that do not rejoin within the rebalance timeout are dropped from t
   assert.equal(clock.now >= REBALANCE, true);
   assert.equal(bJoin.value!.generationId, 2);
   assert.equal(bJoin.value!.leader, b);
-  assert.deepEqual(bJoin.value!.members.map((m) => m.memberId), [b]);
+  assert.deepEqual(
+    bJoin.value!.members.map((m) => m.memberId),
+    [b],
+  );
   assert.equal(heartbeat(groups, a.id, 2), ErrorCode.UNKNOWN_MEMBER_ID);
 });
 
@@ -269,13 +317,19 @@ test('leaving: the leader goes, the other member rejoins alone and leads', async
     groups.sync({ groupId: 'g', generationId: 2, memberId: a.id, groupInstanceId: null, protocolType: null, protocolName: null, assignments: [] }),
   ]);
   assert.equal(bJoin.value!.leader, a.id);
-  assert.deepEqual(groups.leave('g', [{ memberId: a.id, groupInstanceId: null }, { memberId: 'nobody', groupInstanceId: null }]), {
-    errorCode: 0,
-    members: [
-      { memberId: a.id, groupInstanceId: null, errorCode: ErrorCode.NONE },
-      { memberId: 'nobody', groupInstanceId: null, errorCode: ErrorCode.UNKNOWN_MEMBER_ID },
-    ],
-  });
+  assert.deepEqual(
+    groups.leave('g', [
+      { memberId: a.id, groupInstanceId: null },
+      { memberId: 'nobody', groupInstanceId: null },
+    ]),
+    {
+      errorCode: 0,
+      members: [
+        { memberId: a.id, groupInstanceId: null, errorCode: ErrorCode.NONE },
+        { memberId: 'nobody', groupInstanceId: null, errorCode: ErrorCode.UNKNOWN_MEMBER_ID },
+      ],
+    },
+  );
   assert.equal(heartbeat(groups, b, 2), ErrorCode.REBALANCE_IN_PROGRESS);
   const rejoined = await groups.join(joinRequest({ memberId: b }));
   assert.deepEqual([rejoined.generationId, rejoined.leader], [3, b]);
@@ -293,7 +347,10 @@ test('an Empty group keeps its generation and protocol type; the periodic cleanu
   const second = await soleStableMember(groups, clock);
   assert.equal(second.generation, 3, 'the leave ended generation 2, with no members');
   const offsets = [{ topic: 't', partition: 0, offset: 1n, leaderEpoch: -1, metadata: '' }];
-  assert.equal(await groups.commitOffsets({ groupId: 'g', generationId: second.generation, memberId: second.id, groupInstanceId: null, offsets, apiVersion: 8 }), ErrorCode.NONE);
+  assert.equal(
+    await groups.commitOffsets({ groupId: 'g', generationId: second.generation, memberId: second.id, groupInstanceId: null, offsets, apiVersion: 8 }),
+    ErrorCode.NONE,
+  );
   leave('g', second.id);
   leave('bare', (await soleStableMember(groups, clock, { groupId: 'bare' })).id);
 
@@ -322,10 +379,17 @@ test('protocol selection: what every member supports, by vote, ties going to the
     ['roundrobin', 'range'],
   ]);
   assert.equal(first!.protocolName, 'range');
-  assert.deepEqual(first!.members.map((m) => m.metadata.toString()), ['meta-range', 'meta-range']);
+  assert.deepEqual(
+    first!.members.map((m) => m.metadata.toString()),
+    ['meta-range', 'meta-range'],
+  );
 
   const { groups: other, clock: otherClock } = await coordinator(t);
-  const ids = [await memberId(other, { protocols: protocols('range', 'roundrobin') }), await memberId(other, { protocols: protocols('roundrobin', 'range') }), await memberId(other, { protocols: protocols('roundrobin') })];
+  const ids = [
+    await memberId(other, { protocols: protocols('range', 'roundrobin') }),
+    await memberId(other, { protocols: protocols('roundrobin', 'range') }),
+    await memberId(other, { protocols: protocols('roundrobin') }),
+  ];
   const sets = [['range', 'roundrobin'], ['roundrobin', 'range'], ['roundrobin']];
   const joins = ids.map((id, i) => watch(other.join(joinRequest({ memberId: id, protocols: protocols(...sets[i]!) }))));
   await otherClock.advance(INITIAL_DELAY * sets.length);
@@ -337,13 +401,24 @@ test('INCONSISTENT_GROUP_PROTOCOL for another protocol type or no common protoco
   const a = await soleStableMember(groups, clock);
   assert.equal((await groups.join(joinRequest({ protocolType: 'connect' }))).errorCode, ErrorCode.INCONSISTENT_GROUP_PROTOCOL);
   assert.equal((await groups.join(joinRequest({ protocols: protocols('sticky') }))).errorCode, ErrorCode.INCONSISTENT_GROUP_PROTOCOL);
-  assert.equal((await groups.join(joinRequest({ protocols: [] , groupId: 'fresh' }))).errorCode, ErrorCode.INCONSISTENT_GROUP_PROTOCOL);
+  assert.equal((await groups.join(joinRequest({ protocols: [], groupId: 'fresh' }))).errorCode, ErrorCode.INCONSISTENT_GROUP_PROTOCOL);
   assert.equal(groups.describe('fresh').state, 'Dead', 'a group is not made by a join it refuses');
   // A sole member is checked against itself as it was: it cannot switch type or protocols by rejoining.
   assert.equal((await groups.join(joinRequest({ memberId: a.id, protocolType: 'connect' }))).errorCode, ErrorCode.INCONSISTENT_GROUP_PROTOCOL);
   assert.equal((await groups.join(joinRequest({ memberId: a.id, protocols: protocols('sticky') }))).errorCode, ErrorCode.INCONSISTENT_GROUP_PROTOCOL);
-  assert.deepEqual([groups.describe('g').state, groups.describe('g').protocolType, heartbeat(groups, a.id, a.generation)], ['Stable', 'consumer', ErrorCode.NONE]);
-  const sync = await groups.sync({ groupId: 'g', generationId: a.generation, memberId: a.id, groupInstanceId: null, protocolType: 'consumer', protocolName: 'sticky', assignments: [] });
+  assert.deepEqual(
+    [groups.describe('g').state, groups.describe('g').protocolType, heartbeat(groups, a.id, a.generation)],
+    ['Stable', 'consumer', ErrorCode.NONE],
+  );
+  const sync = await groups.sync({
+    groupId: 'g',
+    generationId: a.generation,
+    memberId: a.id,
+    groupInstanceId: null,
+    protocolType: 'consumer',
+    protocolName: 'sticky',
+    assignments: [],
+  });
   assert.equal(sync.errorCode, ErrorCode.INCONSISTENT_GROUP_PROTOCOL);
 });
 
@@ -353,15 +428,31 @@ test('request checks: empty group id, session timeout bounds, unknown member ids
   assert.equal((await groups.join(joinRequest({ sessionTimeoutMs: 5999 }))).errorCode, ErrorCode.INVALID_SESSION_TIMEOUT);
   assert.equal((await groups.join(joinRequest({ sessionTimeoutMs: 1_800_001 }))).errorCode, ErrorCode.INVALID_SESSION_TIMEOUT);
   assert.equal((await groups.join(joinRequest({ memberId: 'made-up' }))).errorCode, ErrorCode.UNKNOWN_MEMBER_ID);
-  const sync: SyncOutcome = await groups.sync({ groupId: 'g', generationId: 1, memberId: 'made-up', groupInstanceId: null, protocolType: null, protocolName: null, assignments: [] });
+  const sync: SyncOutcome = await groups.sync({
+    groupId: 'g',
+    generationId: 1,
+    memberId: 'made-up',
+    groupInstanceId: null,
+    protocolType: null,
+    protocolName: null,
+    assignments: [],
+  });
   assert.equal(sync.errorCode, ErrorCode.UNKNOWN_MEMBER_ID);
 });
 
-test('a SyncGroup of a Stable group restarts the member\'s session, as a heartbeat does', async (t) => {
+test("a SyncGroup of a Stable group restarts the member's session, as a heartbeat does", async (t) => {
   const { groups, clock } = await coordinator(t);
   const a = await soleStableMember(groups, clock);
   await clock.advance(SESSION - 1000);
-  const synced = await groups.sync({ groupId: 'g', generationId: a.generation, memberId: a.id, groupInstanceId: null, protocolType: null, protocolName: null, assignments: [] });
+  const synced = await groups.sync({
+    groupId: 'g',
+    generationId: a.generation,
+    memberId: a.id,
+    groupInstanceId: null,
+    protocolType: null,
+    protocolName: null,
+    assignments: [],
+  });
   assert.equal(synced.errorCode, ErrorCode.NONE);
   await clock.advance(SESSION - 1000);
   assert.equal(heartbeat(groups, a.id, a.generation), ErrorCode.NONE, 'still a member, a session after its last heartbeat');
@@ -401,7 +492,15 @@ test('static members: no member id round trip; a restarted instance takes its pl
   const first = joined.value!;
   assert.equal(first.errorCode, ErrorCode.NONE);
   assert.match(first.memberId, /^host-1-/);
-  await groups.sync({ groupId: 'g', generationId: 1, memberId: first.memberId, groupInstanceId: 'host-1', protocolType: null, protocolName: null, assignments: [{ memberId: first.memberId, assignment: Buffer.from('mine') }] });
+  await groups.sync({
+    groupId: 'g',
+    generationId: 1,
+    memberId: first.memberId,
+    groupInstanceId: 'host-1',
+    protocolType: null,
+    protocolName: null,
+    assignments: [{ memberId: first.memberId, assignment: Buffer.from('mine') }],
+  });
 
   const restarted = await groups.join(joinRequest({ groupInstanceId: 'host-1' }));
   assert.equal(restarted.errorCode, ErrorCode.NONE);
@@ -412,7 +511,15 @@ test('static members: no member id round trip; a restarted instance takes its pl
   assert.equal(groups.describe('g').state, 'Stable');
   assert.equal(heartbeat(groups, first.memberId, 1, 'host-1'), ErrorCode.FENCED_INSTANCE_ID);
   assert.equal(heartbeat(groups, restarted.memberId, 1, 'host-1'), ErrorCode.NONE);
-  const sync = await groups.sync({ groupId: 'g', generationId: 1, memberId: restarted.memberId, groupInstanceId: 'host-1', protocolType: null, protocolName: null, assignments: [] });
+  const sync = await groups.sync({
+    groupId: 'g',
+    generationId: 1,
+    memberId: restarted.memberId,
+    groupInstanceId: 'host-1',
+    protocolType: null,
+    protocolName: null,
+    assignments: [],
+  });
   assert.equal(sync.assignment.toString(), 'mine');
 
   const left = groups.leave('g', [{ memberId: '', groupInstanceId: 'host-1' }]);
@@ -423,7 +530,8 @@ test('static members: no member id round trip; a restarted instance takes its pl
 test('commits: generation -1 into an empty or unknown group, member and generation checked otherwise', async (t) => {
   const { groups, clock } = await coordinator(t);
   const offsets = [{ topic: 't', partition: 0, offset: 42n, leaderEpoch: 3, metadata: 'm' }];
-  const commit = (groupId: string, generationId: number, memberId: string, apiVersion = 8) => groups.commitOffsets({ groupId, generationId, memberId, groupInstanceId: null, offsets, apiVersion });
+  const commit = (groupId: string, generationId: number, memberId: string, apiVersion = 8) =>
+    groups.commitOffsets({ groupId, generationId, memberId, groupInstanceId: null, offsets, apiVersion });
 
   await clock.advance(1234);
   assert.equal(await commit('simple', -1, ''), ErrorCode.NONE);
@@ -454,13 +562,22 @@ test('commits: generation -1 into an empty or unknown group, member and generati
 test('describe, list and delete', async (t) => {
   const { groups, clock } = await coordinator(t);
   const a = await soleStableMember(groups, clock, { clientId: 'app' });
-  await groups.commitOffsets({ groupId: 'g', generationId: a.generation, memberId: a.id, groupInstanceId: null, offsets: [{ topic: 't', partition: 1, offset: 7n, leaderEpoch: -1, metadata: '' }], apiVersion: 8 });
+  await groups.commitOffsets({
+    groupId: 'g',
+    generationId: a.generation,
+    memberId: a.id,
+    groupInstanceId: null,
+    offsets: [{ topic: 't', partition: 1, offset: 7n, leaderEpoch: -1, metadata: '' }],
+    apiVersion: 8,
+  });
   assert.deepEqual(groups.describe('g'), {
     groupId: 'g',
     protocolType: 'consumer',
     state: 'Stable',
     protocolData: 'range',
-    members: [{ memberId: a.id, groupInstanceId: null, clientId: 'app', clientHost: '/127.0.0.1', metadata: Buffer.from('meta-range'), assignment: Buffer.from('all') }],
+    members: [
+      { memberId: a.id, groupInstanceId: null, clientId: 'app', clientHost: '/127.0.0.1', metadata: Buffer.from('meta-range'), assignment: Buffer.from('all') },
+    ],
   });
   assert.deepEqual(groups.describe('unknown'), { groupId: 'unknown', protocolType: '', state: 'Dead', protocolData: '', members: [] });
   assert.deepEqual(groups.list(), [{ groupId: 'g', protocolType: 'consumer', state: 'Stable' }]);
@@ -524,9 +641,20 @@ test('groups come back from a restart as their last rebalance left them: members
       ],
     },
   );
-  assert.deepEqual(after.list().find((g) => g.groupId === 'left'), { groupId: 'left', protocolType: 'consumer', state: 'Empty' });
+  assert.deepEqual(
+    after.list().find((g) => g.groupId === 'left'),
+    { groupId: 'left', protocolType: 'consumer', state: 'Empty' },
+  );
   assert.equal(heartbeat(after, a.id, 2), ErrorCode.NONE, 'no rebalance: the member goes on');
-  const again = await after.sync({ groupId: 'g', generationId: 2, memberId: b, groupInstanceId: null, protocolType: 'consumer', protocolName: 'range', assignments: [] });
+  const again = await after.sync({
+    groupId: 'g',
+    generationId: 2,
+    memberId: b,
+    groupInstanceId: null,
+    protocolType: 'consumer',
+    protocolName: 'range',
+    assignments: [],
+  });
   assert.equal(again.assignment.toString(), 'p2,p3', 'its assignment is still there');
   const offsets = [{ topic: 't', partition: 0, offset: 7n, leaderEpoch: -1, metadata: '' }];
   assert.equal(await after.commitOffsets({ groupId: 'g', generationId: 2, memberId: a.id, groupInstanceId: null, offsets, apiVersion: 8 }), ErrorCode.NONE);
@@ -541,19 +669,25 @@ test('groups come back from a restart as their last rebalance left them: members
   assert.equal(heartbeat(after, a.id, 2), ErrorCode.REBALANCE_IN_PROGRESS, 'b is gone: the group rebalances without it');
 });
 
-test('a groups file that is not of brook\'s form stops the open, naming the file, instead of being replaced', async (t) => {
+test("a groups file that is not of brook's form stops the open, naming the file, instead of being replaced", async (t) => {
   const dir = await mkdtemp(join(tmpdir(), 'brook-groups-'));
   t.after(() => rm(dir, { recursive: true, force: true }));
   const file = join(dir, 'groups.json');
   for (const text of ['{', '{"version":1,"groups":[{"groupId":"g","members":"none"}]}', '[]']) {
     await writeFile(file, text);
-    await assert.rejects(GroupCoordinator.open(dir, { log: quiet }), new RegExp(`^Error: ${file.replace(/[.]/g, '\\.')} is (not valid JSON|JSON, but not of the form brook writes there)`));
+    await assert.rejects(
+      GroupCoordinator.open(dir, { log: quiet }),
+      new RegExp(`^Error: ${file.replace(/[.]/g, '\\.')} is (not valid JSON|JSON, but not of the form brook writes there)`),
+    );
     assert.equal(await readFile(file, 'utf8'), text);
   }
 });
 
 /** A directory for a coordinator that a test opens more than once, as a broker restarting. */
-async function restartable(t: { after(fn: () => Promise<void>): void }, options: Partial<CoordinatorOptions> = {}): Promise<{ dir: string; open: (clock: ManualScheduler) => Promise<GroupCoordinator> }> {
+async function restartable(
+  t: { after(fn: () => Promise<void>): void },
+  options: Partial<CoordinatorOptions> = {},
+): Promise<{ dir: string; open: (clock: ManualScheduler) => Promise<GroupCoordinator> }> {
   const dir = await mkdtemp(join(tmpdir(), 'brook-groups-'));
   const opened: GroupCoordinator[] = [];
   t.after(async () => {
@@ -580,10 +714,23 @@ test('a static member that came back under a new id is known by it after a resta
   const after = await open(new ManualScheduler());
   assert.equal(heartbeat(after, back.memberId, first.generation, 'host-1'), ErrorCode.NONE);
   assert.equal(heartbeat(after, first.id, first.generation, 'host-1'), ErrorCode.FENCED_INSTANCE_ID);
-  assert.equal((await after.sync({ groupId: 'g', generationId: first.generation, memberId: back.memberId, groupInstanceId: 'host-1', protocolType: null, protocolName: null, assignments: [] })).assignment.toString(), 'all');
+  assert.equal(
+    (
+      await after.sync({
+        groupId: 'g',
+        generationId: first.generation,
+        memberId: back.memberId,
+        groupInstanceId: 'host-1',
+        protocolType: null,
+        protocolName: null,
+        assignments: [],
+      })
+    ).assignment.toString(),
+    'all',
+  );
 });
 
-test('a static member\'s return that cannot be stored is refused and the old member put back, as Kafka does; the store writes once it can', async (t) => {
+test("a static member's return that cannot be stored is refused and the old member put back, as Kafka does; the store writes once it can", async (t) => {
   const { dir, open } = await restartable(t);
   const clock = new ManualScheduler();
   // A directory where the store writes its temporary file: every write fails until it goes.
@@ -607,7 +754,8 @@ test('a stored Empty group lists after a restart, is deleted by DeleteGroups, an
   const { open } = await restartable(t);
   const clock = new ManualScheduler();
   const before = await open(clock);
-  for (const groupId of ['deleted', 'cleaned']) before.leave(groupId, [{ memberId: (await soleStableMember(before, clock, { groupId })).id, groupInstanceId: null }]);
+  for (const groupId of ['deleted', 'cleaned'])
+    before.leave(groupId, [{ memberId: (await soleStableMember(before, clock, { groupId })).id, groupInstanceId: null }]);
   await before.close();
 
   const later = new ManualScheduler();
@@ -640,7 +788,14 @@ const partitionsOf = (groups: GroupCoordinator, groupId: string): number[] => [.
 test('offsets of a group that only commits expire each offsets.retention.minutes after its commit; the group goes with the last', async (t) => {
   const { groups, clock } = await coordinator(t, EXPIRY);
   const commit = (partition: number) =>
-    groups.commitOffsets({ groupId: 'simple', generationId: -1, memberId: '', groupInstanceId: null, offsets: [{ topic: 't', partition, offset: 5n, leaderEpoch: -1, metadata: '' }], apiVersion: 8 });
+    groups.commitOffsets({
+      groupId: 'simple',
+      generationId: -1,
+      memberId: '',
+      groupInstanceId: null,
+      offsets: [{ topic: 't', partition, offset: 5n, leaderEpoch: -1, metadata: '' }],
+      apiVersion: 8,
+    });
   assert.equal(await commit(0), ErrorCode.NONE);
   await clock.advance(30_000);
   assert.equal(await commit(1), ErrorCode.NONE);
@@ -658,7 +813,10 @@ test('a group keeps its offsets while it has members; once Empty, all expire off
   const { groups, clock } = await coordinator(t, EXPIRY);
   const member = await soleStableMember(groups, clock);
   const offsets = [0, 1].map((partition) => ({ topic: 't', partition, offset: 9n, leaderEpoch: -1, metadata: '' }));
-  assert.equal(await groups.commitOffsets({ groupId: 'g', generationId: member.generation, memberId: member.id, groupInstanceId: null, offsets, apiVersion: 8 }), ErrorCode.NONE);
+  assert.equal(
+    await groups.commitOffsets({ groupId: 'g', generationId: member.generation, memberId: member.id, groupInstanceId: null, offsets, apiVersion: 8 }),
+    ErrorCode.NONE,
+  );
   await advanceBeating(groups, clock, 3 * RETENTION, member);
   assert.deepEqual(partitionsOf(groups, 'g'), [0, 1], 'a Stable group keeps offsets older than the retention');
   groups.leave('g', [{ memberId: member.id, groupInstanceId: null }]);
@@ -677,7 +835,10 @@ test('when a group became Empty is kept across a restart: its offsets expire cou
   const before = await open(clock);
   const member = await soleStableMember(before, clock);
   const offsets = [{ topic: 't', partition: 0, offset: 3n, leaderEpoch: -1, metadata: '' }];
-  assert.equal(await before.commitOffsets({ groupId: 'g', generationId: member.generation, memberId: member.id, groupInstanceId: null, offsets, apiVersion: 8 }), ErrorCode.NONE);
+  assert.equal(
+    await before.commitOffsets({ groupId: 'g', generationId: member.generation, memberId: member.id, groupInstanceId: null, offsets, apiVersion: 8 }),
+    ErrorCode.NONE,
+  );
   await advanceBeating(before, clock, 30_000, member);
   before.leave('g', [{ memberId: member.id, groupInstanceId: null }]);
   const emptySince = clock.now;

@@ -52,7 +52,12 @@ for (const flush of ['none', 'always', { intervalMs: 5 }] as const) {
     t.after(() => reopened.close());
     assert.deepEqual(reopened.groupIds(), ['g', 'h']);
     const g = reopened.offsets('g')!;
-    assert.deepEqual(g.get('t')?.get(0), { offset: 9_007_199_254_740_993n, leaderEpoch: 5, metadata: 'at 9007199254740993', commitTimestamp: 1_700_000_000_123 });
+    assert.deepEqual(g.get('t')?.get(0), {
+      offset: 9_007_199_254_740_993n,
+      leaderEpoch: 5,
+      metadata: 'at 9007199254740993',
+      commitTimestamp: 1_700_000_000_123,
+    });
     assert.deepEqual([g.get('t')?.get(1)?.offset, g.get('t')?.get(1)?.commitTimestamp], [4n, 1_700_000_000_456]);
     assert.equal(g.get('u')?.get(0)?.offset, 3n);
     assert.equal(reopened.offsets('h')?.get('t')?.get(0)?.commitTimestamp, 7);
@@ -71,10 +76,13 @@ test('any legal name survives reopening: a group or topic named __proto__ or con
   t.after(() => reopened.close());
   assert.deepEqual(reopened.groupIds(), ['__proto__', 'g', 'グループ']);
   assert.equal(reopened.offsets('__proto__')?.get('plain')?.get(0)?.offset, 7n);
-  assert.deepEqual([...reopened.offsets('g')!].map(([topic, partitions]) => [topic, [...partitions.keys()]]), [
-    ['__proto__', [0]],
-    ['constructor', [1]],
-  ]);
+  assert.deepEqual(
+    [...reopened.offsets('g')!].map(([topic, partitions]) => [topic, [...partitions.keys()]]),
+    [
+      ['__proto__', [0]],
+      ['constructor', [1]],
+    ],
+  );
   assert.equal(reopened.offsets('グループ')?.get('ü')?.get(0)?.metadata, '😀'.repeat(1000));
 });
 
@@ -89,11 +97,17 @@ test('a commit is visible only once written; concurrent commits all land, the la
   await Promise.all(rest);
   assert.ok(!store.hasPending('g'));
   const expected = [50n, 51n, 48n, 49n];
-  assert.deepEqual([0, 1, 2, 3].map((p) => store.offsets('g')?.get('t')?.get(p)?.offset), expected);
+  assert.deepEqual(
+    [0, 1, 2, 3].map((p) => store.offsets('g')?.get('t')?.get(p)?.offset),
+    expected,
+  );
   await store.close();
   const reopened = await open(dir);
   t.after(() => reopened.close());
-  assert.deepEqual([0, 1, 2, 3].map((p) => reopened.offsets('g')?.get('t')?.get(p)?.offset), expected);
+  assert.deepEqual(
+    [0, 1, 2, 3].map((p) => reopened.offsets('g')?.get('t')?.get(p)?.offset),
+    expected,
+  );
 });
 
 test('a deleted group is gone after reopening; a commit after the delete starts it afresh', async (t) => {
@@ -118,7 +132,12 @@ test("a deleted topic's offsets leave every group, one queued before the delete 
   await store.commit('g', [at(1n, 0, 'gone'), at(2n, 0, 'kept'), at(2n, 1, 'kept')]);
   await store.commit('k', [at(1n, 0, 'kept')]);
   const queued = store.commit('h', [at(3n, 1, 'gone')]);
-  await Promise.all([queued, store.deleteTopic('gone'), store.deleteOffsets('g', [{ topic: 'kept', partition: 1 }]), store.deleteOffsets('k', [{ topic: 'kept', partition: 0 }])]);
+  await Promise.all([
+    queued,
+    store.deleteTopic('gone'),
+    store.deleteOffsets('g', [{ topic: 'kept', partition: 1 }]),
+    store.deleteOffsets('k', [{ topic: 'kept', partition: 0 }]),
+  ]);
   const expected = [['g', [['kept', [0]]]]];
   const contents = (s: OffsetStore) => s.groupIds().map((g) => [g, [...s.offsets(g)!].map(([topic, partitions]) => [topic, [...partitions.keys()]])]);
   assert.deepEqual(contents(store), expected);
@@ -147,10 +166,13 @@ test('a group-offsets.json of an older brook is moved into the log, each offset 
   const after = Date.now();
   assert.deepEqual(store.groupIds().sort(), ['__proto__', 'g']);
   const g = store.offsets('g')!.get('t')!;
-  assert.deepEqual([...g].map(([p, o]) => [p, o.offset, o.leaderEpoch, o.metadata]), [
-    [0, 9_007_199_254_740_993n, 3, 'm'],
-    [2, -1n, -1, ''],
-  ]);
+  assert.deepEqual(
+    [...g].map(([p, o]) => [p, o.offset, o.leaderEpoch, o.metadata]),
+    [
+      [0, 9_007_199_254_740_993n, 3, 'm'],
+      [2, -1n, -1, ''],
+    ],
+  );
   const stamped = g.get(0)!.commitTimestamp;
   assert.ok(stamped >= before && stamped <= after, 'committed as of the move');
   assert.equal(store.offsets('__proto__')?.get('u')?.get(1)?.offset, 5n);
@@ -169,7 +191,10 @@ test('a group-offsets.json beside offset files is what a stop left after moving 
   const store = await open(dir);
   await store.commit('g', [at(1n)]);
   await store.close();
-  await writeFile(join(dir, 'group-offsets.json'), JSON.stringify({ format: 'brook-group-offsets/1', groups: { old: { t: { '0': { offset: '1', leaderEpoch: 0, metadata: '' } } } } }));
+  await writeFile(
+    join(dir, 'group-offsets.json'),
+    JSON.stringify({ format: 'brook-group-offsets/1', groups: { old: { t: { '0': { offset: '1', leaderEpoch: 0, metadata: '' } } } } }),
+  );
   const reopened = await open(dir);
   t.after(() => reopened.close());
   assert.deepEqual(reopened.groupIds(), ['g']);
@@ -219,7 +244,17 @@ test('a torn record at the log end is cut at the start and said so; every record
   assert.equal((await stat(logPath)).size, intact);
   assert.deepEqual(
     log.lines.filter((l) => l.level === 'warn').map((l) => [l.message, l.fields]),
-    [['committed offsets log cut where its intact records end', { file: logPath, position: intact, bytes: unacknowledged.length - 1, problem: `a record of ${unacknowledged.length - 8} bytes with ${unacknowledged.length - 9} left` }]],
+    [
+      [
+        'committed offsets log cut where its intact records end',
+        {
+          file: logPath,
+          position: intact,
+          bytes: unacknowledged.length - 1,
+          problem: `a record of ${unacknowledged.length - 8} bytes with ${unacknowledged.length - 9} left`,
+        },
+      ],
+    ],
   );
   // Appends go on from where the intact records end.
   await reopened.commit('g', [at(2n)]);
@@ -250,22 +285,30 @@ test('a record that checks out but is not one brook writes, and a damaged snapsh
   await assert.rejects(open(dir), new RegExp(`^Error: ${snapshotPath} is damaged at position 0`));
 });
 
-test('a write that fails (the file size limit, mid-record) is refused, changes nothing and leaves no part of it; acknowledged changes all stay', { timeout: 60_000 }, async (t) => {
-  const dir = await tempDir(t);
-  const limit = 48 * 1024;
-  const seed = 7;
-  const { acked, refused } = await runWriter(['prlimit', `--fsize=${limit}`], dir, 'none', seed, 0, 1 << 30, { failures: 20 });
-  assert.ok(refused.size >= 20 && acked.size > 100, `${acked.size} acknowledged, ${refused.size} refused`);
-  const log = recordingLog();
-  const store = await open(dir, { log });
-  t.after(() => store.close());
-  assert.deepEqual(log.lines.filter((l) => l.level !== 'info'), [], 'nothing cut: the failed writes left nothing behind');
-  const model = new OffsetModel();
-  const end = Math.max(...acked, ...refused) + 1;
-  for (let i = 0; i < end; i++) if (!refused.has(i)) model.apply(offsetChange(seed, i));
-  assert.deepEqual(storeRows(store), model.rows());
-  assert.ok((await stat(join(dir, 'group-offsets-0.log'))).size <= limit);
-});
+test(
+  'a write that fails (the file size limit, mid-record) is refused, changes nothing and leaves no part of it; acknowledged changes all stay',
+  { timeout: 60_000 },
+  async (t) => {
+    const dir = await tempDir(t);
+    const limit = 48 * 1024;
+    const seed = 7;
+    const { acked, refused } = await runWriter(['prlimit', `--fsize=${limit}`], dir, 'none', seed, 0, 1 << 30, { failures: 20 });
+    assert.ok(refused.size >= 20 && acked.size > 100, `${acked.size} acknowledged, ${refused.size} refused`);
+    const log = recordingLog();
+    const store = await open(dir, { log });
+    t.after(() => store.close());
+    assert.deepEqual(
+      log.lines.filter((l) => l.level !== 'info'),
+      [],
+      'nothing cut: the failed writes left nothing behind',
+    );
+    const model = new OffsetModel();
+    const end = Math.max(...acked, ...refused) + 1;
+    for (let i = 0; i < end; i++) if (!refused.has(i)) model.apply(offsetChange(seed, i));
+    assert.deepEqual(storeRows(store), model.rows());
+    assert.ok((await stat(join(dir, 'group-offsets-0.log'))).size <= limit);
+  },
+);
 
 const WRITER = new URL('./helpers/offset-writer.ts', import.meta.url).pathname;
 
@@ -312,32 +355,41 @@ async function runWriter(
 }
 
 for (const flush of ['none', 'always']) {
-  test(`a writer SIGKILLed at random points under load, compactions included (flush ${flush}), comes back with every acknowledged change and nothing deleted revived`, { timeout: 120_000 }, async (t) => {
-    const dir = await tempDir(t);
-    const seed = flush === 'none' ? 11 : 12;
-    const random = (await import('./helpers/seeded.js')).seeded(seed);
-    const model = new OffsetModel();
-    let applied = 0;
-    let compacted = 0;
-    for (let round = 0; round < 6; round++) {
-      const { acked, refused } = await runWriter([], dir, flush, seed, applied, 4096, { killAfter: 50 + Math.floor(random() * 300), thenWaitMs: Math.floor(random() * 15) });
-      assert.equal(refused.size, 0);
-      const newest = Math.max(...acked);
-      // Changes are written in the order asked: what is stored is every change up to one at or
-      // after the newest acknowledged, the eight in flight at most.
-      const store = await open(dir);
-      const found = storeRows(store);
-      await store.close();
-      let matched = false;
-      for (let end = newest + 1; end <= newest + 9 && !matched; end++) {
-        while (applied < end) model.apply(offsetChange(seed, applied++));
-        matched = JSON.stringify(found, (_, v: unknown) => (typeof v === 'bigint' ? String(v) : v)) === JSON.stringify(model.rows(), (_, v: unknown) => (typeof v === 'bigint' ? String(v) : v));
+  test(
+    `a writer SIGKILLed at random points under load, compactions included (flush ${flush}), comes back with every acknowledged change and nothing deleted revived`,
+    { timeout: 120_000 },
+    async (t) => {
+      const dir = await tempDir(t);
+      const seed = flush === 'none' ? 11 : 12;
+      const random = (await import('./helpers/seeded.js')).seeded(seed);
+      const model = new OffsetModel();
+      let applied = 0;
+      let compacted = 0;
+      for (let round = 0; round < 6; round++) {
+        const { acked, refused } = await runWriter([], dir, flush, seed, applied, 4096, {
+          killAfter: 50 + Math.floor(random() * 300),
+          thenWaitMs: Math.floor(random() * 15),
+        });
+        assert.equal(refused.size, 0);
+        const newest = Math.max(...acked);
+        // Changes are written in the order asked: what is stored is every change up to one at or
+        // after the newest acknowledged, the eight in flight at most.
+        const store = await open(dir);
+        const found = storeRows(store);
+        await store.close();
+        let matched = false;
+        for (let end = newest + 1; end <= newest + 9 && !matched; end++) {
+          while (applied < end) model.apply(offsetChange(seed, applied++));
+          matched =
+            JSON.stringify(found, (_, v: unknown) => (typeof v === 'bigint' ? String(v) : v)) ===
+            JSON.stringify(model.rows(), (_, v: unknown) => (typeof v === 'bigint' ? String(v) : v));
+        }
+        assert.ok(matched, `round ${round}: the stored offsets are the changes up to some point from ${newest + 1} on`);
+        compacted += (await offsetFiles(dir)).snapshots.length;
       }
-      assert.ok(matched, `round ${round}: the stored offsets are the changes up to some point from ${newest + 1} on`);
-      compacted += (await offsetFiles(dir)).snapshots.length;
-    }
-    assert.ok(compacted > 0, 'the log was compacted between the kills');
-  });
+      assert.ok(compacted > 0, 'the log was compacted between the kills');
+    },
+  );
 }
 
 test('compaction keeps exactly the live offsets: one commit per group holding its offsets, nothing deleted; the log after it holds the rest', async (t) => {
@@ -374,7 +426,11 @@ test('compaction keeps exactly the live offsets: one commit per group holding it
   assert.ok(snapshot.changes.every((c) => c.kind === 'commit'));
   const groups = snapshot.changes.map((c) => (c.kind === 'commit' ? c.groupId : ''));
   assert.deepEqual(groups.length, new Set(groups).size, 'one record per group');
-  assert.equal(snapshot.changes.reduce((n, c) => n + (c.kind === 'commit' ? c.offsets.length : 0), 0), before.rows().length, 'no offset twice, none deleted');
+  assert.equal(
+    snapshot.changes.reduce((n, c) => n + (c.kind === 'commit' ? c.offsets.length : 0), 0),
+    before.rows().length,
+    'no offset twice, none deleted',
+  );
 
   const reopened = await open(dir);
   t.after(() => reopened.close());
@@ -394,7 +450,8 @@ test('half-written snapshots and files a snapshot made unnecessary are removed a
 });
 
 /** A change to apply, or a stop and start of the store: clean, or with a record torn at the log end. */
-type Step = { readonly change: OffsetChange } | { readonly restart: 'clean' } | { readonly restart: 'torn'; readonly torn: OffsetChange; readonly keep: number };
+type Step =
+  { readonly change: OffsetChange } | { readonly restart: 'clean' } | { readonly restart: 'torn'; readonly torn: OffsetChange; readonly keep: number };
 
 const name = fc.constantFrom('a', 'b', 'c', '__proto__', 'ü');
 const plain = { noNullPrototype: true };
@@ -403,64 +460,92 @@ const partitionArb = fc.record({ topic: name, partition: fc.integer({ min: 0, ma
 const commitArb = fc
   .tuple(
     name,
-    fc.array(fc.record({ topic: name, partition: fc.integer({ min: 0, max: 3 }), offset: fc.bigInt({ min: -1n, max: 2n ** 63n - 1n }), leaderEpoch: fc.integer({ min: -1, max: 2 ** 31 - 1 }), metadata: fc.string({ maxLength: 40 }) }, plain), { minLength: 1, maxLength: 5 }),
+    fc.array(
+      fc.record(
+        {
+          topic: name,
+          partition: fc.integer({ min: 0, max: 3 }),
+          offset: fc.bigInt({ min: -1n, max: 2n ** 63n - 1n }),
+          leaderEpoch: fc.integer({ min: -1, max: 2 ** 31 - 1 }),
+          metadata: fc.string({ maxLength: 40 }),
+        },
+        plain,
+      ),
+      { minLength: 1, maxLength: 5 },
+    ),
     fc.integer({ min: 0, max: 2 ** 50 }),
   )
   .map(([groupId, offsets, commitTimestamp]): OffsetChange => ({ kind: 'commit', groupId, offsets: offsets.map((o) => ({ ...o, commitTimestamp })) }));
 const changeArb: fc.Arbitrary<OffsetChange> = fc.oneof(
   { weight: 6, arbitrary: commitArb },
-  { weight: 2, arbitrary: fc.record({ kind: fc.constant('deleteOffsets' as const), groupId: name, partitions: fc.array(partitionArb, { minLength: 1, maxLength: 4 }) }, plain) },
+  {
+    weight: 2,
+    arbitrary: fc.record(
+      { kind: fc.constant('deleteOffsets' as const), groupId: name, partitions: fc.array(partitionArb, { minLength: 1, maxLength: 4 }) },
+      plain,
+    ),
+  },
   { weight: 1, arbitrary: fc.record({ kind: fc.constant('deleteGroup' as const), groupId: name }, plain) },
   { weight: 1, arbitrary: fc.record({ kind: fc.constant('deleteTopic' as const), topic: name }, plain) },
 );
 const stepArb: fc.Arbitrary<Step> = fc.oneof(
   { weight: 12, arbitrary: changeArb.map((change) => ({ change })) },
   { weight: 1, arbitrary: fc.constant({ restart: 'clean' as const }) },
-  { weight: 1, arbitrary: fc.record({ restart: fc.constant('torn' as const), torn: changeArb, keep: fc.double({ min: 0, max: 1, maxExcluded: true, noNaN: true }) }, plain) },
+  {
+    weight: 1,
+    arbitrary: fc.record(
+      { restart: fc.constant('torn' as const), torn: changeArb, keep: fc.double({ min: 0, max: 1, maxExcluded: true, noNaN: true }) },
+      plain,
+    ),
+  },
 );
 
-test('property: whatever the changes, restarts, torn ends and compactions, the store holds what a plain model of the changes holds', { timeout: 120_000 }, async (t) => {
-  const root = await tempDir(t);
-  let run = 0;
-  await fc.assert(
-    fc.asyncProperty(fc.array(stepArb, { maxLength: 60 }), fc.boolean(), async (steps, concurrently) => {
-      const dir = join(root, String(run++));
-      await mkdir(dir);
-      const model = new OffsetModel();
-      let store = await open(dir, { compactionMinBytes: 256 });
-      try {
-        let batch: Promise<void>[] = [];
-        for (const step of steps) {
-          if ('change' in step) {
-            model.apply(step.change);
-            const written = applyToStore(store, step.change);
-            if (concurrently) batch.push(written);
-            else await written;
-            continue;
+test(
+  'property: whatever the changes, restarts, torn ends and compactions, the store holds what a plain model of the changes holds',
+  { timeout: 120_000 },
+  async (t) => {
+    const root = await tempDir(t);
+    let run = 0;
+    await fc.assert(
+      fc.asyncProperty(fc.array(stepArb, { maxLength: 60 }), fc.boolean(), async (steps, concurrently) => {
+        const dir = join(root, String(run++));
+        await mkdir(dir);
+        const model = new OffsetModel();
+        let store = await open(dir, { compactionMinBytes: 256 });
+        try {
+          let batch: Promise<void>[] = [];
+          for (const step of steps) {
+            if ('change' in step) {
+              model.apply(step.change);
+              const written = applyToStore(store, step.change);
+              if (concurrently) batch.push(written);
+              else await written;
+              continue;
+            }
+            await Promise.all(batch);
+            batch = [];
+            await store.close();
+            if (step.restart === 'torn') {
+              const { logs } = await offsetFiles(dir);
+              const record = encodeRecord(step.torn);
+              await appendFile(join(dir, logs.at(-1)!), record.subarray(0, Math.floor(step.keep * record.length)));
+            }
+            store = await open(dir, { compactionMinBytes: 256 });
+            assert.deepEqual(storeRows(store), model.rows());
           }
           await Promise.all(batch);
-          batch = [];
-          await store.close();
-          if (step.restart === 'torn') {
-            const { logs } = await offsetFiles(dir);
-            const record = encodeRecord(step.torn);
-            await appendFile(join(dir, logs.at(-1)!), record.subarray(0, Math.floor(step.keep * record.length)));
-          }
-          store = await open(dir, { compactionMinBytes: 256 });
           assert.deepEqual(storeRows(store), model.rows());
+        } finally {
+          await store.close();
         }
-        await Promise.all(batch);
-        assert.deepEqual(storeRows(store), model.rows());
-      } finally {
-        await store.close();
-      }
-      const reopened = await open(dir);
-      assert.deepEqual(storeRows(reopened), model.rows());
-      await reopened.close();
-    }),
-    { numRuns: 150 },
-  );
-});
+        const reopened = await open(dir);
+        assert.deepEqual(storeRows(reopened), model.rows());
+        await reopened.close();
+      }),
+      { numRuns: 150 },
+    );
+  },
+);
 
 test('property: every change reads back from its record as it was written', () => {
   fc.assert(

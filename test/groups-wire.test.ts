@@ -73,7 +73,14 @@ function syncAlone(groupId: string, { memberId, generationId }: { memberId: stri
   });
 }
 
-function commit(version: number, groupId: string, generationId: number, memberId: string, partitions: { partitionIndex: number; committedOffset: bigint; committedMetadata?: string }[], topic = 't') {
+function commit(
+  version: number,
+  groupId: string,
+  generationId: number,
+  memberId: string,
+  partitions: { partitionIndex: number; committedOffset: bigint; committedMetadata?: string }[],
+  topic = 't',
+) {
   return client.request(OffsetCommitRequest, OffsetCommitResponse, version, {
     groupId,
     generationIdOrMemberEpoch: generationId,
@@ -86,7 +93,9 @@ function commit(version: number, groupId: string, generationId: number, memberId
 
 test('ApiVersions advertises the group APIs from version 0', async () => {
   const { apiKeys } = await client.request(ApiVersionsRequest, ApiVersionsResponse, 3, { clientSoftwareName: 'wire', clientSoftwareVersion: '1' });
-  const ranges = Object.fromEntries(apiKeys.filter((k) => [8, 9, 11, 12, 13, 14, 15, 16, 42].includes(k.apiKey)).map((k) => [k.apiKey, [k.minVersion, k.maxVersion]]));
+  const ranges = Object.fromEntries(
+    apiKeys.filter((k) => [8, 9, 11, 12, 13, 14, 15, 16, 42].includes(k.apiKey)).map((k) => [k.apiKey, [k.minVersion, k.maxVersion]]),
+  );
   assert.deepEqual(ranges, { 8: [0, 9], 9: [0, 9], 11: [0, 9], 12: [0, 4], 13: [0, 5], 14: [0, 5], 15: [0, 5], 16: [0, 5], 42: [0, 2] });
 });
 
@@ -94,7 +103,10 @@ test('the oldest versions: JoinGroup v0 joins at once, then SyncGroup, Heartbeat
   const joined = await join(0, 'old', '');
   assert.equal(joined.errorCode, ErrorCode.NONE);
   assert.equal(joined.leader, joined.memberId);
-  assert.deepEqual(joined.members.map((m) => m.metadata.toString()), ['sub']);
+  assert.deepEqual(
+    joined.members.map((m) => m.metadata.toString()),
+    ['sub'],
+  );
   const { memberId, generationId } = joined;
   const synced = await syncAlone('old', joined, 'both');
   assert.deepEqual([synced.errorCode, synced.assignment.toString()], [ErrorCode.NONE, 'both']);
@@ -102,7 +114,12 @@ test('the oldest versions: JoinGroup v0 joins at once, then SyncGroup, Heartbeat
   assert.equal(beat.errorCode, ErrorCode.NONE);
   const committed = await commit(1, 'old', generationId, memberId, [{ partitionIndex: 1, committedOffset: 5n, committedMetadata: 'note' }]);
   assert.equal(committed.topics[0]?.partitions[0]?.errorCode, ErrorCode.NONE);
-  const fetched = await client.request(OffsetFetchRequest, OffsetFetchResponse, 1, { groupId: 'old', topics: [{ name: 't', partitionIndexes: [0, 1] }], groups: [], requireStable: false });
+  const fetched = await client.request(OffsetFetchRequest, OffsetFetchResponse, 1, {
+    groupId: 'old',
+    topics: [{ name: 't', partitionIndexes: [0, 1] }],
+    groups: [],
+    requireStable: false,
+  });
   assert.deepEqual(
     fetched.topics[0]?.partitions.map((p) => [p.partitionIndex, p.committedOffset, p.metadata, p.errorCode]),
     [
@@ -136,10 +153,16 @@ test('the newest versions: JoinGroup v9 asks for a member id, SyncGroup v5 names
   const described = await client.request(DescribeGroupsRequest, DescribeGroupsResponse, 5, { groups: ['new'], includeAuthorizedOperations: false });
   const group = described.groups[0]!;
   assert.deepEqual([group.groupState, group.protocolType, group.protocolData], ['Stable', 'consumer', 'range']);
-  assert.deepEqual(group.members.map((m) => [m.memberId, m.clientId, m.clientHost, m.memberMetadata.toString()]), [[joined.memberId, 'wire-test', '/127.0.0.1', 'sub']]);
+  assert.deepEqual(
+    group.members.map((m) => [m.memberId, m.clientId, m.clientHost, m.memberMetadata.toString()]),
+    [[joined.memberId, 'wire-test', '/127.0.0.1', 'sub']],
+  );
 
   const stable = await client.request(ListGroupsRequest, ListGroupsResponse, 5, { statesFilter: ['stable'], typesFilter: ['classic'] });
-  assert.deepEqual(stable.groups.map((g) => [g.groupId, g.protocolType, g.groupState, g.groupType]), [['new', 'consumer', 'Stable', 'classic']]);
+  assert.deepEqual(
+    stable.groups.map((g) => [g.groupId, g.protocolType, g.groupState, g.groupType]),
+    [['new', 'consumer', 'Stable', 'classic']],
+  );
   const consumerType = await client.request(ListGroupsRequest, ListGroupsResponse, 5, { statesFilter: [], typesFilter: ['consumer'] });
   assert.deepEqual(consumerType.groups, []);
 
@@ -168,7 +191,10 @@ test('OffsetCommit: generation -1 commits to a group without members; unknown pa
     { partitionIndex: 7, committedOffset: 1n },
     { partitionIndex: 1, committedOffset: 4n, committedMetadata: 'x'.repeat(4097) },
   ]);
-  assert.deepEqual(committed.topics[0]?.partitions.map((p) => p.errorCode), [ErrorCode.NONE, ErrorCode.UNKNOWN_TOPIC_OR_PARTITION, ErrorCode.OFFSET_METADATA_TOO_LARGE]);
+  assert.deepEqual(
+    committed.topics[0]?.partitions.map((p) => p.errorCode),
+    [ErrorCode.NONE, ErrorCode.UNKNOWN_TOPIC_OR_PARTITION, ErrorCode.OFFSET_METADATA_TOO_LARGE],
+  );
   const v0 = await commit(0, 'simple', -1, '', [{ partitionIndex: 1, committedOffset: 9n }]);
   assert.equal(v0.topics[0]?.partitions[0]?.errorCode, ErrorCode.NONE);
   const unknownGroup = await commit(9, 'nobody-home', 4, 'member', [{ partitionIndex: 0, committedOffset: 1n }]);
@@ -176,7 +202,18 @@ test('OffsetCommit: generation -1 commits to a group without members; unknown pa
 
   const all = await client.request(OffsetFetchRequest, OffsetFetchResponse, 7, { groupId: 'simple', topics: null, groups: [], requireStable: true });
   assert.equal(all.errorCode, ErrorCode.NONE);
-  assert.deepEqual(all.topics.map((t) => [t.name, t.partitions.map((p) => [p.partitionIndex, p.committedOffset])]), [['t', [[0, 3n], [1, 9n]]]]);
+  assert.deepEqual(
+    all.topics.map((t) => [t.name, t.partitions.map((p) => [p.partitionIndex, p.committedOffset])]),
+    [
+      [
+        't',
+        [
+          [0, 3n],
+          [1, 9n],
+        ],
+      ],
+    ],
+  );
 
   const batched = await client.request(OffsetFetchRequest, OffsetFetchResponse, 8, {
     groupId: '',
@@ -196,24 +233,41 @@ test('OffsetCommit: generation -1 commits to a group without members; unknown pa
   );
 
   const deleted = await client.request(DeleteGroupsRequest, DeleteGroupsResponse, 0, { groupsNames: ['simple', 'simple'] });
-  assert.deepEqual(deleted.results.map((r) => r.errorCode), [ErrorCode.NONE, ErrorCode.GROUP_ID_NOT_FOUND]);
+  assert.deepEqual(
+    deleted.results.map((r) => r.errorCode),
+    [ErrorCode.NONE, ErrorCode.GROUP_ID_NOT_FOUND],
+  );
 });
 
-test('DeleteTopics takes every group\'s offsets of the topic with it: not fetched, not listed, not there for a topic made again under its name', async () => {
+test("DeleteTopics takes every group's offsets of the topic with it: not fetched, not listed, not there for a topic made again under its name", async () => {
   await createTopic('doomed');
-  assert.equal((await commit(8, 'only-doomed', -1, '', [{ partitionIndex: 0, committedOffset: 42n }], 'doomed')).topics[0]?.partitions[0]?.errorCode, ErrorCode.NONE);
+  assert.equal(
+    (await commit(8, 'only-doomed', -1, '', [{ partitionIndex: 0, committedOffset: 42n }], 'doomed')).topics[0]?.partitions[0]?.errorCode,
+    ErrorCode.NONE,
+  );
   assert.equal((await commit(8, 'both', -1, '', [{ partitionIndex: 1, committedOffset: 5n }], 'doomed')).topics[0]?.partitions[0]?.errorCode, ErrorCode.NONE);
   assert.equal((await commit(8, 'both', -1, '', [{ partitionIndex: 0, committedOffset: 6n }])).topics[0]?.partitions[0]?.errorCode, ErrorCode.NONE);
   const deleted = await client.request(DeleteTopicsRequest, DeleteTopicsResponse, 4, { topics: [], topicNames: ['doomed'], timeoutMs: 1000 });
   assert.equal(deleted.responses[0]?.errorCode, ErrorCode.NONE);
 
   const all = await client.request(OffsetFetchRequest, OffsetFetchResponse, 7, { groupId: 'both', topics: null, groups: [], requireStable: false });
-  assert.deepEqual(all.topics.map((t) => [t.name, t.partitions.map((p) => p.committedOffset)]), [['t', [6n]]]);
+  assert.deepEqual(
+    all.topics.map((t) => [t.name, t.partitions.map((p) => p.committedOffset)]),
+    [['t', [6n]]],
+  );
   const listed = await client.request(ListGroupsRequest, ListGroupsResponse, 4, { statesFilter: [], typesFilter: [] });
-  assert.deepEqual(listed.groups.map((g) => g.groupId).filter((id) => id === 'both' || id === 'only-doomed'), ['both']);
+  assert.deepEqual(
+    listed.groups.map((g) => g.groupId).filter((id) => id === 'both' || id === 'only-doomed'),
+    ['both'],
+  );
 
   await createTopic('doomed');
-  const recreated = await client.request(OffsetFetchRequest, OffsetFetchResponse, 7, { groupId: 'only-doomed', topics: [{ name: 'doomed', partitionIndexes: [0] }], groups: [], requireStable: false });
+  const recreated = await client.request(OffsetFetchRequest, OffsetFetchResponse, 7, {
+    groupId: 'only-doomed',
+    topics: [{ name: 'doomed', partitionIndexes: [0] }],
+    groups: [],
+    requireStable: false,
+  });
   assert.equal(recreated.topics[0]?.partitions[0]?.committedOffset, -1n);
 });
 
@@ -221,11 +275,19 @@ test('DeleteTopics takes every group\'s offsets of the topic with it: not fetche
  * A broker started with `options` on a data directory holding a topic 'kept' of two partitions and
  * the offsets `write` stored while no broker ran, as a data directory of such a past would hold them.
  */
-async function startOverOffsets(t: { after(fn: () => Promise<void>): void }, write: (store: OffsetStore) => Promise<void>, options: BrokerOptions = {}): Promise<WireClient> {
+async function startOverOffsets(
+  t: { after(fn: () => Promise<void>): void },
+  write: (store: OffsetStore) => Promise<void>,
+  options: BrokerOptions = {},
+): Promise<WireClient> {
   const dataDir = await mkdtemp(joinPath(tmpdir(), 'brook-stored-offsets-'));
   const first = await startBroker({ port: 0, dataDir });
   const admin = await WireClient.connect(first.port);
-  await admin.request(CreateTopicsRequest, CreateTopicsResponse, 5, { topics: [{ name: 'kept', numPartitions: 2, replicationFactor: 1, assignments: [], configs: [] }], timeoutMs: 1000, validateOnly: false });
+  await admin.request(CreateTopicsRequest, CreateTopicsResponse, 5, {
+    topics: [{ name: 'kept', numPartitions: 2, replicationFactor: 1, assignments: [], configs: [] }],
+    timeoutMs: 1000,
+    validateOnly: false,
+  });
   admin.close();
   await first.close();
   const store = await OffsetStore.open(dataDir, { flush: 'none', log: recordingLog() });
@@ -246,7 +308,10 @@ const storedOffset = (topic: string, partition: number) => ({ topic, partition, 
 test('offsets of a topic that is gone when the broker starts (a delete cut short, or made before deletes took offsets) are removed', async (t) => {
   const c = await startOverOffsets(t, (store) => store.commit('g', [storedOffset('gone', 0), storedOffset('kept', 0)]));
   const all = await c.request(OffsetFetchRequest, OffsetFetchResponse, 7, { groupId: 'g', topics: null, groups: [], requireStable: false });
-  assert.deepEqual(all.topics.map((topic) => [topic.name, topic.partitions.map((p) => p.committedOffset)]), [['kept', [7n]]]);
+  assert.deepEqual(
+    all.topics.map((topic) => [topic.name, topic.partitions.map((p) => p.committedOffset)]),
+    [['kept', [7n]]],
+  );
 });
 
 test('offsets.retention.minutes: a group that only commits loses each offset that long after its commit, and goes with its last', async (t) => {
@@ -261,16 +326,24 @@ test('offsets.retention.minutes: a group that only commits loses each offset tha
     { offsetsRetentionMinutes: 1, offsetsRetentionCheckIntervalMs: 20 },
   );
   const fetched = async (groupId: string) => {
-    const answer = await c.request(OffsetFetchRequest, OffsetFetchResponse, 7, { groupId, topics: [{ name: 'kept', partitionIndexes: [0, 1] }], groups: [], requireStable: false });
+    const answer = await c.request(OffsetFetchRequest, OffsetFetchResponse, 7, {
+      groupId,
+      topics: [{ name: 'kept', partitionIndexes: [0, 1] }],
+      groups: [],
+      requireStable: false,
+    });
     return answer.topics[0]!.partitions.map((p) => p.committedOffset);
   };
   await until(async () => (await fetched('stale'))[0] === -1n, 'the stale offset has expired');
   assert.deepEqual(await fetched('mixed'), [-1n, 7n]);
   const listed = await c.request(ListGroupsRequest, ListGroupsResponse, 4, { statesFilter: [], typesFilter: [] });
-  assert.deepEqual(listed.groups.map((g) => g.groupId), ['mixed']);
+  assert.deepEqual(
+    listed.groups.map((g) => g.groupId),
+    ['mixed'],
+  );
 });
 
-test('a large JoinGroup\'s metadata is kept intact after the memory its request arrived in is reused for the next large request', async () => {
+test("a large JoinGroup's metadata is kept intact after the memory its request arrived in is reused for the next large request", async () => {
   const metadata = Buffer.alloc(300_000);
   for (let i = 0; i < metadata.length; i++) metadata[i] = (i * 7) % 251;
   const joined = await join(0, 'large', '', metadata);

@@ -30,7 +30,11 @@ test('the lock names its owner from the moment it exists, and its release remove
   const release = await lockDirectory(dir);
   assert.match(await readFile(join(dir, '.lock'), 'utf8'), new RegExp(`^${process.pid} `));
   // Its owner is this process: the message says so rather than give the caller its own id.
-  await assert.rejects(lockDirectory(dir), { name: 'DirectoryInUseError', message: `data directory ${dir} is in use by a broker in this process, not yet closed`, pid: process.pid });
+  await assert.rejects(lockDirectory(dir), {
+    name: 'DirectoryInUseError',
+    message: `data directory ${dir} is in use by a broker in this process, not yet closed`,
+    pid: process.pid,
+  });
   await release();
   assert.deepEqual(await readdir(dir), []);
   const again = await lockDirectory(dir);
@@ -67,7 +71,11 @@ test('a starter that read the locks before another broker came and went, and a t
   const third = await readdir(dir);
   resume();
   await assert.rejects(slow, DirectoryInUseError);
-  assert.deepEqual((await readdir(dir)).filter((n) => !n.endsWith('.tmp')), third.filter((n) => !n.endsWith('.tmp')), 'the third\'s lock is still there');
+  assert.deepEqual(
+    (await readdir(dir)).filter((n) => !n.endsWith('.tmp')),
+    third.filter((n) => !n.endsWith('.tmp')),
+    "the third's lock is still there",
+  );
   await releaseThird();
 });
 
@@ -89,8 +97,7 @@ test('on a file system without hard links the lock is still taken exclusively an
   assert.deepEqual(await readdir(dir), []);
 });
 
-
-test('files of starters killed mid-start are removed by the next start; a live starter\'s, or one being written, are left to it', async (t) => {
+test("files of starters killed mid-start are removed by the next start; a live starter's, or one being written, are left to it", async (t) => {
   const dir = await tempDir(t);
   const starterFile = () => `.lock.${randomUUID()}.tmp`;
   const [dead, live, beingWritten, halfWrittenLongAgo] = [starterFile(), starterFile(), starterFile(), starterFile()];

@@ -143,4 +143,3 @@ export async function startBroker(options: BrokerOptions = {}): Promise<Broker> 
 function withoutUndefined<T extends object>(o: T): Partial<T> {
   return Object.fromEntries(Object.entries(o).filter(([, v]) => v !== undefined)) as Partial<T>;
 }
-

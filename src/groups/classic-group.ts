@@ -74,7 +74,10 @@ export class Member {
 
   /** The same protocols, in the same order, with the same metadata. */
   matches(protocols: readonly Protocol[]): boolean {
-    return protocols.length === this.protocols.length && protocols.every((p, i) => p.name === this.protocols[i]!.name && p.metadata.equals(this.protocols[i]!.metadata));
+    return (
+      protocols.length === this.protocols.length &&
+      protocols.every((p, i) => p.name === this.protocols[i]!.name && p.metadata.equals(this.protocols[i]!.metadata))
+    );
   }
 
   /** Answers a waiting JoinGroup; false if none waits. */

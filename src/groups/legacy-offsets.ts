@@ -21,11 +21,20 @@ interface FileContents {
 
 /** topic → partition → entry, as brook wrote them. */
 function isGroupEntry(topics: unknown): boolean {
-  return isJsonObject(topics) && Object.values(topics).every((partitions) => isJsonObject(partitions) && Object.entries(partitions).every(([p, e]) => /^\d+$/.test(p) && isFileEntry(e)));
+  return (
+    isJsonObject(topics) &&
+    Object.values(topics).every((partitions) => isJsonObject(partitions) && Object.entries(partitions).every(([p, e]) => /^\d+$/.test(p) && isFileEntry(e)))
+  );
 }
 
 function isFileEntry(value: unknown): value is FileEntry {
-  return isJsonObject(value) && typeof value.offset === 'string' && /^-?\d+$/.test(value.offset) && Number.isInteger(value.leaderEpoch) && typeof value.metadata === 'string';
+  return (
+    isJsonObject(value) &&
+    typeof value.offset === 'string' &&
+    /^-?\d+$/.test(value.offset) &&
+    Number.isInteger(value.leaderEpoch) &&
+    typeof value.metadata === 'string'
+  );
 }
 
 /**
@@ -47,7 +56,14 @@ export function parseLegacyOffsets(file: string, text: string, commitTimestamp: 
   // JSON.parse defines own properties, so a "__proto__" key is an entry like any other.
   for (const [groupId, topics] of Object.entries(contents.groups)) {
     const offsets = Object.entries(topics).flatMap(([topic, partitions]) =>
-      Object.entries(partitions).map(([p, e]) => ({ topic, partition: Number(p), offset: BigInt(e.offset), leaderEpoch: e.leaderEpoch, metadata: e.metadata, commitTimestamp })),
+      Object.entries(partitions).map(([p, e]) => ({
+        topic,
+        partition: Number(p),
+        offset: BigInt(e.offset),
+        leaderEpoch: e.leaderEpoch,
+        metadata: e.metadata,
+        commitTimestamp,
+      })),
     );
     // A group the file held without offsets is not one: the log keeps none such either.
     if (offsets.length > 0) groups.set(groupId, offsets);

@@ -140,5 +140,5 @@ export async function writeSnapshot(dir: string, generation: number, groups: Ite
 }
 
 async function writeAll(handle: FileHandle, data: Buffer): Promise<void> {
-  for (let done = 0; done < data.length; ) done += (await handle.write(data, done, data.length - done, null)).bytesWritten;
+  for (let done = 0; done < data.length;) done += (await handle.write(data, done, data.length - done, null)).bytesWritten;
 }

@@ -225,7 +225,11 @@ export class OffsetStore {
 
   private compactionDue(): boolean {
     const { compactionMinBytes = COMPACTION_MIN_BYTES } = this.options;
-    return this.compaction === undefined && this.closing === undefined && this.logBytes >= Math.max(compactionMinBytes, this.state.liveBytes, this.compactionDeferredTo);
+    return (
+      this.compaction === undefined &&
+      this.closing === undefined &&
+      this.logBytes >= Math.max(compactionMinBytes, this.state.liveBytes, this.compactionDeferredTo)
+    );
   }
 
   /**

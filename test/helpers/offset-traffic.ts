@@ -28,7 +28,12 @@ export function offsetChange(seed: number, i: number): OffsetChange {
     }));
     return { kind: 'commit', groupId, offsets };
   }
-  if (roll < 0.88) return { kind: 'deleteOffsets', groupId, partitions: Array.from({ length: 1 + pick(4) }, () => ({ topic: `topic-${pick(TOPICS)}`, partition: pick(PARTITIONS) })) };
+  if (roll < 0.88)
+    return {
+      kind: 'deleteOffsets',
+      groupId,
+      partitions: Array.from({ length: 1 + pick(4) }, () => ({ topic: `topic-${pick(TOPICS)}`, partition: pick(PARTITIONS) })),
+    };
   if (roll < 0.96) return { kind: 'deleteGroup', groupId };
   return { kind: 'deleteTopic', topic: `topic-${pick(TOPICS)}` };
 }
