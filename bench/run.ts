@@ -12,6 +12,7 @@ import { fetchThroughput } from './fetch.js';
 import { flushAlways } from './flush.js';
 import { buildKafkaLoad, PARTITIONS } from './kafka-load.js';
 import { memoryBench } from './memory.js';
+import { offsetCommitBench } from './offsets.js';
 import { produceLatency, produceThroughput } from './produce.js';
 import { recoveryBench } from './recovery.js';
 import { replayBench } from './replay.js';
@@ -34,6 +35,7 @@ async function main(): Promise<void> {
     await serve.stop();
     await rm(dataDir, { recursive: true, force: true });
   }
+  rows.push(...(await offsetCommitBench(smoke)));
   rows.push(...(await recoveryBench(smoke)));
   rows.push(...memoryBench(smoke));
   rows.push(...(await rulesBench(smoke)));

@@ -5,9 +5,10 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { ErrorCode } from '../src/protocol/error-codes.js';
 import type { JoinOutcome, Protocol, SyncOutcome } from '../src/groups/classic-group.js';
-import { GroupCoordinator } from '../src/groups/group-coordinator.js';
+import { GroupCoordinator, type CoordinatorOptions } from '../src/groups/group-coordinator.js';
 import type { JoinRequest } from '../src/groups/rebalancer.js';
 import type { Scheduler } from '../src/groups/scheduler.js';
+import { until } from './helpers/until.js';
 
 /** Time that moves only when told to. */
 class ManualScheduler implements Scheduler {
@@ -58,12 +59,15 @@ const SESSION = 10_000;
 const REBALANCE = 30_000;
 /** offsets.retention.check.interval.ms, Kafka's default */
 const CLEANUP_INTERVAL = 600_000;
-const quiet = { info() {}, error() {} };
+const quiet = { info() {}, warn() {}, error() {} };
 
-async function coordinator(t: { after(fn: () => Promise<void>): void }): Promise<{ groups: GroupCoordinator; clock: ManualScheduler }> {
+async function coordinator(
+  t: { after(fn: () => Promise<void>): void },
+  options: Partial<CoordinatorOptions> = {},
+): Promise<{ groups: GroupCoordinator; clock: ManualScheduler }> {
   const dir = await mkdtemp(join(tmpdir(), 'brook-groups-'));
   const clock = new ManualScheduler();
-  const groups = await GroupCoordinator.open(dir, { scheduler: clock, initialRebalanceDelayMs: INITIAL_DELAY, log: quiet });
+  const groups = await GroupCoordinator.open(dir, { scheduler: clock, now: () => clock.now, initialRebalanceDelayMs: INITIAL_DELAY, log: quiet, ...options });
   t.after(async () => {
     await groups.close();
     await rm(dir, { recursive: true, force: true });
@@ -529,8 +533,9 @@ test('commits: generation -1 into an empty or unknown group, member and generati
   const commit = (groupId: string, generationId: number, memberId: string, apiVersion = 8) =>
     groups.commitOffsets({ groupId, generationId, memberId, groupInstanceId: null, offsets, apiVersion });
 
+  await clock.advance(1234);
   assert.equal(await commit('simple', -1, ''), ErrorCode.NONE);
-  assert.deepEqual(groups.committedOffsets('simple')?.get('t')?.get(0), { offset: 42n, leaderEpoch: 3, metadata: 'm' });
+  assert.deepEqual(groups.committedOffsets('simple')?.get('t')?.get(0), { offset: 42n, leaderEpoch: 3, metadata: 'm', commitTimestamp: 1234 });
   assert.deepEqual(groups.list(), [{ groupId: 'simple', protocolType: '', state: 'Empty' }]);
   assert.equal(await commit('simple', 3, 'someone'), ErrorCode.UNKNOWN_MEMBER_ID);
   assert.equal(await commit('nowhere', 1, 'someone'), ErrorCode.ILLEGAL_GENERATION);
@@ -679,7 +684,10 @@ test("a groups file that is not of brook's form stops the open, naming the file,
 });
 
 /** A directory for a coordinator that a test opens more than once, as a broker restarting. */
-async function restartable(t: { after(fn: () => Promise<void>): void }): Promise<{ dir: string; open: (clock: ManualScheduler) => Promise<GroupCoordinator> }> {
+async function restartable(
+  t: { after(fn: () => Promise<void>): void },
+  options: Partial<CoordinatorOptions> = {},
+): Promise<{ dir: string; open: (clock: ManualScheduler) => Promise<GroupCoordinator> }> {
   const dir = await mkdtemp(join(tmpdir(), 'brook-groups-'));
   const opened: GroupCoordinator[] = [];
   t.after(async () => {
@@ -687,7 +695,7 @@ async function restartable(t: { after(fn: () => Promise<void>): void }): Promise
     await rm(dir, { recursive: true, force: true });
   });
   const open = async (clock: ManualScheduler) => {
-    const groups = await GroupCoordinator.open(dir, { scheduler: clock, initialRebalanceDelayMs: INITIAL_DELAY, log: quiet });
+    const groups = await GroupCoordinator.open(dir, { scheduler: clock, now: () => clock.now, initialRebalanceDelayMs: INITIAL_DELAY, log: quiet, ...options });
     opened.push(groups);
     return groups;
   };
@@ -761,4 +769,86 @@ test('a stored Empty group lists after a restart, is deleted by DeleteGroups, an
   assert.deepEqual(after.list(), []);
   await after.close();
   assert.deepEqual((await open(new ManualScheduler())).list(), [], 'neither comes back');
+});
+
+/** offsets.retention.minutes of the expiry tests, and their check interval. */
+const RETENTION = 60_000;
+const EXPIRY = { offsetsRetentionMs: RETENTION, cleanupIntervalMs: 1000 };
+
+/** Moves the clock on by `ms`, the member heartbeating on the way so that its session lasts. */
+async function advanceBeating(groups: GroupCoordinator, clock: ManualScheduler, ms: number, member: { id: string; generation: number }): Promise<void> {
+  for (let left = ms; left > 0; left -= SESSION / 2) {
+    await clock.advance(Math.min(left, SESSION / 2));
+    assert.equal(heartbeat(groups, member.id, member.generation), ErrorCode.NONE);
+  }
+}
+
+const partitionsOf = (groups: GroupCoordinator, groupId: string): number[] => [...(groups.committedOffsets(groupId)?.get('t')?.keys() ?? [])].sort();
+
+test('offsets of a group that only commits expire each offsets.retention.minutes after its commit; the group goes with the last', async (t) => {
+  const { groups, clock } = await coordinator(t, EXPIRY);
+  const commit = (partition: number) =>
+    groups.commitOffsets({
+      groupId: 'simple',
+      generationId: -1,
+      memberId: '',
+      groupInstanceId: null,
+      offsets: [{ topic: 't', partition, offset: 5n, leaderEpoch: -1, metadata: '' }],
+      apiVersion: 8,
+    });
+  assert.equal(await commit(0), ErrorCode.NONE);
+  await clock.advance(30_000);
+  assert.equal(await commit(1), ErrorCode.NONE);
+  await clock.advance(RETENTION - 30_000 - 1000);
+  assert.deepEqual(partitionsOf(groups, 'simple'), [0, 1]);
+  await clock.advance(1000);
+  await until(() => partitionsOf(groups, 'simple').length === 1, 'the first commit has expired');
+  assert.deepEqual(partitionsOf(groups, 'simple'), [1]);
+  await clock.advance(30_000);
+  await until(() => groups.committedOffsets('simple') === undefined, 'the second commit has expired');
+  assert.deepEqual([groups.list(), groups.describe('simple').state], [[], 'Dead']);
+});
+
+test('a group keeps its offsets while it has members; once Empty, all expire offsets.retention.minutes after it became Empty, and the group goes', async (t) => {
+  const { groups, clock } = await coordinator(t, EXPIRY);
+  const member = await soleStableMember(groups, clock);
+  const offsets = [0, 1].map((partition) => ({ topic: 't', partition, offset: 9n, leaderEpoch: -1, metadata: '' }));
+  assert.equal(
+    await groups.commitOffsets({ groupId: 'g', generationId: member.generation, memberId: member.id, groupInstanceId: null, offsets, apiVersion: 8 }),
+    ErrorCode.NONE,
+  );
+  await advanceBeating(groups, clock, 3 * RETENTION, member);
+  assert.deepEqual(partitionsOf(groups, 'g'), [0, 1], 'a Stable group keeps offsets older than the retention');
+  groups.leave('g', [{ memberId: member.id, groupInstanceId: null }]);
+  assert.equal(groups.describe('g').state, 'Empty');
+  await clock.advance(RETENTION - 1000);
+  assert.deepEqual(partitionsOf(groups, 'g'), [0, 1], 'counted from when the group became Empty, not from the commit');
+  await clock.advance(EXPIRY.cleanupIntervalMs * 2); // past the retention, and the next check after it
+  await until(() => groups.committedOffsets('g') === undefined, 'the offsets have expired');
+  await clock.advance(EXPIRY.cleanupIntervalMs);
+  assert.deepEqual([groups.list(), groups.describe('g').state], [[], 'Dead']);
+});
+
+test('when a group became Empty is kept across a restart: its offsets expire counting from then, not from the commit', async (t) => {
+  const { open } = await restartable(t, EXPIRY);
+  const clock = new ManualScheduler();
+  const before = await open(clock);
+  const member = await soleStableMember(before, clock);
+  const offsets = [{ topic: 't', partition: 0, offset: 3n, leaderEpoch: -1, metadata: '' }];
+  assert.equal(
+    await before.commitOffsets({ groupId: 'g', generationId: member.generation, memberId: member.id, groupInstanceId: null, offsets, apiVersion: 8 }),
+    ErrorCode.NONE,
+  );
+  await advanceBeating(before, clock, 30_000, member);
+  before.leave('g', [{ memberId: member.id, groupInstanceId: null }]);
+  const emptySince = clock.now;
+  await before.close();
+
+  const later = new ManualScheduler();
+  later.now = emptySince;
+  const after = await open(later);
+  await later.advance(RETENTION - 1000);
+  assert.deepEqual(partitionsOf(after, 'g'), [0]);
+  await later.advance(1000);
+  await until(() => after.committedOffsets('g') === undefined, 'the offsets have expired');
 });

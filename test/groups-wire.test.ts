@@ -16,9 +16,11 @@ import { SyncGroupRequest, SyncGroupResponse } from '../src/protocol/messages/sy
 import { mkdtemp, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join as joinPath } from 'node:path';
-import { startBroker, type Broker } from '../src/broker/start-broker.js';
-import { OFFSETS_FILE, OffsetStore } from '../src/groups/offset-store.js';
+import { startBroker, type Broker, type BrokerOptions } from '../src/broker/start-broker.js';
+import { OffsetStore } from '../src/groups/offset-store.js';
 import { valuesBatch } from './helpers/batch.js';
+import { recordingLog } from './helpers/offset-traffic.js';
+import { until } from './helpers/until.js';
 import { WireClient } from './helpers/wire-client.js';
 import { produceBatch } from './helpers/wire-produce.js';
 
@@ -269,34 +271,75 @@ test("DeleteTopics takes every group's offsets of the topic with it: not fetched
   assert.equal(recreated.topics[0]?.partitions[0]?.committedOffset, -1n);
 });
 
-test('offsets of a topic that is gone when the broker starts (a delete cut short, or made before deletes took offsets) are removed', async (t) => {
-  const dataDir = await mkdtemp(joinPath(tmpdir(), 'brook-stale-offsets-'));
-  let b = await startBroker({ port: 0, dataDir });
-  let c = await WireClient.connect(b.port);
-  await c.request(CreateTopicsRequest, CreateTopicsResponse, 5, {
-    topics: [{ name: 'kept', numPartitions: 1, replicationFactor: 1, assignments: [], configs: [] }],
+/**
+ * A broker started with `options` on a data directory holding a topic 'kept' of two partitions and
+ * the offsets `write` stored while no broker ran, as a data directory of such a past would hold them.
+ */
+async function startOverOffsets(
+  t: { after(fn: () => Promise<void>): void },
+  write: (store: OffsetStore) => Promise<void>,
+  options: BrokerOptions = {},
+): Promise<WireClient> {
+  const dataDir = await mkdtemp(joinPath(tmpdir(), 'brook-stored-offsets-'));
+  const first = await startBroker({ port: 0, dataDir });
+  const admin = await WireClient.connect(first.port);
+  await admin.request(CreateTopicsRequest, CreateTopicsResponse, 5, {
+    topics: [{ name: 'kept', numPartitions: 2, replicationFactor: 1, assignments: [], configs: [] }],
     timeoutMs: 1000,
     validateOnly: false,
   });
-  c.close();
-  await b.close();
-  // Written while the broker is stopped, as a data directory of such a past would hold them.
-  const store = await OffsetStore.open(joinPath(dataDir, OFFSETS_FILE));
-  await store.commit('g', [
-    { topic: 'gone', partition: 0, offset: 7n, leaderEpoch: -1, metadata: '' },
-    { topic: 'kept', partition: 0, offset: 9n, leaderEpoch: -1, metadata: '' },
-  ]);
-  b = await startBroker({ port: 0, dataDir });
-  c = await WireClient.connect(b.port);
+  admin.close();
+  await first.close();
+  const store = await OffsetStore.open(dataDir, { flush: 'none', log: recordingLog() });
+  await write(store);
+  await store.close();
+  const b = await startBroker({ port: 0, dataDir, ...options });
+  const c = await WireClient.connect(b.port);
   t.after(async () => {
     c.close();
     await b.close();
     await rm(dataDir, { recursive: true, force: true });
   });
+  return c;
+}
+
+const storedOffset = (topic: string, partition: number) => ({ topic, partition, offset: 7n, leaderEpoch: -1, metadata: '' });
+
+test('offsets of a topic that is gone when the broker starts (a delete cut short, or made before deletes took offsets) are removed', async (t) => {
+  const c = await startOverOffsets(t, (store) => store.commit('g', [storedOffset('gone', 0), storedOffset('kept', 0)]));
   const all = await c.request(OffsetFetchRequest, OffsetFetchResponse, 7, { groupId: 'g', topics: null, groups: [], requireStable: false });
   assert.deepEqual(
     all.topics.map((topic) => [topic.name, topic.partitions.map((p) => p.committedOffset)]),
-    [['kept', [9n]]],
+    [['kept', [7n]]],
+  );
+});
+
+test('offsets.retention.minutes: a group that only commits loses each offset that long after its commit, and goes with its last', async (t) => {
+  // Committed two minutes before the start.
+  const c = await startOverOffsets(
+    t,
+    async (store) => {
+      await store.commit('stale', [storedOffset('kept', 0)], Date.now() - 120_000);
+      await store.commit('mixed', [storedOffset('kept', 0)], Date.now() - 120_000);
+      await store.commit('mixed', [storedOffset('kept', 1)], Date.now());
+    },
+    { offsetsRetentionMinutes: 1, offsetsRetentionCheckIntervalMs: 20 },
+  );
+  const fetched = async (groupId: string) => {
+    const answer = await c.request(OffsetFetchRequest, OffsetFetchResponse, 7, {
+      groupId,
+      topics: [{ name: 'kept', partitionIndexes: [0, 1] }],
+      groups: [],
+      requireStable: false,
+    });
+    return answer.topics[0]!.partitions.map((p) => p.committedOffset);
+  };
+  await until(async () => (await fetched('stale'))[0] === -1n, 'the stale offset has expired');
+  assert.deepEqual(await fetched('mixed'), [-1n, 7n]);
+  const listed = await c.request(ListGroupsRequest, ListGroupsResponse, 4, { statesFilter: [], typesFilter: [] });
+  assert.deepEqual(
+    listed.groups.map((g) => g.groupId),
+    ['mixed'],
   );
 });
 

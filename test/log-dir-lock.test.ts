@@ -2,7 +2,8 @@ import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import fs from 'node:fs';
 import { syncBuiltinESMExports } from 'node:module';
-import { readdir, readFile, writeFile } from 'node:fs/promises';
+import { randomUUID } from 'node:crypto';
+import { readdir, readFile, utimes, writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import { DirectoryInUseError, lockDirectory } from '../src/log/dir-lock.js';
 import { tempDir } from './helpers/log.js';
@@ -94,4 +95,20 @@ test('on a file system without hard links the lock is still taken exclusively an
   await assert.rejects(lockDirectory(dir), DirectoryInUseError);
   await release();
   assert.deepEqual(await readdir(dir), []);
+});
+
+test("files of starters killed mid-start are removed by the next start; a live starter's, or one being written, are left to it", async (t) => {
+  const dir = await tempDir(t);
+  const starterFile = () => `.lock.${randomUUID()}.tmp`;
+  const [dead, live, beingWritten, halfWrittenLongAgo] = [starterFile(), starterFile(), starterFile(), starterFile()];
+  await writeFile(join(dir, dead), `${GONE_PID} 12345 ${randomUUID()}\n`);
+  // A process id without a start time, as where /proc does not tell it: this process, alive.
+  await writeFile(join(dir, live), `${process.pid}\n`);
+  await writeFile(join(dir, beingWritten), `${GONE_PID} 123`);
+  await writeFile(join(dir, halfWrittenLongAgo), '');
+  const longAgo = new Date(Date.now() - 3_600_000);
+  await utimes(join(dir, halfWrittenLongAgo), longAgo, longAgo);
+  const release = await lockDirectory(dir);
+  assert.deepEqual((await readdir(dir)).sort(), ['.lock', beingWritten, live].sort());
+  await release();
 });

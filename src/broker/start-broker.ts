@@ -138,7 +138,12 @@ async function run(config: BrokerConfig, logger: Logger, faults: FaultRegistry):
       logger,
     });
     closers.push(() => storage.close());
-    const groups = await GroupCoordinator.open(dataDir, { log: logger });
+    const groups = await GroupCoordinator.open(dataDir, {
+      log: logger,
+      flush: config.flush,
+      offsetsRetentionMs: config.offsetsRetentionMinutes * 60_000,
+      cleanupIntervalMs: config.offsetsRetentionCheckIntervalMs,
+    });
     closers.push(() => groups.close());
     await groups.deleteOffsetsOfMissingTopics((topic) => storage.topic(topic) !== undefined);
     const producerEpochs = await ProducerEpochs.open(dataDir, config.producerIdExpirationMs, Date.now());

@@ -117,8 +117,18 @@ export class ClassicGroup {
   newMemberAdded = false;
   cancelJoinPhase: Cancel | undefined;
   cancelPendingSync: Cancel | undefined;
+  /**
+   * When the group entered its state (ms since the epoch; Kafka's currentStateTimestamp): an
+   * Empty group's offsets expire counting from it. Unknown for a group stored before it was kept.
+   */
+  currentStateTimestamp: number | undefined;
 
-  constructor(readonly groupId: string) {}
+  constructor(
+    readonly groupId: string,
+    private readonly clock: () => number = Date.now,
+  ) {
+    this.currentStateTimestamp = clock();
+  }
 
   is(...states: GroupState[]): boolean {
     return states.includes(this.state);
@@ -127,6 +137,7 @@ export class ClassicGroup {
   transitionTo(state: GroupState): void {
     this.previousState = this.state;
     this.state = state;
+    this.currentStateTimestamp = this.clock();
   }
 
   add(member: Member, protocolType: string): void {

@@ -6,24 +6,28 @@
  */
 import { join } from 'node:path';
 import { ErrorCode } from '../protocol/error-codes.js';
+import type { FlushPolicy } from '../settings/kinds.js';
 import { ClassicGroup, EMPTY_ASSIGNMENT, joinError, syncError, type GroupState, type JoinOutcome, type Member, type SyncOutcome } from './classic-group.js';
 import { GROUPS_FILE, GroupStore } from './group-store.js';
-import { OFFSETS_FILE, OffsetStore, type GroupOffsets, type PartitionOffset, type TopicPartition } from './offset-store.js';
+import { OffsetStore, type CommittedOffset, type GroupOffsets, type PartitionOffset, type StoreLog, type TopicPartition } from './offset-store.js';
 import { CONSUMER_PROTOCOL_TYPE } from './consumer-protocol.js';
 import { Rebalancer, type JoinRequest, type MemberIdentity, type RebalanceOptions } from './rebalancer.js';
 import { timerScheduler, type Cancel } from './scheduler.js';
 
-export interface CoordinatorLog {
-  info(fields: object, message: string): void;
-  error(fields: object, message: string): void;
-}
+export type CoordinatorLog = StoreLog;
 
 export interface CoordinatorOptions extends RebalanceOptions {
   /** group.min.session.timeout.ms and group.max.session.timeout.ms */
   readonly minSessionTimeoutMs: number;
   readonly maxSessionTimeoutMs: number;
-  /** offsets.retention.check.interval.ms: how often Empty groups without offsets are removed. */
+  /** offsets.retention.check.interval.ms: how often expired offsets, and Empty groups without offsets, are removed. */
   readonly cleanupIntervalMs: number;
+  /** offsets.retention.minutes, in ms. */
+  readonly offsetsRetentionMs: number;
+  /** When committed offsets are fsynced (the broker's --flush). */
+  readonly flush: FlushPolicy;
+  /** The time, ms since the epoch. */
+  readonly now: () => number;
   readonly log: CoordinatorLog;
 }
 
@@ -34,6 +38,9 @@ const DEFAULT_OPTIONS: Omit<CoordinatorOptions, 'log'> = {
   minSessionTimeoutMs: 6000,
   maxSessionTimeoutMs: 1_800_000,
   cleanupIntervalMs: 600_000,
+  offsetsRetentionMs: 7 * 24 * 3_600_000,
+  flush: 'none',
+  now: Date.now,
 };
 
 export interface MemberRequest {
@@ -101,7 +108,7 @@ export class GroupCoordinator {
   ) {
     this.rebalancer = new Rebalancer(options, (group) => groupStore.put(group));
     // As Kafka loads its groups: each member has a session from now to show it is still there.
-    for (const group of groupStore.takeGroups()) {
+    for (const group of groupStore.takeGroups(options.now)) {
       this.groups.set(group.groupId, group);
       for (const member of group.members.values()) this.rebalancer.keepAlive(group, member);
     }
@@ -109,9 +116,10 @@ export class GroupCoordinator {
   }
 
   static async open(dataDir: string, options: Partial<CoordinatorOptions> & Pick<CoordinatorOptions, 'log'>): Promise<GroupCoordinator> {
-    const offsets = await OffsetStore.open(join(dataDir, OFFSETS_FILE));
+    const resolved = { ...DEFAULT_OPTIONS, ...options };
+    const offsets = await OffsetStore.open(dataDir, { flush: resolved.flush, log: resolved.log });
     const groups = await GroupStore.open(join(dataDir, GROUPS_FILE), (err) => options.log.error({ err }, 'group membership not stored'));
-    return new GroupCoordinator(offsets, groups, { ...DEFAULT_OPTIONS, ...options });
+    return new GroupCoordinator(offsets, groups, resolved);
   }
 
   join(request: JoinRequest): Promise<JoinOutcome> {
@@ -125,7 +133,7 @@ export class GroupCoordinator {
     const created = group === undefined;
     if (group === undefined) {
       if (memberId !== '') return Promise.resolve(joinError(memberId, ErrorCode.UNKNOWN_MEMBER_ID));
-      group = new ClassicGroup(groupId);
+      group = new ClassicGroup(groupId, this.options.now);
       this.groups.set(groupId, group);
     }
     const outcome = this.rebalancer.join(group, request);
@@ -162,7 +170,7 @@ export class GroupCoordinator {
     const error = this.commitError(request);
     if (error !== ErrorCode.NONE) return error;
     try {
-      await this.offsetStore.commit(request.groupId, request.offsets);
+      await this.offsetStore.commit(request.groupId, request.offsets, this.options.now());
       return ErrorCode.NONE;
     } catch (err) {
       this.options.log.error({ group: request.groupId, err }, 'offset commit not stored');
@@ -338,11 +346,13 @@ export class GroupCoordinator {
   }
 
   /**
-   * Kafka's periodic group cleanup: an Empty group with no offsets is removed (unless a member id
-   * handed out is still to be used), so the groups kept stay bounded by how many join per interval.
+   * Kafka's periodic cleanup (offsets.retention.check.interval.ms): expired offsets are removed,
+   * and an Empty group with no offsets (unless a member id handed out is still to be used), so
+   * the groups kept stay bounded by how many join per interval.
    */
   private scheduleCleanup(): void {
     this.cancelCleanup = this.options.scheduler.schedule(this.options.cleanupIntervalMs, () => {
+      this.expireOffsets();
       for (const group of [...this.groups.values()]) if (this.removable(group)) this.discard(group);
       this.scheduleCleanup();
     });
@@ -351,6 +361,42 @@ export class GroupCoordinator {
   /** Empty, without offsets, and no member id handed out still to be used. */
   private removable(group: ClassicGroup): boolean {
     return group.is('Empty') && group.pendingMembers.size === 0 && !this.offsetStore.has(group.groupId);
+  }
+
+  /**
+   * Kafka's offset expiry since 2.1 (KIP-211): every offset of an Empty group goes once the group
+   * has been Empty for offsets.retention.minutes; a group without a protocol (one that only
+   * commits) loses each offset that long after its commit. A group left Empty without offsets
+   * goes too. A group with a change on its way is looked at again at the next check.
+   */
+  private expireOffsets(): void {
+    const now = this.options.now();
+    for (const groupId of this.offsetStore.groupIds()) {
+      const since = this.expiresFrom(this.groups.get(groupId));
+      if (since === undefined || this.offsetStore.hasPending(groupId)) continue;
+      const expired: TopicPartition[] = [];
+      for (const [topic, partitions] of this.offsetStore.offsets(groupId)!) {
+        for (const [partition, committed] of partitions) if (now - since(committed) >= this.options.offsetsRetentionMs) expired.push({ topic, partition });
+      }
+      if (expired.length === 0) continue;
+      void this.offsetStore.deleteOffsets(groupId, expired).then(
+        () => {
+          this.options.log.info({ group: groupId, partitions: expired.length }, 'committed offsets expired');
+          const group = this.groups.get(groupId);
+          if (group !== undefined && this.removable(group)) this.discard(group);
+        },
+        (err: Error) => this.options.log.error({ group: groupId, err }, 'expired offsets not removed'),
+      );
+    }
+  }
+
+  /** What the group's offsets expire counting from; undefined while they do not (it has members). */
+  private expiresFrom(group: ClassicGroup | undefined): ((committed: CommittedOffset) => number) | undefined {
+    if (group === undefined || group.protocolType === null) return (committed) => committed.commitTimestamp;
+    if (!group.is('Empty')) return undefined;
+    // Unknown for a group stored before brook kept it: then, as Kafka with such a group, each commit's time.
+    const emptySince = group.currentStateTimestamp;
+    return (committed) => emptySince ?? committed.commitTimestamp;
   }
 
   private discard(group: ClassicGroup): void {

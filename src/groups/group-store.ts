@@ -1,8 +1,9 @@
 /**
  * Each group's membership as its last completed rebalance left it (Kafka's group metadata
- * records): generation, protocol, leader, and each member with its protocols and assignment, in
- * one JSON file in the data directory. After a restart the
- * group comes back as it was, so members that heartbeat go on without a rebalance.
+ * records): generation, protocol, leader, each member with its protocols and assignment, and
+ * when the group entered its state, in one JSON file in the data directory. After a restart the
+ * group comes back as it was, so members that heartbeat go on without a rebalance, and an Empty
+ * group's offsets expire counting from when it became Empty.
  *
  * Each group is encoded when it changes and kept so; a write joins the encoded groups, so a
  * change costs its own group's encoding, not every group's. Changes made while a write is under
@@ -41,6 +42,8 @@ interface FileGroup {
   readonly leaderId: string | null;
   /** In join order. */
   readonly members: readonly FileMember[];
+  /** When it entered its state; absent in files written before brook kept it. */
+  readonly currentStateTimestamp?: number;
 }
 
 interface GroupsDocument {
@@ -74,8 +77,8 @@ export class GroupStore {
   }
 
   /** The groups as stored when opened: Stable with their members, or Empty; no timers run yet. Once only. */
-  takeGroups(): ClassicGroup[] {
-    const groups = this.loaded.map(restore);
+  takeGroups(clock: () => number): ClassicGroup[] {
+    const groups = this.loaded.map((g) => restore(g, clock));
     this.loaded = [];
     return groups;
   }
@@ -153,11 +156,12 @@ function stored(group: ClassicGroup): FileGroup {
       protocols: m.protocols.map((p) => ({ name: p.name, metadata: p.metadata.toString('base64') })),
       assignment: m.assignment.toString('base64'),
     })),
+    currentStateTimestamp: group.currentStateTimestamp,
   };
 }
 
-function restore(g: FileGroup): ClassicGroup {
-  const group = new ClassicGroup(g.groupId);
+function restore(g: FileGroup, clock: () => number): ClassicGroup {
+  const group = new ClassicGroup(g.groupId, clock);
   for (const m of g.members) {
     const protocols = m.protocols.map((p) => ({ name: p.name, metadata: Buffer.from(p.metadata, 'base64') }));
     const member = new Member(m.memberId, m.groupInstanceId, m.clientId, m.clientHost, m.rebalanceTimeoutMs, m.sessionTimeoutMs, protocols);
@@ -170,6 +174,7 @@ function restore(g: FileGroup): ClassicGroup {
   group.protocolName = g.protocolName;
   group.leaderId = g.leaderId;
   group.state = group.previousState = group.members.size > 0 ? 'Stable' : 'Empty';
+  group.currentStateTimestamp = g.currentStateTimestamp;
   return group;
 }
 
@@ -192,6 +197,7 @@ function isFileMember(m: unknown): boolean {
 /** A group as stored, its leader one of its members (or none, when it has none). */
 function isFileGroup(g: unknown): boolean {
   if (!isJsonObject(g) || !isString(g.groupId) || !isStringOrNull(g.protocolType) || !isCount(g.generationId) || !isStringOrNull(g.protocolName)) return false;
+  if (g.currentStateTimestamp !== undefined && !isCount(g.currentStateTimestamp)) return false;
   if (!Array.isArray(g.members) || !g.members.every(isFileMember)) return false;
   const members = g.members as FileMember[];
   return members.length === 0 ? g.leaderId === null : members.some((m) => m.memberId === g.leaderId) && g.protocolName !== null;

@@ -1,87 +1,123 @@
 /**
- * Committed offsets by group, held in memory and in one JSON file in the data directory.
- * Each change rewrites the file durably (temp file, fsync, rename, fsync of the directory);
- * changes that arrive while a write is under way go out together in the next one. A change is
- * visible, and its promise resolves, only once the file holding it is in place.
+ * Committed offsets by group: held in memory, and kept in the data directory as Kafka keeps them
+ * in its compacted __consumer_offsets topic, as a log of changes (offset-files.ts) compacted in
+ * the background. A change is encoded when it is asked for and appended together with the
+ * changes asked for while the write before it was under way: one write, and under `--flush
+ * always` one fsync, for all of them. It is visible, and its promise resolves, once written: in
+ * the page cache, or under `always` on disk. What a change costs does not grow with the groups.
+ *
+ * Once the log since the last snapshot is as large as the live state (and at least
+ * compactionMinBytes), a new log is started and the state as it was then is written as a
+ * snapshot beside it, a chunk at a time; once that is in place the older files go.
  */
-import { mkdir } from 'node:fs/promises';
-import { dirname } from 'node:path';
-import { isJsonObject, readFileIfExists, writeFileDurably } from '../files/durable-file.js';
+import { open, rm, type FileHandle } from 'node:fs/promises';
+import { join } from 'node:path';
+import { readFileIfExists, syncDir } from '../files/durable-file.js';
+import type { FlushPolicy } from '../settings/kinds.js';
+import { LEGACY_OFFSETS_FILE, parseLegacyOffsets } from './legacy-offsets.js';
+import { listOffsetFiles, loadOffsets, logName, removeOlderFiles, SnapshotStopped, writeSnapshot, type OffsetFiles } from './offset-files.js';
+import { encodeRecord } from './offset-records.js';
+import { OffsetState, type GroupOffsets, type OffsetChange, type PartitionOffset, type TopicPartition } from './offset-state.js';
 
-export const OFFSETS_FILE = 'group-offsets.json';
-const FORMAT = 'brook-group-offsets/1';
+export type { CommittedOffset, GroupOffsets, PartitionOffset, TopicPartition } from './offset-state.js';
 
-export interface CommittedOffset {
-  readonly offset: bigint;
-  readonly leaderEpoch: number;
-  readonly metadata: string;
+export interface StoreLog {
+  info(fields: object, message: string): void;
+  warn(fields: object, message: string): void;
+  error(fields: object, message: string): void;
 }
 
-export interface TopicPartition {
-  readonly topic: string;
-  readonly partition: number;
+export interface OffsetStoreOptions {
+  readonly flush: FlushPolicy;
+  readonly log: StoreLog;
+  /** The log is not compacted before it is this large, however small the live state. */
+  readonly compactionMinBytes?: number;
 }
 
-export interface PartitionOffset extends CommittedOffset, TopicPartition {}
-
-/** topic → partition → committed offset */
-export type GroupOffsets = ReadonlyMap<string, ReadonlyMap<number, CommittedOffset>>;
-
-type Change =
-  | { readonly kind: 'commit'; readonly groupId: string; readonly offsets: readonly PartitionOffset[] }
-  | { readonly kind: 'deleteOffsets'; readonly groupId: string; readonly partitions: readonly TopicPartition[] }
-  | { readonly kind: 'deleteGroup'; readonly groupId: string }
-  | { readonly kind: 'deleteTopic'; readonly topic: string };
+const COMPACTION_MIN_BYTES = 1024 * 1024;
 
 interface Queued {
-  readonly change: Change;
+  readonly record: Buffer;
+  readonly change: OffsetChange;
   readonly done: (err?: Error) => void;
 }
 
-interface FileEntry {
-  offset: string;
-  leaderEpoch: number;
-  metadata: string;
-}
-
-interface FileContents {
-  format: string;
-  groups: Record<string, Record<string, Record<string, FileEntry>>>;
-}
-
 export class OffsetStore {
-  private groups: ReadonlyMap<string, GroupOffsets>;
   private queue: Queued[] = [];
   private writing: Promise<void> | undefined;
-  private closed = false;
+  /** Changes naming each group that are queued or being written. */
+  private readonly pending = new Map<string, number>();
+  /** Bytes written to the active log since its last fsync. */
+  private unsynced = false;
+  private syncWanted = false;
+  /** Bytes of the logs that the next snapshot replaces. */
+  private logBytes: number;
+  /** After a failed compaction, the log bytes the next one waits for. */
+  private compactionDeferredTo = 0;
+  private compaction: Promise<void> | undefined;
+  private readonly timer: NodeJS.Timeout | undefined;
+  private failure: Error | undefined;
+  private closing: Promise<void> | undefined;
 
   private constructor(
-    private readonly file: string,
-    groups: ReadonlyMap<string, GroupOffsets>,
+    private readonly dir: string,
+    private readonly options: OffsetStoreOptions,
+    private readonly state: OffsetState,
+    private active: FileHandle,
+    private generation: number,
+    /** Bytes in the active log. */
+    private activeSize: number,
+    logBytes: number,
   ) {
-    this.groups = groups;
+    this.logBytes = logBytes;
+    const { flush } = options;
+    if (typeof flush === 'object') {
+      this.timer = setInterval(() => this.requestSync(), flush.intervalMs);
+      this.timer.unref();
+    }
   }
 
-  static async open(file: string): Promise<OffsetStore> {
-    await mkdir(dirname(file), { recursive: true });
-    const bytes = await readFileIfExists(file);
-    return new OffsetStore(file, bytes === undefined ? new Map() : parse(file, bytes.toString('utf8')));
+  /**
+   * The offsets kept in `dir`: a `group-offsets.json` of an older brook is moved over first. A
+   * log's end that a crash cut off mid-record is cut from the file, and said so in the log.
+   */
+  static async open(dir: string, options: OffsetStoreOptions): Promise<OffsetStore> {
+    await migrateLegacyFile(dir, await listOffsetFiles(dir), options.log);
+    const files = await listOffsetFiles(dir);
+    const state = new OffsetState();
+    const loaded = await loadOffsets(dir, files, state);
+    for (const cut of loaded.cuts) options.log.warn(cut, 'committed offsets log cut where its intact records end');
+    await removeOlderFiles(dir, files.snapshots.at(-1) ?? 0);
+    const active = await open(join(dir, logName(loaded.generation)), 'a');
+    try {
+      if (!files.logs.includes(loaded.generation)) await syncDir(dir);
+      const size = (await active.stat()).size;
+      return new OffsetStore(dir, options, state, active, loaded.generation, size, loaded.logBytes);
+    } catch (err) {
+      await active.close();
+      throw err;
+    }
   }
 
   has(groupId: string): boolean {
-    return this.groups.has(groupId);
+    return this.state.has(groupId);
   }
 
   groupIds(): string[] {
-    return [...this.groups.keys()];
+    return this.state.groupIds();
   }
 
   offsets(groupId: string): GroupOffsets | undefined {
-    return this.groups.get(groupId);
+    return this.state.offsets(groupId);
   }
 
-  commit(groupId: string, offsets: readonly PartitionOffset[]): Promise<void> {
-    return this.enqueue({ kind: 'commit', groupId, offsets });
+  /** Whether a change naming the group is on its way: what it will hold is not known yet. */
+  hasPending(groupId: string): boolean {
+    return this.pending.has(groupId);
+  }
+
+  commit(groupId: string, offsets: readonly PartitionOffset[], commitTimestamp = Date.now()): Promise<void> {
+    return this.enqueue({ kind: 'commit', groupId, offsets: offsets.map((o) => ({ ...o, commitTimestamp })) });
   }
 
   /** Removes the group's offsets of these partitions; a group left without offsets goes. */
@@ -98,154 +134,195 @@ export class OffsetStore {
     return this.enqueue({ kind: 'deleteTopic', topic });
   }
 
-  /** Waits for the writes under way; later changes are refused. */
-  async close(): Promise<void> {
-    this.closed = true;
-    await this.writing;
+  /** Writes what was asked for, stops a compaction under way and syncs the log; later changes are refused. */
+  close(): Promise<void> {
+    this.closing ??= this.shutDown();
+    return this.closing;
   }
 
-  private enqueue(change: Change): Promise<void> {
-    if (this.closed) return Promise.reject(new Error('offset store is closed'));
+  private enqueue(change: OffsetChange): Promise<void> {
+    if (this.closing !== undefined) return Promise.reject(new Error('offset store is closed'));
+    if (this.failure !== undefined) return Promise.reject(this.failedError());
+    let record: Buffer;
+    try {
+      record = encodeRecord(change);
+    } catch (err) {
+      return Promise.reject(err as Error);
+    }
+    const groupId = change.kind === 'deleteTopic' ? undefined : change.groupId;
+    if (groupId !== undefined) this.pending.set(groupId, (this.pending.get(groupId) ?? 0) + 1);
     return new Promise((resolve, reject) => {
-      this.queue.push({ change, done: (err) => (err === undefined ? resolve() : reject(err)) });
+      const done = (err?: Error): void => {
+        if (groupId !== undefined) {
+          const left = this.pending.get(groupId)! - 1;
+          if (left === 0) this.pending.delete(groupId);
+          else this.pending.set(groupId, left);
+        }
+        if (err === undefined) resolve();
+        else reject(err);
+      };
+      this.queue.push({ record, change, done });
       this.writing ??= this.drain();
     });
   }
 
+  private requestSync(): void {
+    if (!this.unsynced || this.failure !== undefined) return;
+    this.syncWanted = true;
+    this.writing ??= this.drain();
+  }
+
   private async drain(): Promise<void> {
-    while (this.queue.length > 0) {
+    while (this.failure === undefined && (this.queue.length > 0 || this.syncWanted)) {
       const batch = this.queue;
       this.queue = [];
-      const next = applyChanges(
-        this.groups,
-        batch.map((q) => q.change),
-      );
+      const syncWanted = this.syncWanted;
+      this.syncWanted = false;
       try {
-        await writeFileDurably(this.file, serialize(next));
+        if (batch.length > 0) await this.append(batch.map((q) => q.record));
       } catch (err) {
         for (const q of batch) q.done(err as Error);
         continue;
       }
-      this.groups = next;
+      if ((this.options.flush === 'always' && batch.length > 0) || (syncWanted && this.unsynced)) {
+        try {
+          await this.active.datasync();
+          this.unsynced = false;
+        } catch (err) {
+          // What was written, and acknowledged before, may or may not be on disk: nothing more is taken.
+          this.fail(err as Error);
+          for (const q of batch) q.done(this.failedError());
+          break;
+        }
+      }
+      for (const q of batch) this.state.apply(q.change);
       for (const q of batch) q.done();
+      if (this.compactionDue()) await this.startCompaction();
     }
     this.writing = undefined;
   }
-}
 
-/** A new map with the changes applied; the groups they touch are copied, the rest shared. */
-function applyChanges(groups: ReadonlyMap<string, GroupOffsets>, changes: readonly Change[]): Map<string, GroupOffsets> {
-  const next = new Map(groups);
-  const copied = new Map<string, Map<string, Map<number, CommittedOffset>>>();
-  const copyOf = (groupId: string): Map<string, Map<number, CommittedOffset>> => {
-    let topics = copied.get(groupId);
-    if (topics === undefined) {
-      topics = new Map([...(next.get(groupId) ?? [])].map(([topic, partitions]) => [topic, new Map(partitions)]));
-      copied.set(groupId, topics);
-      next.set(groupId, topics);
+  /** Appends the records, or, failing, leaves the log as it was. */
+  private async append(records: Buffer[]): Promise<void> {
+    const bytes = Buffer.concat(records);
+    try {
+      const { bytesWritten } = await this.active.write(bytes);
+      if (bytesWritten < bytes.length) throw new Error(`only ${bytesWritten} of ${bytes.length} bytes written to the committed offsets log`);
+    } catch (err) {
+      // A part of these records left in the log would end the intact records there at the next
+      // start, and take every later record with it.
+      try {
+        await this.active.truncate(this.activeSize);
+      } catch (cause) {
+        this.fail(cause as Error);
+      }
+      throw err;
     }
-    return topics;
-  };
-  const deleteGroup = (groupId: string): void => {
-    next.delete(groupId);
-    copied.delete(groupId);
-  };
-  for (const change of changes) {
-    switch (change.kind) {
-      case 'deleteGroup':
-        deleteGroup(change.groupId);
-        break;
-      case 'deleteOffsets': {
-        if (!next.has(change.groupId)) break;
-        const topics = copyOf(change.groupId);
-        for (const { topic, partition } of change.partitions) {
-          const partitions = topics.get(topic);
-          partitions?.delete(partition);
-          if (partitions?.size === 0) topics.delete(topic);
-        }
-        if (topics.size === 0) deleteGroup(change.groupId);
-        break;
-      }
-      case 'deleteTopic':
-        for (const [groupId, topics] of next) {
-          if (!topics.has(change.topic)) continue;
-          const copy = copyOf(groupId);
-          copy.delete(change.topic);
-          if (copy.size === 0) deleteGroup(groupId);
-        }
-        break;
-      case 'commit': {
-        const topics = copyOf(change.groupId);
-        for (const { topic, partition, offset, leaderEpoch, metadata } of change.offsets) {
-          let partitions = topics.get(topic);
-          if (partitions === undefined) topics.set(topic, (partitions = new Map()));
-          partitions.set(partition, { offset, leaderEpoch, metadata });
-        }
-      }
+    this.activeSize += bytes.length;
+    this.logBytes += bytes.length;
+    this.unsynced = true;
+  }
+
+  private compactionDue(): boolean {
+    const { compactionMinBytes = COMPACTION_MIN_BYTES } = this.options;
+    return (
+      this.compaction === undefined &&
+      this.closing === undefined &&
+      this.logBytes >= Math.max(compactionMinBytes, this.state.liveBytes, this.compactionDeferredTo)
+    );
+  }
+
+  /**
+   * Starts the next log, between two writes, so that the state now is exactly what the logs
+   * before it hold; that state is then written as the snapshot of the new log's generation.
+   */
+  private async startCompaction(): Promise<void> {
+    const generation = this.generation + 1;
+    let next: FileHandle | undefined;
+    try {
+      next = await open(join(this.dir, logName(generation)), 'a');
+      // Changes acknowledged from now on are in the new file: under `always` its name is synced first.
+      if (this.options.flush === 'always') await syncDir(this.dir);
+    } catch (err) {
+      await next?.close().catch(() => {});
+      this.compactionFailed(err as Error);
+      return;
+    }
+    const previous = { handle: this.active, unsynced: this.unsynced, bytes: this.logBytes };
+    this.active = next;
+    this.generation = generation;
+    this.activeSize = 0;
+    this.logBytes = 0;
+    this.unsynced = false;
+    const groups = this.state.entries();
+    this.compaction = this.compact(previous.handle, previous.unsynced, generation, groups)
+      .catch((err: Error) => {
+        this.logBytes += previous.bytes;
+        if (!(err instanceof SnapshotStopped)) this.compactionFailed(err);
+      })
+      .finally(() => {
+        this.compaction = undefined;
+      });
+  }
+
+  private async compact(previous: FileHandle, unsynced: boolean, generation: number, groups: [string, GroupOffsets][]): Promise<void> {
+    try {
+      // Under `interval:<ms>` the old log is synced as the timer would have: the snapshot may fail.
+      if (unsynced && typeof this.options.flush === 'object') await previous.datasync();
+    } finally {
+      await previous.close();
+    }
+    await writeSnapshot(this.dir, generation, groups, () => this.closing !== undefined);
+    await removeOlderFiles(this.dir, generation);
+    this.options.log.info({ generation, groups: groups.length }, 'committed offsets compacted');
+  }
+
+  private compactionFailed(err: Error): void {
+    this.compactionDeferredTo = 2 * this.logBytes;
+    this.options.log.warn({ err }, 'committed offsets not compacted; their log grows until the next try');
+  }
+
+  private fail(err: Error): void {
+    if (this.failure !== undefined) return;
+    this.failure = err;
+    this.options.log.error({ err }, 'committed offsets log failed: offset changes refused until restarted');
+    const queued = this.queue;
+    this.queue = [];
+    for (const q of queued) q.done(this.failedError());
+  }
+
+  private failedError(): Error {
+    return new Error(`committed offsets log failed: ${this.failure?.message}`, { cause: this.failure });
+  }
+
+  private async shutDown(): Promise<void> {
+    clearInterval(this.timer);
+    while (this.writing !== undefined) await this.writing;
+    await this.compaction;
+    try {
+      if (this.failure === undefined && this.unsynced) await this.active.datasync();
+    } finally {
+      await this.active.close();
     }
   }
-  return next;
-}
-
-function serialize(groups: ReadonlyMap<string, GroupOffsets>): string {
-  const contents: FileContents = {
-    format: FORMAT,
-    groups: toObject(groups, (topics) =>
-      toObject(topics, (partitions) => toObject(partitions, (c) => ({ offset: String(c.offset), leaderEpoch: c.leaderEpoch, metadata: c.metadata }))),
-    ),
-  };
-  return JSON.stringify(contents);
 }
 
 /**
- * A map as a JSON object. Object.fromEntries defines own properties, so every legal group or
- * topic name, "__proto__" too, stays a key; assigning it would set the object's prototype.
+ * Moves the offsets of a `group-offsets.json` (brook before the log) into a first snapshot,
+ * each taken as committed now, and removes the file. Offset files beside it mean a move a stop
+ * cut short after its snapshot was in place: only the removal is left to do.
  */
-function toObject<K, V, W>(map: ReadonlyMap<K, V>, value: (v: V) => W): Record<string, W> {
-  return Object.fromEntries([...map].map(([key, v]) => [String(key), value(v)]));
-}
-
-/** topic → partition → entry, as serialize() writes them. */
-function isGroupEntry(topics: unknown): boolean {
-  return (
-    isJsonObject(topics) &&
-    Object.values(topics).every((partitions) => isJsonObject(partitions) && Object.entries(partitions).every(([p, e]) => /^\d+$/.test(p) && isFileEntry(e)))
-  );
-}
-
-function isFileEntry(value: unknown): value is FileEntry {
-  return (
-    isJsonObject(value) &&
-    typeof value.offset === 'string' &&
-    /^-?\d+$/.test(value.offset) &&
-    Number.isInteger(value.leaderEpoch) &&
-    typeof value.metadata === 'string'
-  );
-}
-
-function parse(file: string, text: string): Map<string, GroupOffsets> {
-  let contents: FileContents;
-  try {
-    contents = JSON.parse(text) as FileContents;
-  } catch (err) {
-    throw new Error(`${file} is not valid JSON: ${(err as Error).message}`);
+async function migrateLegacyFile(dir: string, files: OffsetFiles, log: StoreLog): Promise<void> {
+  const legacy = join(dir, LEGACY_OFFSETS_FILE);
+  const bytes = await readFileIfExists(legacy);
+  if (bytes === undefined) return;
+  if (files.snapshots.length === 0 && files.logs.length === 0) {
+    const state = new OffsetState();
+    for (const [groupId, offsets] of parseLegacyOffsets(legacy, bytes.toString('utf8'), Date.now())) state.apply({ kind: 'commit', groupId, offsets });
+    await writeSnapshot(dir, 0, state.entries(), () => false);
+    log.info({ file: legacy, groups: state.groupIds().length }, 'committed offsets moved to their log');
   }
-  if (contents?.format !== FORMAT) throw new Error(`${file} is not a brook group offsets file (format '${String(contents?.format)}')`);
-  if (!isJsonObject(contents.groups) || !Object.values(contents.groups).every(isGroupEntry)) {
-    throw new Error(`${file} is JSON, but not of the form brook writes there`);
-  }
-  const groups = new Map<string, GroupOffsets>();
-  // JSON.parse defines own properties too, so a "__proto__" key is an entry like any other.
-  for (const [groupId, topics] of Object.entries(contents.groups)) {
-    groups.set(
-      groupId,
-      new Map(
-        Object.entries(topics).map(([topic, partitions]) => [
-          topic,
-          new Map(Object.entries(partitions).map(([p, e]) => [Number(p), { offset: BigInt(e.offset), leaderEpoch: e.leaderEpoch, metadata: e.metadata }])),
-        ]),
-      ),
-    );
-  }
-  return groups;
+  await rm(legacy);
+  await rm(`${legacy}.tmp`, { force: true });
+  await syncDir(dir);
 }

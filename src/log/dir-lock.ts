@@ -6,7 +6,7 @@
  */
 import { randomUUID } from 'node:crypto';
 import { constants } from 'node:fs';
-import { copyFile, link, readdir, readFile, rm, writeFile } from 'node:fs/promises';
+import { copyFile, link, readdir, readFile, rm, stat, writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
 
 export class DirectoryInUseError extends Error {
@@ -46,19 +46,32 @@ async function ownerRuns(pid: number, started: string | undefined): Promise<bool
   return now === undefined || now === started;
 }
 
-/** The lock's owner and whether it still runs; undefined if the lock file is gone. */
-async function owner(path: string): Promise<{ pid: number; runs: boolean } | undefined> {
-  const text = await readFile(path, 'utf8').catch((err: NodeJS.ErrnoException) => {
+/** The file's text; undefined if it is gone. */
+async function readIfThere(path: string): Promise<string | undefined> {
+  return readFile(path, 'utf8').catch((err: NodeJS.ErrnoException) => {
     if (err.code === 'ENOENT') return undefined;
     throw err;
   });
-  if (text === undefined) return undefined;
+}
+
+/** The owner a lock's text names, and whether it still runs. */
+async function ownerIn(text: string): Promise<{ pid: number; runs: boolean }> {
   const [id, started] = text.trim().split(' ');
   const pid = Number(id);
   return { pid, runs: Number.isInteger(pid) && pid > 0 && (await ownerRuns(pid, started)) };
 }
 
+/** The lock's owner and whether it still runs; undefined if the lock file is gone. */
+async function owner(path: string): Promise<{ pid: number; runs: boolean } | undefined> {
+  const text = await readIfThere(path);
+  return text === undefined ? undefined : ownerIn(text);
+}
+
 const LOCK = '.lock';
+/** A starter's lock content, written before it is linked as the lock. */
+const STARTER_FILE = /^\.lock\.[0-9a-f-]{36}\.tmp$/;
+/** Longer than a starter takes to write its file whole: one still not whole after this is a killed starter's. */
+const HALF_WRITTEN_MS = 60_000;
 
 /** Generation 0 is `.lock`; a lock taken over from a dead owner's generation g is `.lock.<g+1>`. */
 function lockName(generation: number): string {
@@ -104,6 +117,7 @@ export async function lockDirectory(dir: string): Promise<() => Promise<void>> {
         const older = join(dir, lockName(g));
         if (!(await owner(older))?.runs) await rm(older, { force: true });
       }
+      await removeKilledStartersFiles(dir, mine);
       return async () => {
         if ((await readFile(path, 'utf8').catch(() => undefined)) === content) await rm(path, { force: true });
       };
@@ -139,6 +153,27 @@ async function refuseIfAnotherRuns(dir: string, path: string): Promise<void> {
     if (running?.runs) {
       await rm(path, { force: true });
       throw new DirectoryInUseError(dir, running.pid);
+    }
+  }
+}
+
+/**
+ * Removes what starters killed before they cleaned up (a SIGKILL during a start) left: their
+ * files naming a process that is gone. A file naming a live process is that starter's, still at
+ * work; one not yet whole may be being written now, and is left until it is old. Best effort:
+ * the lock is taken by now, and a file that cannot be judged is left for a later start.
+ */
+async function removeKilledStartersFiles(dir: string, mine: string): Promise<void> {
+  for (const name of await readdir(dir).catch(() => [])) {
+    const path = join(dir, name);
+    if (!STARTER_FILE.test(name) || path === mine) continue;
+    try {
+      const text = await readIfThere(path);
+      if (text === undefined) continue;
+      const killed = text.endsWith('\n') ? !(await ownerIn(text)).runs : Date.now() - (await stat(path)).mtimeMs > HALF_WRITTEN_MS;
+      if (killed) await rm(path, { force: true });
+    } catch {
+      // gone meanwhile, or not ours to read: left as it is
     }
   }
 }

@@ -140,6 +140,19 @@ export const SETTINGS = {
     broker: 'producer.id.expiration.ms',
     description: 'forget an idle producer this long after its last write',
   }),
+  offsetsRetentionMinutes: setting({
+    kind: int(1, INT32_MAX),
+    default: (7 * DAY) / 60_000,
+    broker: 'offsets.retention.minutes',
+    description:
+      "forget a group's committed offsets once it has been Empty this many minutes; a group that only commits, each offset this long after its commit",
+  }),
+  offsetsRetentionCheckIntervalMs: setting({
+    kind: long(1, MAX_TIMER_MS, 'ms'),
+    default: 600_000,
+    broker: 'offsets.retention.check.interval.ms',
+    description: 'how often expired offsets, and Empty groups without offsets, are removed',
+  }),
   // Kafka 4.0's hour: a batch stamped further ahead would start a segment of its own.
   messageTimestampAfterMaxMs: setting({
     kind: long(0, ANY, 'ms'),

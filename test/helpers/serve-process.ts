@@ -27,7 +27,8 @@ export async function startServe(args: readonly string[] = [], dataDir?: string)
   let out = '';
   child.stdout!.on('data', (b: Buffer) => (out += b.toString()));
   child.stderr!.on('data', (b: Buffer) => (out += b.toString()));
-  const exited = new Promise<number | null>((resolve) => child.on('exit', (code) => resolve(code)));
+  // 'close', not 'exit': what the process printed last may still be on its way when it has exited.
+  const exited = new Promise<number | null>((resolve) => child.on('close', (code) => resolve(code)));
   const port = await new Promise<number>((resolve, reject) => {
     const timer = setTimeout(() => reject(new Error(`brook serve did not start:\n${out}`)), 15000);
     const look = (): void => {

@@ -1,0 +1,151 @@
+/**
+ * The records of the committed-offsets log and snapshots, big-endian:
+ *
+ *   body length (u32) | crc32c of the body (u32) | body
+ *   body: type (u8) | fields
+ *     1 commit:         group | topic count | per topic: name | partition count |
+ *                       per partition: partition (i32) | offset (i64) | leader epoch (i32) | commit timestamp (i64) | metadata
+ *     2 delete offsets: group | topic count | per topic: name | partition count | partitions (i32 each)
+ *     3 delete group:   group
+ *     4 delete topic:   topic
+ *   names and metadata are compact strings (unsigned varint length + 1, UTF-8), counts unsigned varints.
+ *
+ * A record that is cut short or fails its CRC is what a write cut off by a crash leaves; one that
+ * checks out but does not parse was not written by this brook.
+ */
+import { crc32c } from '../protocol/crc32c.js';
+import { ProtocolError } from '../protocol/primitives/errors.js';
+import { Reader } from '../protocol/primitives/reader.js';
+import { Writer } from '../protocol/primitives/writer.js';
+import type { OffsetChange, StoredOffset, TopicPartition } from './offset-state.js';
+
+const HEADER_SIZE = 8;
+const COMMIT = 1;
+const DELETE_OFFSETS = 2;
+const DELETE_GROUP = 3;
+const DELETE_TOPIC = 4;
+
+export function encodeRecord(change: OffsetChange): Buffer {
+  const w = new Writer(64);
+  w.writeUint32(0);
+  w.writeUint32(0);
+  switch (change.kind) {
+    case 'commit':
+      w.writeInt8(COMMIT);
+      w.writeCompactString(change.groupId);
+      writeByTopic(w, change.offsets, (o: StoredOffset) => {
+        w.writeInt32(o.partition);
+        w.writeInt64(o.offset);
+        w.writeInt32(o.leaderEpoch);
+        w.writeInt64(BigInt(o.commitTimestamp));
+        w.writeCompactString(o.metadata);
+      });
+      break;
+    case 'deleteOffsets':
+      w.writeInt8(DELETE_OFFSETS);
+      w.writeCompactString(change.groupId);
+      writeByTopic(w, change.partitions, (p: TopicPartition) => w.writeInt32(p.partition));
+      break;
+    case 'deleteGroup':
+      w.writeInt8(DELETE_GROUP);
+      w.writeCompactString(change.groupId);
+      break;
+    case 'deleteTopic':
+      w.writeInt8(DELETE_TOPIC);
+      w.writeCompactString(change.topic);
+  }
+  const record = w.finish();
+  const body = record.subarray(HEADER_SIZE);
+  record.writeUInt32BE(body.length, 0);
+  record.writeUInt32BE(crc32c(body), 4);
+  return record;
+}
+
+/** Entries grouped into runs of the same topic, in their order (a later entry for a partition wins). */
+function writeByTopic<T extends TopicPartition>(w: Writer, entries: readonly T[], writeEntry: (entry: T) => void): void {
+  const runs: T[][] = [];
+  for (const entry of entries) {
+    const last = runs.at(-1);
+    if (last !== undefined && last[0]!.topic === entry.topic) last.push(entry);
+    else runs.push([entry]);
+  }
+  w.writeUnsignedVarint(runs.length);
+  for (const run of runs) {
+    w.writeCompactString(run[0]!.topic);
+    w.writeUnsignedVarint(run.length);
+    for (const entry of run) writeEntry(entry);
+  }
+}
+
+function readByTopic<T>(r: Reader, readEntry: (topic: string) => T): T[] {
+  const entries: T[] = [];
+  for (let topics = r.readUnsignedVarint(); topics > 0; topics--) {
+    const topic = r.readCompactString();
+    for (let count = r.readUnsignedVarint(); count > 0; count--) entries.push(readEntry(topic));
+  }
+  return entries;
+}
+
+function decodeBody(r: Reader): OffsetChange {
+  const type = r.readInt8();
+  switch (type) {
+    case COMMIT: {
+      const groupId = r.readCompactString();
+      const offsets = readByTopic(r, (topic): StoredOffset => {
+        const partition = r.readInt32();
+        const offset = r.readInt64();
+        const leaderEpoch = r.readInt32();
+        const commitTimestamp = Number(r.readInt64());
+        return { topic, partition, offset, leaderEpoch, commitTimestamp, metadata: r.readCompactString() };
+      });
+      return { kind: 'commit', groupId, offsets };
+    }
+    case DELETE_OFFSETS: {
+      const groupId = r.readCompactString();
+      return { kind: 'deleteOffsets', groupId, partitions: readByTopic(r, (topic) => ({ topic, partition: r.readInt32() })) };
+    }
+    case DELETE_GROUP:
+      return { kind: 'deleteGroup', groupId: r.readCompactString() };
+    case DELETE_TOPIC:
+      return { kind: 'deleteTopic', topic: r.readCompactString() };
+    default:
+      throw new ProtocolError(`unknown record type ${type}`);
+  }
+}
+
+/** What reading a file's records found. */
+export interface RecordScan {
+  /** Bytes of whole, intact records from the start. */
+  readonly end: number;
+  /** Why the bytes after `end` are not a record; absent when there are none. */
+  readonly problem?: string;
+}
+
+/**
+ * Hands each intact record's change to `onChange`, in order, up to the first record that is cut
+ * short or fails its CRC. A record that checks out but does not parse throws: it was written
+ * by something else, and cutting it would lose what it holds.
+ */
+export function scanRecords(bytes: Buffer, onChange: (change: OffsetChange) => void): RecordScan {
+  let position = 0;
+  while (position < bytes.length) {
+    const left = bytes.length - position;
+    if (left < HEADER_SIZE) return { end: position, problem: `${left} bytes, too few for a record header` };
+    const size = bytes.readUInt32BE(position);
+    if (size > left - HEADER_SIZE) return { end: position, problem: `a record of ${size} bytes with ${left - HEADER_SIZE} left` };
+    const body = bytes.subarray(position + HEADER_SIZE, position + HEADER_SIZE + size);
+    if (crc32c(body) !== bytes.readUInt32BE(position + 4)) return { end: position, problem: 'a record whose CRC does not match' };
+    const r = new Reader(body);
+    let change: OffsetChange;
+    try {
+      change = decodeBody(r);
+      if (r.remaining > 0) throw new ProtocolError(`${r.remaining} bytes after the record`);
+    } catch (err) {
+      if (!(err instanceof ProtocolError)) throw err;
+      throw new Error(`a record at position ${position} checks out but is not one brook writes: ${err.message}`);
+    }
+    onChange(change);
+    position += HEADER_SIZE + size;
+  }
+  return { end: position };
+}
