@@ -1,0 +1,98 @@
+/** Topic configs of a topic's own: given to CreateTopics, stored with the topic, applied to it alone, kept across restarts. */
+import { test, type TestContext } from 'node:test';
+import assert from 'node:assert/strict';
+import { readdir, readFile } from 'node:fs/promises';
+import { join } from 'node:path';
+import { startBroker, type Broker } from '../src/broker/start-broker.js';
+import { ErrorCode } from '../src/protocol/error-codes.js';
+import { DescribeConfigsRequest, DescribeConfigsResponse } from '../src/protocol/messages/describe-configs.js';
+import { ListOffsetsRequest, ListOffsetsResponse } from '../src/protocol/messages/list-offsets.js';
+import { ProduceRequest, ProduceResponse } from '../src/protocol/messages/produce.js';
+import { valuesBatch } from './helpers/batch.js';
+import { closeAtEnd, tempDir } from './helpers/log.js';
+import { until } from './helpers/until.js';
+import { WireClient } from './helpers/wire-client.js';
+import { createTopic, produceBatch, produceRequest } from './helpers/wire-produce.js';
+
+/** A broker on `dataDir`, closed (before the directory is removed) when the test ends. */
+async function connected(t: TestContext, dataDir: string): Promise<{ broker: Broker; client: WireClient }> {
+  const broker = closeAtEnd(t, await startBroker({ port: 0, dataDir, retentionCheckIntervalMs: 50 }));
+  const client = await WireClient.connect(broker.port);
+  closeAtEnd(t, { close: async () => client.close() });
+  return { broker, client };
+}
+
+/** The configs of `topic` as DescribeConfigs answers them: name to [value, source]. */
+export async function describedTopic(client: WireClient, topic: string): Promise<Map<string, [string | null, number]>> {
+  const res = await client.request(DescribeConfigsRequest, DescribeConfigsResponse, 4, {
+    resources: [{ resourceType: 2, resourceName: topic, configurationKeys: null }],
+    includeSynonyms: false,
+    includeDocumentation: false,
+  });
+  assert.equal(res.results[0]!.errorCode, ErrorCode.NONE);
+  return new Map(res.results[0]!.configs.map((c) => [c.name, [c.value, c.configSource]]));
+}
+
+async function earliest(client: WireClient, topic: string): Promise<number> {
+  const res = await client.request(ListOffsetsRequest, ListOffsetsResponse, 7, {
+    replicaId: -1,
+    isolationLevel: 0,
+    topics: [{ name: topic, partitions: [{ partitionIndex: 0, currentLeaderEpoch: -1, timestamp: -2n, maxNumOffsets: 1 }] }],
+    timeoutMs: 0,
+  });
+  return Number(res.topics[0]!.partitions[0]!.offset);
+}
+
+const logFiles = async (dataDir: string, topic: string): Promise<string[]> => (await readdir(join(dataDir, `${topic}-0`))).filter((f) => f.endsWith('.log'));
+
+test("a topic's segment.bytes and retention.ms apply to it alone", async (t) => {
+  const dataDir = await tempDir(t);
+  const { client } = await connected(t, dataDir);
+  await createTopic(client, 'short', 1, { 'segment.bytes': '300', 'retention.ms': '1' });
+  await createTopic(client, 'long', 1);
+  for (let i = 0; i < 6; i++) {
+    for (const topic of ['short', 'long']) assert.equal((await produceBatch(client, topic, 0, valuesBatch(3))).errorCode, ErrorCode.NONE);
+  }
+  assert.equal((await logFiles(dataDir, 'long')).length, 1, "the broker's segment.bytes: one segment");
+  await until(async () => (await earliest(client, 'short')) > 0, "short's retention deletes its old segments");
+  assert.equal(await earliest(client, 'long'), 0, "the broker's retention.ms keeps long's records");
+});
+
+test('configs are stored with the topic: a restart keeps them, and DescribeConfigs still says they are its own', async (t) => {
+  const dataDir = await tempDir(t);
+  const first = await startBroker({ port: 0, dataDir });
+  const client = await WireClient.connect(first.port);
+  await createTopic(client, 'kept', 2, { 'retention.ms': '60000', 'cleanup.policy': 'compact,delete', 'max.compaction.lag.ms': '5000' });
+  client.close();
+  await first.close();
+  const metadata = JSON.parse(await readFile(join(dataDir, 'metadata.json'), 'utf8')) as { topics: { name: string; configs: unknown }[] };
+  assert.deepEqual(metadata.topics.find((x) => x.name === 'kept')!.configs, { 'retention.ms': '60000', 'cleanup.policy': 'compact,delete', 'max.compaction.lag.ms': '5000' });
+
+  const { client: again } = await connected(t, dataDir);
+  const configs = await describedTopic(again, 'kept');
+  assert.deepEqual(configs.get('retention.ms'), ['60000', 1]);
+  assert.deepEqual(configs.get('cleanup.policy'), ['compact,delete', 1]);
+  assert.deepEqual(configs.get('max.compaction.lag.ms'), ['5000', 1]);
+  assert.deepEqual(configs.get('segment.ms'), [String(7 * 24 * 3600 * 1000), 5]);
+});
+
+test("message.timestamp.type and max.message.bytes of a topic's own are what its produce answers follow", async (t) => {
+  const { client } = await connected(t, await tempDir(t));
+  await createTopic(client, 'stamped', 1, { 'message.timestamp.type': 'LogAppendTime' });
+  await createTopic(client, 'small', 1, { 'max.message.bytes': '100' });
+  await createTopic(client, 'plain', 1);
+  const appendTime = async (topic: string): Promise<bigint> => {
+    const res = await client.request(ProduceRequest, ProduceResponse, 9, produceRequest(topic, 0, valuesBatch(1)));
+    return res.responses[0]!.partitionResponses[0]!.logAppendTimeMs;
+  };
+  assert.ok((await appendTime('stamped')) > 0n, 'stamped by the broker');
+  assert.equal(await appendTime('plain'), -1n, "the broker's CreateTime");
+
+  const big = valuesBatch(5);
+  assert.ok(big.length > 100);
+  const refused = await client.request(ProduceRequest, ProduceResponse, 9, produceRequest('small', 0, big));
+  const answer = refused.responses[0]!.partitionResponses[0]!;
+  assert.equal(answer.errorCode, ErrorCode.MESSAGE_TOO_LARGE);
+  assert.equal(answer.errorMessage, `The record batch size in the append to small-0 is ${big.length} bytes which exceeds the maximum configured value of 100.`);
+  assert.equal((await produceBatch(client, 'plain', 0, big)).errorCode, ErrorCode.NONE);
+});
