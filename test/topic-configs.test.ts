@@ -8,7 +8,7 @@ import { ErrorCode } from '../src/protocol/error-codes.js';
 import { DescribeConfigsRequest, DescribeConfigsResponse } from '../src/protocol/messages/describe-configs.js';
 import { ListOffsetsRequest, ListOffsetsResponse } from '../src/protocol/messages/list-offsets.js';
 import { ProduceRequest, ProduceResponse } from '../src/protocol/messages/produce.js';
-import { valuesBatch } from './helpers/batch.js';
+import { buildBatch, valuesBatch } from './helpers/batch.js';
 import { closeAtEnd, tempDir } from './helpers/log.js';
 import { until } from './helpers/until.js';
 import { WireClient } from './helpers/wire-client.js';
@@ -95,4 +95,39 @@ test("message.timestamp.type and max.message.bytes of a topic's own are what its
   assert.equal(answer.errorCode, ErrorCode.MESSAGE_TOO_LARGE);
   assert.equal(answer.errorMessage, `The record batch size in the append to small-0 is ${big.length} bytes which exceeds the maximum configured value of 100.`);
   assert.equal((await produceBatch(client, 'plain', 0, big)).errorCode, ErrorCode.NONE);
+});
+
+test('a compacted topic refuses records without a key, INVALID_RECORD naming each, as Kafka; keyed records are taken', async (t) => {
+  const { client } = await connected(t, await tempDir(t));
+  await createTopic(client, 'table', 1, { 'cleanup.policy': 'compact' });
+  await createTopic(client, 'stream', 1);
+  const keyless = buildBatch([{ key: Buffer.from('k'), value: Buffer.from('a') }, { key: null, value: Buffer.from('b') }, { key: null, value: null }]);
+  const res = await client.request(ProduceRequest, ProduceResponse, 9, produceRequest('table', 0, keyless));
+  const answer = res.responses[0]!.partitionResponses[0]!;
+  const message = 'Compacted topic cannot accept message without key in topic partition table-0.';
+  assert.equal(answer.errorCode, ErrorCode.INVALID_RECORD);
+  assert.deepEqual(answer.recordErrors, [
+    { batchIndex: 1, batchIndexErrorMessage: message },
+    { batchIndex: 2, batchIndexErrorMessage: message },
+  ]);
+  assert.equal((await produceBatch(client, 'stream', 0, keyless)).errorCode, ErrorCode.NONE, 'a topic of cleanup.policy delete takes them');
+  const keyed = buildBatch([{ key: Buffer.from('k'), value: Buffer.from('a') }, { key: Buffer.from('k'), value: null }]);
+  assert.deepEqual(await produceBatch(client, 'table', 0, keyed), { errorCode: ErrorCode.NONE, baseOffset: 0 });
+});
+
+test('cleanup.policy compact alone keeps every segment past retention.ms, as Kafka; compact,delete applies it', async (t) => {
+  const dataDir = await tempDir(t);
+  const { client } = await connected(t, dataDir);
+  const configs = { 'segment.bytes': '300', 'retention.ms': '1' };
+  await createTopic(client, 'kept', 1, { ...configs, 'cleanup.policy': 'compact' });
+  await createTopic(client, 'both', 1, { ...configs, 'cleanup.policy': 'compact,delete' });
+  const keyed = buildBatch([{ key: Buffer.from('k'), value: Buffer.alloc(100) }]);
+  for (let i = 0; i < 6; i++) {
+    for (const topic of ['kept', 'both']) assert.equal((await produceBatch(client, topic, 0, keyed)).errorCode, ErrorCode.NONE);
+  }
+  await until(async () => (await earliest(client, 'both')) > 0, 'compact,delete: retention deletes');
+  // Retention runs per partition every 50 ms: a few more rounds for the compacted one.
+  await new Promise((resolve) => setTimeout(resolve, 300));
+  assert.equal(await earliest(client, 'kept'), 0);
+  assert.ok((await logFiles(dataDir, 'kept')).length > 2);
 });

@@ -102,11 +102,16 @@ export function isTopicConfigs(value: unknown): value is TopicConfigs {
 /** The log options named for the topic configs they are (segmentBytes for segment.bytes, …). */
 const LOG_SETTINGS = OPTIONS.flatMap(([key, s]) => (s.topic !== undefined && ['segmentBytes', 'segmentMs', 'retentionMs', 'retentionBytes'].includes(key) ? [[key, s.topic] as const] : []));
 
-/** The options a topic's partitions run with: the topic's own configs over `defaults`, the broker's. */
+/**
+ * The options a topic's partitions run with: the topic's own configs over `defaults`, the
+ * broker's. A cleanup.policy without `delete` keeps every segment whatever the retention, as in
+ * Kafka, where only the cleaner removes records from a compacted topic.
+ */
 export function topicLogOptions(defaults: LogOptions, configs: TopicConfigs): LogOptions {
   const own = LOG_SETTINGS.flatMap(([key, name]) => {
     const value = configs[name];
     return value === undefined ? [] : [[key, configNumber(value)]];
   });
-  return { ...defaults, ...Object.fromEntries(own) };
+  const kept = configs['cleanup.policy'] !== undefined && !listItems(configs['cleanup.policy']).includes('delete');
+  return { ...defaults, ...Object.fromEntries(own), ...(kept ? { retentionMs: -1, retentionBytes: -1 } : {}) };
 }

@@ -20,7 +20,7 @@ import {
   type TimestampRules,
   type TimestampType,
 } from '../../protocol/record-batch.js';
-import { configNumber, type TopicConfigs } from '../../log/topic-config.js';
+import { configNumber, listItems, type TopicConfigs } from '../../log/topic-config.js';
 import type { PartitionLog } from '../../log/partition-log.js';
 import { defineApi } from '../api-handler.js';
 import type { BrokerContext } from '../broker-context.js';
@@ -109,7 +109,8 @@ function appendPartition(broker: BrokerContext, version: number, topic: string, 
   let header;
   try {
     if (records === null) throw new RecordBatchError(ErrorCode.CORRUPT_MESSAGE, 'records are null');
-    header = validateProducedBatch(records, room, rules, now);
+    const compacted = listItems(topicConfigValue(broker.config, own, 'cleanup.policy')).includes('compact');
+    header = validateProducedBatch(records, room, rules, now, compacted ? `${topic}-${index}` : undefined);
   } catch (err) {
     if (!(err instanceof RecordBatchError)) throw err;
     response.errorCode = err.errorCode;
