@@ -1,18 +1,16 @@
 /** AlterConfigs and IncrementalAlterConfigs: topic configs changed at run time, checked as Kafka checks them, applied at once, kept across kill -9. */
-import { test, type TestContext } from 'node:test';
+import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import { readdir, rm } from 'node:fs/promises';
 import { join } from 'node:path';
 import type { ConfigResourceTypes } from 'kafkajs';
-import { startBroker, type Broker } from '../src/broker/start-broker.js';
 import { ErrorCode } from '../src/protocol/error-codes.js';
 import { AlterConfigsRequest, AlterConfigsResponse } from '../src/protocol/messages/alter-configs.js';
-import { DescribeConfigsRequest, DescribeConfigsResponse } from '../src/protocol/messages/describe-configs.js';
 import { IncrementalAlterConfigsRequest, IncrementalAlterConfigsResponse } from '../src/protocol/messages/incremental-alter-configs.js';
-import { ListOffsetsRequest, ListOffsetsResponse } from '../src/protocol/messages/list-offsets.js';
 import { valuesBatch } from './helpers/batch.js';
 import { kafkajs } from './helpers/kafkajs.js';
-import { closeAtEnd, tempDir } from './helpers/log.js';
+import { tempDir } from './helpers/log.js';
+import { brokerAt, describedTopic, earliestOffset } from './helpers/topic-configs.js';
 import { Admin } from './helpers/platformatic.js';
 import { startServe } from './helpers/serve-process.js';
 import { until } from './helpers/until.js';
@@ -22,23 +20,6 @@ import { createTopic, produceBatch } from './helpers/wire-produce.js';
 /** kafkajs's ConfigResourceTypes.TOPIC, which its CommonJS module does not export by name to ESM. */
 const TOPIC_RESOURCE = 2 as ConfigResourceTypes;
 const [SET, DELETE, APPEND, SUBTRACT] = [0, 1, 2, 3];
-
-async function connected(t: TestContext, dataDir: string): Promise<{ broker: Broker; client: WireClient }> {
-  const broker = closeAtEnd(t, await startBroker({ port: 0, dataDir, retentionCheckIntervalMs: 50 }));
-  const client = await WireClient.connect(broker.port);
-  closeAtEnd(t, { close: async () => client.close() });
-  return { broker, client };
-}
-
-/** A topic's configs as DescribeConfigs answers them: name to [value, source]. */
-async function described(client: WireClient, topic: string): Promise<Map<string, [string | null, number]>> {
-  const res = await client.request(DescribeConfigsRequest, DescribeConfigsResponse, 4, {
-    resources: [{ resourceType: 2, resourceName: topic, configurationKeys: null }],
-    includeSynonyms: false,
-    includeDocumentation: false,
-  });
-  return new Map(res.results[0]!.configs.map((c) => [c.name, [c.value, c.configSource]]));
-}
 
 type Change = [name: string, operation: number, value: string | null];
 
@@ -50,21 +31,11 @@ async function incremental(client: WireClient, topic: string, changes: Change[],
   return [res.responses[0]!.errorCode, res.responses[0]!.errorMessage];
 }
 
-async function earliest(client: WireClient, topic: string): Promise<number> {
-  const res = await client.request(ListOffsetsRequest, ListOffsetsResponse, 7, {
-    replicaId: -1,
-    isolationLevel: 0,
-    topics: [{ name: topic, partitions: [{ partitionIndex: 0, currentLeaderEpoch: -1, timestamp: -2n, maxNumOffsets: 1 }] }],
-    timeoutMs: 0,
-  });
-  return Number(res.topics[0]!.partitions[0]!.offset);
-}
-
 const segmentCount = async (dataDir: string, topic: string): Promise<number> => (await readdir(join(dataDir, `${topic}-0`))).filter((f) => f.endsWith('.log')).length;
 
 test('a new segment.bytes rolls at the next batch, a new retention.ms deletes at the next check', async (t) => {
   const dataDir = await tempDir(t);
-  const { client } = await connected(t, dataDir);
+  const { client } = await brokerAt(t, dataDir);
   await createTopic(client, 'live', 1);
   const produce = async (n: number): Promise<void> => {
     for (let i = 0; i < n; i++) assert.equal((await produceBatch(client, 'live', 0, valuesBatch(3))).errorCode, ErrorCode.NONE);
@@ -74,25 +45,25 @@ test('a new segment.bytes rolls at the next batch, a new retention.ms deletes at
   assert.deepEqual(await incremental(client, 'live', [['segment.bytes', SET, '300']]), [ErrorCode.NONE, null]);
   await produce(4);
   assert.ok((await segmentCount(dataDir, 'live')) > 2, 'rolled by the new size');
-  assert.equal(await earliest(client, 'live'), 0);
+  assert.equal(await earliestOffset(client, 'live'), 0);
   assert.deepEqual(await incremental(client, 'live', [['retention.ms', SET, '1']]), [ErrorCode.NONE, null]);
-  await until(async () => (await earliest(client, 'live')) > 0, 'retention deletes by the new retention.ms');
+  await until(async () => (await earliestOffset(client, 'live')) > 0, 'retention deletes by the new retention.ms');
 });
 
 test('SET, DELETE, APPEND and SUBTRACT change the topic\'s own configs; validateOnly changes nothing', async (t) => {
-  const { client } = await connected(t, await tempDir(t));
+  const { client } = await brokerAt(t, await tempDir(t));
   await createTopic(client, 'ops', 1, { 'retention.ms': '60000' });
   assert.deepEqual(await incremental(client, 'ops', [['cleanup.policy', APPEND, 'compact']], true), [ErrorCode.NONE, null]);
-  assert.deepEqual((await described(client, 'ops')).get('cleanup.policy'), ['delete', 5], 'validateOnly');
+  assert.deepEqual((await describedTopic(client, 'ops')).get('cleanup.policy'), ['delete', 5], 'validateOnly');
 
   assert.deepEqual(await incremental(client, 'ops', [['cleanup.policy', APPEND, 'compact'], ['retention.ms', DELETE, null], ['delete.retention.ms', SET, '1000']]), [ErrorCode.NONE, null]);
-  let configs = await described(client, 'ops');
+  let configs = await describedTopic(client, 'ops');
   assert.deepEqual(configs.get('cleanup.policy'), ['delete,compact', 1], "appended to the broker's value");
   assert.deepEqual(configs.get('retention.ms'), [String(7 * 24 * 3600 * 1000), 5], 'deleted: the broker\'s again');
   assert.deepEqual(configs.get('delete.retention.ms'), ['1000', 1]);
 
   assert.deepEqual(await incremental(client, 'ops', [['cleanup.policy', SUBTRACT, 'delete']]), [ErrorCode.NONE, null]);
-  assert.deepEqual((await described(client, 'ops')).get('cleanup.policy'), ['compact', 1]);
+  assert.deepEqual((await describedTopic(client, 'ops')).get('cleanup.policy'), ['compact', 1]);
 
   // AlterConfigs replaces the topic's own configs with those given.
   const res = await client.request(AlterConfigsRequest, AlterConfigsResponse, 2, {
@@ -100,14 +71,14 @@ test('SET, DELETE, APPEND and SUBTRACT change the topic\'s own configs; validate
     resources: [{ resourceType: 2, resourceName: 'ops', configs: [{ name: 'segment.ms', value: '100000' }] }],
   });
   assert.deepEqual([res.responses[0]!.errorCode, res.responses[0]!.errorMessage], [ErrorCode.NONE, null]);
-  configs = await described(client, 'ops');
+  configs = await describedTopic(client, 'ops');
   assert.deepEqual(configs.get('segment.ms'), ['100000', 1]);
   assert.deepEqual(configs.get('cleanup.policy'), ['delete', 5]);
   assert.equal(configs.get('delete.retention.ms'), undefined);
 });
 
 test("Kafka's errors: unknown names and bad values INVALID_CONFIG, a missing topic UNKNOWN_TOPIC_OR_PARTITION, malformed requests INVALID_REQUEST", async (t) => {
-  const { client } = await connected(t, await tempDir(t));
+  const { client } = await brokerAt(t, await tempDir(t));
   await createTopic(client, 'checked', 1);
   const cases: [string, Change[], number, string][] = [
     ['an unknown name', [['retention.msec', SET, '1']], ErrorCode.INVALID_CONFIG, 'Unknown topic config name: retention.msec'],
@@ -128,12 +99,12 @@ test("Kafka's errors: unknown names and bad values INVALID_CONFIG, a missing top
     "Invalid config value for resource ConfigResource(type=BROKER, name='1'): Cannot update these configs dynamically: Set(log.retention.ms)",
   ]);
   assert.deepEqual(await incremental(client, '', [], false, 4), [ErrorCode.NONE, null], 'nothing to alter');
-  const configs = await described(client, 'checked');
+  const configs = await describedTopic(client, 'checked');
   assert.ok([...configs.values()].every(([, source]) => source !== 1), 'nothing altered');
 });
 
 test('kafkajs alterConfigs and @platformatic/kafka incrementalAlterConfigs alter a topic', async (t) => {
-  const { broker, client } = await connected(t, await tempDir(t));
+  const { broker, client } = await brokerAt(t, await tempDir(t));
   await createTopic(client, 'clients', 1);
   const admin = kafkajs(broker.bootstrap).admin();
   await admin.connect();
@@ -151,7 +122,7 @@ test('kafkajs alterConfigs and @platformatic/kafka incrementalAlterConfigs alter
   } finally {
     await plt.close();
   }
-  const configs = await described(client, 'clients');
+  const configs = await describedTopic(client, 'clients');
   assert.deepEqual(configs.get('cleanup.policy'), ['delete,compact', 1]);
   assert.deepEqual(configs.get('retention.ms'), ['1000', 1]);
 });
@@ -168,7 +139,7 @@ test('an alteration answered is kept across kill -9 of brook serve', async (t) =
   t.after(() => again.stop());
   const next = await WireClient.connect(again.port);
   t.after(() => next.close());
-  const configs = await described(next, 'durable');
+  const configs = await describedTopic(next, 'durable');
   assert.deepEqual(configs.get('retention.bytes'), ['5000', 1]);
   assert.deepEqual(configs.get('message.timestamp.type'), ['LogAppendTime', 1]);
 });

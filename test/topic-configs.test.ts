@@ -1,61 +1,31 @@
 /** Topic configs of a topic's own: given to CreateTopics, stored with the topic, applied to it alone, kept across restarts. */
-import { test, type TestContext } from 'node:test';
+import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import { readdir, readFile } from 'node:fs/promises';
 import { join } from 'node:path';
-import { startBroker, type Broker } from '../src/broker/start-broker.js';
+import { startBroker } from '../src/broker/start-broker.js';
 import { ErrorCode } from '../src/protocol/error-codes.js';
-import { DescribeConfigsRequest, DescribeConfigsResponse } from '../src/protocol/messages/describe-configs.js';
-import { ListOffsetsRequest, ListOffsetsResponse } from '../src/protocol/messages/list-offsets.js';
 import { ProduceRequest, ProduceResponse } from '../src/protocol/messages/produce.js';
 import { buildBatch, valuesBatch } from './helpers/batch.js';
-import { closeAtEnd, tempDir } from './helpers/log.js';
+import { tempDir } from './helpers/log.js';
+import { brokerAt, describedTopic, earliestOffset } from './helpers/topic-configs.js';
 import { until } from './helpers/until.js';
 import { WireClient } from './helpers/wire-client.js';
 import { createTopic, produceBatch, produceRequest } from './helpers/wire-produce.js';
-
-/** A broker on `dataDir`, closed (before the directory is removed) when the test ends. */
-async function connected(t: TestContext, dataDir: string): Promise<{ broker: Broker; client: WireClient }> {
-  const broker = closeAtEnd(t, await startBroker({ port: 0, dataDir, retentionCheckIntervalMs: 50 }));
-  const client = await WireClient.connect(broker.port);
-  closeAtEnd(t, { close: async () => client.close() });
-  return { broker, client };
-}
-
-/** The configs of `topic` as DescribeConfigs answers them: name to [value, source]. */
-export async function describedTopic(client: WireClient, topic: string): Promise<Map<string, [string | null, number]>> {
-  const res = await client.request(DescribeConfigsRequest, DescribeConfigsResponse, 4, {
-    resources: [{ resourceType: 2, resourceName: topic, configurationKeys: null }],
-    includeSynonyms: false,
-    includeDocumentation: false,
-  });
-  assert.equal(res.results[0]!.errorCode, ErrorCode.NONE);
-  return new Map(res.results[0]!.configs.map((c) => [c.name, [c.value, c.configSource]]));
-}
-
-async function earliest(client: WireClient, topic: string): Promise<number> {
-  const res = await client.request(ListOffsetsRequest, ListOffsetsResponse, 7, {
-    replicaId: -1,
-    isolationLevel: 0,
-    topics: [{ name: topic, partitions: [{ partitionIndex: 0, currentLeaderEpoch: -1, timestamp: -2n, maxNumOffsets: 1 }] }],
-    timeoutMs: 0,
-  });
-  return Number(res.topics[0]!.partitions[0]!.offset);
-}
 
 const logFiles = async (dataDir: string, topic: string): Promise<string[]> => (await readdir(join(dataDir, `${topic}-0`))).filter((f) => f.endsWith('.log'));
 
 test("a topic's segment.bytes and retention.ms apply to it alone", async (t) => {
   const dataDir = await tempDir(t);
-  const { client } = await connected(t, dataDir);
+  const { client } = await brokerAt(t, dataDir);
   await createTopic(client, 'short', 1, { 'segment.bytes': '300', 'retention.ms': '1' });
   await createTopic(client, 'long', 1);
   for (let i = 0; i < 6; i++) {
     for (const topic of ['short', 'long']) assert.equal((await produceBatch(client, topic, 0, valuesBatch(3))).errorCode, ErrorCode.NONE);
   }
   assert.equal((await logFiles(dataDir, 'long')).length, 1, "the broker's segment.bytes: one segment");
-  await until(async () => (await earliest(client, 'short')) > 0, "short's retention deletes its old segments");
-  assert.equal(await earliest(client, 'long'), 0, "the broker's retention.ms keeps long's records");
+  await until(async () => (await earliestOffset(client, 'short')) > 0, "short's retention deletes its old segments");
+  assert.equal(await earliestOffset(client, 'long'), 0, "the broker's retention.ms keeps long's records");
 });
 
 test('configs are stored with the topic: a restart keeps them, and DescribeConfigs still says they are its own', async (t) => {
@@ -68,7 +38,7 @@ test('configs are stored with the topic: a restart keeps them, and DescribeConfi
   const metadata = JSON.parse(await readFile(join(dataDir, 'metadata.json'), 'utf8')) as { topics: { name: string; configs: unknown }[] };
   assert.deepEqual(metadata.topics.find((x) => x.name === 'kept')!.configs, { 'retention.ms': '60000', 'cleanup.policy': 'compact,delete', 'max.compaction.lag.ms': '5000' });
 
-  const { client: again } = await connected(t, dataDir);
+  const { client: again } = await brokerAt(t, dataDir);
   const configs = await describedTopic(again, 'kept');
   assert.deepEqual(configs.get('retention.ms'), ['60000', 1]);
   assert.deepEqual(configs.get('cleanup.policy'), ['compact,delete', 1]);
@@ -77,7 +47,7 @@ test('configs are stored with the topic: a restart keeps them, and DescribeConfi
 });
 
 test("message.timestamp.type and max.message.bytes of a topic's own are what its produce answers follow", async (t) => {
-  const { client } = await connected(t, await tempDir(t));
+  const { client } = await brokerAt(t, await tempDir(t));
   await createTopic(client, 'stamped', 1, { 'message.timestamp.type': 'LogAppendTime' });
   await createTopic(client, 'small', 1, { 'max.message.bytes': '100' });
   await createTopic(client, 'plain', 1);
@@ -98,7 +68,7 @@ test("message.timestamp.type and max.message.bytes of a topic's own are what its
 });
 
 test('a compacted topic refuses records without a key, INVALID_RECORD naming each, as Kafka; keyed records are taken', async (t) => {
-  const { client } = await connected(t, await tempDir(t));
+  const { client } = await brokerAt(t, await tempDir(t));
   await createTopic(client, 'table', 1, { 'cleanup.policy': 'compact' });
   await createTopic(client, 'stream', 1);
   const keyless = buildBatch([{ key: Buffer.from('k'), value: Buffer.from('a') }, { key: null, value: Buffer.from('b') }, { key: null, value: null }]);
@@ -117,7 +87,7 @@ test('a compacted topic refuses records without a key, INVALID_RECORD naming eac
 
 test('cleanup.policy compact alone keeps every segment past retention.ms, as Kafka; compact,delete applies it', async (t) => {
   const dataDir = await tempDir(t);
-  const { client } = await connected(t, dataDir);
+  const { client } = await brokerAt(t, dataDir);
   const configs = { 'segment.bytes': '300', 'retention.ms': '1' };
   await createTopic(client, 'kept', 1, { ...configs, 'cleanup.policy': 'compact' });
   await createTopic(client, 'both', 1, { ...configs, 'cleanup.policy': 'compact,delete' });
@@ -125,9 +95,9 @@ test('cleanup.policy compact alone keeps every segment past retention.ms, as Kaf
   for (let i = 0; i < 6; i++) {
     for (const topic of ['kept', 'both']) assert.equal((await produceBatch(client, topic, 0, keyed)).errorCode, ErrorCode.NONE);
   }
-  await until(async () => (await earliest(client, 'both')) > 0, 'compact,delete: retention deletes');
+  await until(async () => (await earliestOffset(client, 'both')) > 0, 'compact,delete: retention deletes');
   // Retention runs per partition every 50 ms: a few more rounds for the compacted one.
   await new Promise((resolve) => setTimeout(resolve, 300));
-  assert.equal(await earliest(client, 'kept'), 0);
+  assert.equal(await earliestOffset(client, 'kept'), 0);
   assert.ok((await logFiles(dataDir, 'kept')).length > 2);
 });
