@@ -103,12 +103,13 @@ test("Kafka's errors: unknown names and bad values INVALID_CONFIG, a missing top
   assert.ok([...configs.values()].every(([, source]) => source !== 1), 'nothing altered');
 });
 
-test('kafkajs alterConfigs and @platformatic/kafka incrementalAlterConfigs alter a topic', async (t) => {
+test('kafkajs createTopics with configEntries and alterConfigs, and @platformatic/kafka incrementalAlterConfigs, configure a topic', async (t) => {
   const { broker, client } = await brokerAt(t, await tempDir(t));
-  await createTopic(client, 'clients', 1);
   const admin = kafkajs(broker.bootstrap).admin();
   await admin.connect();
   try {
+    await admin.createTopics({ topics: [{ topic: 'clients', numPartitions: 1, configEntries: [{ name: 'segment.ms', value: '600000' }] }] });
+    assert.deepEqual((await describedTopic(client, 'clients')).get('segment.ms'), ['600000', 1]);
     await admin.alterConfigs({ validateOnly: false, resources: [{ type: TOPIC_RESOURCE, name: 'clients', configEntries: [{ name: 'retention.ms', value: '1000' }] }] });
     const seen = await admin.describeConfigs({ resources: [{ type: TOPIC_RESOURCE, name: 'clients', configNames: ['retention.ms'] }], includeSynonyms: true });
     const entry = seen.resources[0]!.configEntries[0]!;
@@ -125,6 +126,7 @@ test('kafkajs alterConfigs and @platformatic/kafka incrementalAlterConfigs alter
   const configs = await describedTopic(client, 'clients');
   assert.deepEqual(configs.get('cleanup.policy'), ['delete,compact', 1]);
   assert.deepEqual(configs.get('retention.ms'), ['1000', 1]);
+  assert.deepEqual(configs.get('segment.ms'), [String(7 * 24 * 3600 * 1000), 5], "AlterConfigs replaced the topic's own configs");
 });
 
 test('an alteration answered is kept across kill -9 of brook serve', async (t) => {
