@@ -40,9 +40,17 @@ export function configEntries(values: Record<string, string>, defaults: Record<s
   });
 }
 
+/** Worked out once per broker config: produce looks values up for every batch. */
+const defaultsOf = new WeakMap<BrokerConfig, Readonly<Record<string, string>>>();
+
 /** The broker's defaults of topic configs, by the topic config's name. */
-function brokerDefaults(c: BrokerConfig): Record<string, string> {
-  return { ...Object.fromEntries(Object.entries(FIXED).map(([name, f]) => [name, f.value])), ...topicConfigDefaults(c) };
+function brokerDefaults(c: BrokerConfig): Readonly<Record<string, string>> {
+  let defaults = defaultsOf.get(c);
+  if (defaults === undefined) {
+    defaults = { ...Object.fromEntries(Object.entries(FIXED).map(([name, f]) => [name, f.value])), ...topicConfigDefaults(c) };
+    defaultsOf.set(c, defaults);
+  }
+  return defaults;
 }
 
 /** The value in force of a topic config the broker has a default of: the topic's own, or that default. */
