@@ -86,7 +86,7 @@ test("Kafka's errors: unknown names and bad values INVALID_CONFIG, a missing top
     ['out of range', [['segment.bytes', SET, '1']], ErrorCode.INVALID_CONFIG, 'Invalid value 1 for configuration segment.bytes: Value must be a whole number from 14 to 2147483647'],
     ['APPEND to no list', [['retention.ms', APPEND, '1']], ErrorCode.INVALID_CONFIG, 'Config value append is not allowed for config key: retention.ms'],
     ['a list subtracted to nothing', [['cleanup.policy', SUBTRACT, 'delete']], ErrorCode.INVALID_CONFIG, 'Invalid value  for configuration cleanup.policy: String must be one of: compact, delete'],
-    ['a null SET', [['retention.ms', SET, null]], ErrorCode.INVALID_REQUEST, 'Null value not supported for : retention.ms'],
+    ['null values', [['retention.ms', SET, null], ['segment.ms', DELETE, null], ['cleanup.policy', APPEND, null]], ErrorCode.INVALID_REQUEST, 'Null value not supported for : retention.ms, cleanup.policy'],
     ['a name twice', [['retention.ms', SET, '1'], ['retention.ms', DELETE, null]], ErrorCode.INVALID_REQUEST, 'Error due to duplicate config keys'],
     ['an unknown operation', [['retention.ms', 9, '1']], ErrorCode.INVALID_REQUEST, 'Unknown config operation 9 for config retention.ms'],
   ];
@@ -99,6 +99,14 @@ test("Kafka's errors: unknown names and bad values INVALID_CONFIG, a missing top
     "Invalid config value for resource ConfigResource(type=BROKER, name='1'): Cannot update these configs dynamically: Set(log.retention.ms)",
   ]);
   assert.deepEqual(await incremental(client, '', [], false, 4), [ErrorCode.NONE, null], 'nothing to alter');
+  const twice = await client.request(IncrementalAlterConfigsRequest, IncrementalAlterConfigsResponse, 1, {
+    validateOnly: false,
+    resources: ['checked', 'checked'].map((resourceName) => ({ resourceType: 2, resourceName, configs: [{ name: 'retention.ms', configOperation: SET, value: '1' }] })),
+  });
+  assert.deepEqual(
+    twice.responses.map((r) => [r.errorCode, r.errorMessage]),
+    Array(2).fill([ErrorCode.INVALID_REQUEST, 'Each resource must appear at most once.']),
+  );
   const configs = await describedTopic(client, 'checked');
   assert.ok([...configs.values()].every(([, source]) => source !== 1), 'nothing altered');
 });

@@ -42,11 +42,16 @@ export interface AlterationAnswer {
 /** A config an alteration would leave with a value Kafka does not take (a list subtracted to nothing). */
 class AlteredValueError extends Error {}
 
-/** Alters each resource in turn; each answered with its own error, or none. */
+const key = (r: AlteredResource): string => `${r.resourceType}:${r.resourceName}`;
+
+/** Alters each resource in turn; each answered with its own error, or none. As Kafka, a resource named twice is refused each time. */
 export async function alterResources(broker: BrokerContext, resources: readonly AlteredResource[], validateOnly: boolean): Promise<AlterationAnswer[]> {
   const answers: AlterationAnswer[] = [];
+  const times = new Map<string, number>();
+  for (const r of resources) times.set(key(r), (times.get(key(r)) ?? 0) + 1);
   for (const resource of resources) {
-    const problem = await alterResource(broker, resource, validateOnly);
+    const twice = times.get(key(resource))! > 1;
+    const problem = twice ? { errorCode: ErrorCode.INVALID_REQUEST, errorMessage: 'Each resource must appear at most once.' } : await alterResource(broker, resource, validateOnly);
     answers.push({ resourceType: resource.resourceType, resourceName: resource.resourceName, errorCode: problem?.errorCode ?? ErrorCode.NONE, errorMessage: problem?.errorMessage ?? null });
   }
   return answers;
@@ -55,6 +60,8 @@ export async function alterResources(broker: BrokerContext, resources: readonly 
 /** Kafka's error for the resource's alteration, or undefined once it is made. */
 async function alterResource(broker: BrokerContext, resource: AlteredResource, validateOnly: boolean): Promise<ResourceProblem | undefined> {
   const { resourceType, resourceName, configs } = resource;
+  const nulls = configs.filter((c) => c.configOperation !== DELETE && c.value === null).map((c) => c.name);
+  if (nulls.length > 0) return { errorCode: ErrorCode.INVALID_REQUEST, errorMessage: `Null value not supported for : ${nulls.join(', ')}` };
   const missing = configResourceProblem(resourceType, resourceName, broker.storage);
   if (missing !== undefined) return missing;
   if (new Set(configs.map((c) => c.name)).size !== configs.length) return { errorCode: ErrorCode.INVALID_REQUEST, errorMessage: 'Error due to duplicate config keys' };
@@ -102,8 +109,7 @@ function alterationProblem({ name, configOperation, value }: Alteration): Resour
   const invalid = (errorMessage: string): ResourceProblem => ({ errorCode: ErrorCode.INVALID_CONFIG, errorMessage });
   if (configOperation < SET || configOperation > SUBTRACT) return { errorCode: ErrorCode.INVALID_REQUEST, errorMessage: `Unknown config operation ${configOperation} for config ${name}` };
   if (!isTopicConfig(name)) return invalid(`Unknown topic config name: ${name}`);
-  if (configOperation === DELETE) return undefined;
-  if (value === null) return { errorCode: ErrorCode.INVALID_REQUEST, errorMessage: `Null value not supported for : ${name}` };
+  if (configOperation === DELETE || value === null) return undefined;
   if ((configOperation === APPEND || configOperation === SUBTRACT) && !isListConfig(name)) {
     return invalid(`Config value ${configOperation === APPEND ? 'append' : 'subtract'} is not allowed for config key: ${name}`);
   }
