@@ -35,7 +35,6 @@ import { makeTestCerts, type TestCerts } from './helpers/tls-certs.js';
 import { WireClient } from './helpers/wire-client.js';
 import { createTopic } from './helpers/wire-produce.js';
 
-
 let broker: Broker;
 let client: WireClient;
 const others: Broker[] = [];
@@ -68,9 +67,20 @@ async function rejection(call: Promise<unknown>): Promise<unknown[]> {
 }
 
 test('ACLs: SECURITY_DISABLED, as Kafka answers without an authorizer, on the wire and to kafkajs and @platformatic/kafka', async () => {
-  const filter = { resourceTypeFilter: 1, resourceNameFilter: null, patternTypeFilter: 1, principalFilter: null, hostFilter: null, operation: 1, permissionType: 1 };
+  const filter = {
+    resourceTypeFilter: 1,
+    resourceNameFilter: null,
+    patternTypeFilter: 1,
+    principalFilter: null,
+    hostFilter: null,
+    operation: 1,
+    permissionType: 1,
+  };
   const described = await client.request(DescribeAclsRequest, DescribeAclsResponse, 3, filter);
-  assert.deepEqual([described.errorCode, described.errorMessage, described.resources], [ErrorCode.SECURITY_DISABLED, 'No Authorizer is configured on the broker', []]);
+  assert.deepEqual(
+    [described.errorCode, described.errorMessage, described.resources],
+    [ErrorCode.SECURITY_DISABLED, 'No Authorizer is configured on the broker', []],
+  );
   const acl = { resourceType: 2, resourceName: 'off', resourcePatternType: 3, principal: 'User:alice', host: '*', operation: 3, permissionType: 3 };
   const created = await client.request(CreateAclsRequest, CreateAclsResponse, 3, { creations: [acl, acl] });
   assert.deepEqual(created.results, Array(2).fill({ errorCode: ErrorCode.SECURITY_DISABLED, errorMessage: 'No Authorizer is configured.' }));
@@ -98,7 +108,11 @@ test('client quotas: none described; an alteration is refused per entry; a filte
   const plt = new Admin({ clientId: 'quotas', bootstrapBrokers: [broker.bootstrap], retries: 0 });
   try {
     assert.deepEqual(await plt.describeClientQuotas({ components: [{ entityType: 'user', matchType: 2 }] }), []);
-    const codes = await rejection(plt.alterClientQuotas({ entries: [{ entities: [{ entityType: 'user', entityName: 'alice' }], ops: [{ key: 'producer_byte_rate', value: 1024, remove: false }] }] }));
+    const codes = await rejection(
+      plt.alterClientQuotas({
+        entries: [{ entities: [{ entityType: 'user', entityName: 'alice' }], ops: [{ key: 'producer_byte_rate', value: 1024, remove: false }] }],
+      }),
+    );
     assert.ok(codes.includes('INVALID_REQUEST'), String(codes));
   } finally {
     await plt.close();
@@ -107,21 +121,39 @@ test('client quotas: none described; an alteration is refused per entry; a filte
     validateOnly: false,
     entries: [{ entity: [{ entityType: 'client-id', entityName: null }], ops: [{ key: 'consumer_byte_rate', value: 1, remove: false }] }],
   });
-  assert.deepEqual(altered.entries, [{
-    errorCode: ErrorCode.INVALID_REQUEST,
-    errorMessage: 'brook does not support client quotas: it enforces none, so it stores none',
-    entity: [{ entityType: 'client-id', entityName: null }],
-  }]);
+  assert.deepEqual(altered.entries, [
+    {
+      errorCode: ErrorCode.INVALID_REQUEST,
+      errorMessage: 'brook does not support client quotas: it enforces none, so it stores none',
+      entity: [{ entityType: 'client-id', entityName: null }],
+    },
+  ]);
   const describe = (components: DescribeClientQuotasRequest['components']) =>
-    client.request(DescribeClientQuotasRequest, DescribeClientQuotasResponse, 1, { components, strict: false }).then((r) => [r.errorCode, r.errorMessage, r.entries]);
+    client
+      .request(DescribeClientQuotasRequest, DescribeClientQuotasResponse, 1, { components, strict: false })
+      .then((r) => [r.errorCode, r.errorMessage, r.entries]);
   assert.deepEqual(await describe([{ entityType: 'user', matchType: 0, match: 'alice' }]), [0, null, []]);
-  assert.deepEqual(await describe([{ entityType: 'group', matchType: 2, match: null }]), [ErrorCode.UNSUPPORTED_VERSION, 'Unsupported entity type group', null]);
-  assert.deepEqual(await describe([{ entityType: 'user', matchType: 0, match: null }]), [ErrorCode.INVALID_REQUEST, 'Request specified MATCH_TYPE_EXACT, but set match string to null.', null]);
-  assert.deepEqual(await describe([{ entityType: 'ip', matchType: 1, match: null }, { entityType: 'user', matchType: 2, match: null }]), [
-    ErrorCode.INVALID_REQUEST,
-    'Invalid entity filter component combination. IP filter component should not be used with user or clientId filter component.',
+  assert.deepEqual(await describe([{ entityType: 'group', matchType: 2, match: null }]), [
+    ErrorCode.UNSUPPORTED_VERSION,
+    'Unsupported entity type group',
     null,
   ]);
+  assert.deepEqual(await describe([{ entityType: 'user', matchType: 0, match: null }]), [
+    ErrorCode.INVALID_REQUEST,
+    'Request specified MATCH_TYPE_EXACT, but set match string to null.',
+    null,
+  ]);
+  assert.deepEqual(
+    await describe([
+      { entityType: 'ip', matchType: 1, match: null },
+      { entityType: 'user', matchType: 2, match: null },
+    ]),
+    [
+      ErrorCode.INVALID_REQUEST,
+      'Invalid entity filter component combination. IP filter component should not be used with user or clientId filter component.',
+      null,
+    ],
+  );
 });
 
 test('transactions: TRANSACTIONAL_ID_AUTHORIZATION_FAILED as InitProducerId answers, per partition; markers CLUSTER_AUTHORIZATION_FAILED', async () => {
@@ -144,7 +176,12 @@ test('transactions: TRANSACTIONAL_ID_AUTHORIZATION_FAILED as InitProducerId answ
     v3AndBelowTopics: [],
   });
   assert.deepEqual([v4.errorCode, v4.resultsByTransaction], [0, [{ transactionalId: 'tx', topicResults: byPartition }]]);
-  const offsets = await client.request(AddOffsetsToTxnRequest, AddOffsetsToTxnResponse, 3, { transactionalId: 'tx', producerId: 5n, producerEpoch: 0, groupId: 'g' });
+  const offsets = await client.request(AddOffsetsToTxnRequest, AddOffsetsToTxnResponse, 3, {
+    transactionalId: 'tx',
+    producerId: 5n,
+    producerEpoch: 0,
+    groupId: 'g',
+  });
   assert.equal(offsets.errorCode, denied);
   const ended = await client.request(EndTxnRequest, EndTxnResponse, 3, { transactionalId: 'tx', producerId: 5n, producerEpoch: 0, committed: true });
   assert.equal(ended.errorCode, denied);
@@ -160,18 +197,35 @@ test('transactions: TRANSACTIONAL_ID_AUTHORIZATION_FAILED as InitProducerId answ
   });
   assert.deepEqual(committed.topics, [{ name: 'off', partitions: [{ partitionIndex: 1, errorCode: denied }] }]);
   const described = await client.request(DescribeTransactionsRequest, DescribeTransactionsResponse, 0, { transactionalIds: ['tx', 'ty'] });
-  assert.deepEqual(described.transactionStates.map((s) => [s.transactionalId, s.errorCode]), [['tx', denied], ['ty', denied]]);
-  const listed = await client.request(ListTransactionsRequest, ListTransactionsResponse, 1, { stateFilters: ['Ongoing', 'Sleeping'], producerIdFilters: [], durationFilter: -1n });
+  assert.deepEqual(
+    described.transactionStates.map((s) => [s.transactionalId, s.errorCode]),
+    [
+      ['tx', denied],
+      ['ty', denied],
+    ],
+  );
+  const listed = await client.request(ListTransactionsRequest, ListTransactionsResponse, 1, {
+    stateFilters: ['Ongoing', 'Sleeping'],
+    producerIdFilters: [],
+    durationFilter: -1n,
+  });
   assert.deepEqual([listed.errorCode, listed.unknownStateFilters, listed.transactionStates], [0, ['Sleeping'], []]);
   const markers = await client.request(WriteTxnMarkersRequest, WriteTxnMarkersResponse, 1, {
     markers: [{ producerId: 5n, producerEpoch: 0, transactionResult: true, topics: [{ name: 'off', partitionIndexes: [0] }], coordinatorEpoch: 0 }],
   });
-  assert.deepEqual(markers.markers, [{ producerId: 5n, topics: [{ name: 'off', partitions: [{ partitionIndex: 0, errorCode: ErrorCode.CLUSTER_AUTHORIZATION_FAILED }] }] }]);
+  assert.deepEqual(markers.markers, [
+    { producerId: 5n, topics: [{ name: 'off', partitions: [{ partitionIndex: 0, errorCode: ErrorCode.CLUSTER_AUTHORIZATION_FAILED }] }] },
+  ]);
 });
 
 /** Each delegation token API's error code, and the principals CreateDelegationToken names. */
 async function tokenAnswers(c: WireClient): Promise<{ codes: number[]; owner: string; requester: string }> {
-  const created = await c.request(CreateDelegationTokenRequest, CreateDelegationTokenResponse, 3, { ownerPrincipalType: null, ownerPrincipalName: null, renewers: [], maxLifetimeMs: -1n });
+  const created = await c.request(CreateDelegationTokenRequest, CreateDelegationTokenResponse, 3, {
+    ownerPrincipalType: null,
+    ownerPrincipalName: null,
+    renewers: [],
+    maxLifetimeMs: -1n,
+  });
   const renewed = await c.request(RenewDelegationTokenRequest, RenewDelegationTokenResponse, 2, { hmac: Buffer.from('x'), renewPeriodMs: -1n });
   const expired = await c.request(ExpireDelegationTokenRequest, ExpireDelegationTokenResponse, 2, { hmac: Buffer.from('x'), expiryTimePeriodMs: -1n });
   const described = await c.request(DescribeDelegationTokenRequest, DescribeDelegationTokenResponse, 3, { owners: null });
@@ -190,7 +244,11 @@ async function otherBroker(options: BrokerOptions): Promise<Broker> {
 
 test('delegation tokens: from plain TCP DELEGATION_TOKEN_REQUEST_NOT_ALLOWED, as Kafka answers before it looks whether tokens are on', async () => {
   const notAllowed = ErrorCode.DELEGATION_TOKEN_REQUEST_NOT_ALLOWED;
-  assert.deepEqual(await tokenAnswers(client), { codes: [notAllowed, notAllowed, notAllowed, notAllowed], owner: 'User:ANONYMOUS', requester: 'User:ANONYMOUS' });
+  assert.deepEqual(await tokenAnswers(client), {
+    codes: [notAllowed, notAllowed, notAllowed, notAllowed],
+    owner: 'User:ANONYMOUS',
+    requester: 'User:ANONYMOUS',
+  });
 });
 
 test('delegation tokens: from a SASL user or a TLS client certificate DELEGATION_TOKEN_AUTH_DISABLED, naming that principal', async () => {
@@ -213,7 +271,11 @@ test('delegation tokens: from a SASL user or a TLS client certificate DELEGATION
   const certs: TestCerts = makeTestCerts();
   const tls = await otherBroker({ tls: { cert: certs.cert, key: certs.key, ca: certs.ca, clientAuth: 'requested' } });
   const certified = await WireClient.connectTls(tls.port, { ca: certs.ca, cert: certs.clientCert, key: certs.clientKey });
-  assert.deepEqual(await tokenAnswers(certified), { codes: [disabled, disabled, disabled, disabled], owner: 'User:CN=brook test client', requester: 'User:CN=brook test client' });
+  assert.deepEqual(await tokenAnswers(certified), {
+    codes: [disabled, disabled, disabled, disabled],
+    owner: 'User:CN=brook test client',
+    requester: 'User:CN=brook test client',
+  });
   certified.close();
   const anonymous = await WireClient.connectTls(tls.port, { ca: certs.ca });
   assert.deepEqual((await tokenAnswers(anonymous)).codes, Array(4).fill(ErrorCode.DELEGATION_TOKEN_REQUEST_NOT_ALLOWED));
@@ -234,8 +296,17 @@ test('the KIP-848 group APIs answer UNSUPPORTED_VERSION, as Kafka 3.9 with its d
     topicPartitions: [],
   });
   assert.deepEqual([beat.errorCode, beat.memberId, beat.assignment], [ErrorCode.UNSUPPORTED_VERSION, null, null]);
-  const described = await client.request(ConsumerGroupDescribeRequest, ConsumerGroupDescribeResponse, 0, { groupIds: ['g', 'h'], includeAuthorizedOperations: false });
-  assert.deepEqual(described.groups.map((g) => [g.groupId, g.errorCode]), [['g', ErrorCode.UNSUPPORTED_VERSION], ['h', ErrorCode.UNSUPPORTED_VERSION]]);
+  const described = await client.request(ConsumerGroupDescribeRequest, ConsumerGroupDescribeResponse, 0, {
+    groupIds: ['g', 'h'],
+    includeAuthorizedOperations: false,
+  });
+  assert.deepEqual(
+    described.groups.map((g) => [g.groupId, g.errorCode]),
+    [
+      ['g', ErrorCode.UNSUPPORTED_VERSION],
+      ['h', ErrorCode.UNSUPPORTED_VERSION],
+    ],
+  );
   const metrics = await client.request(ListClientMetricsResourcesRequest, ListClientMetricsResourcesResponse, 0, {});
   assert.deepEqual([metrics.errorCode, metrics.clientMetricsResources], [0, []]);
 });

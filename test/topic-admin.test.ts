@@ -91,7 +91,17 @@ test('validateOnly answers what the create would, and creates nothing', async ()
     ['a value of another type', { configs: [{ name: 'retention.ms', value: 'abc' }] }, ErrorCode.INVALID_CONFIG],
     ['a value not among the choices', { configs: [{ name: 'cleanup.policy', value: 'nonsense' }] }, ErrorCode.INVALID_CONFIG],
     ['a null value', { configs: [{ name: 'retention.ms', value: null }] }, ErrorCode.INVALID_REQUEST],
-    ['configs of the right types', { configs: [{ name: 'retention.ms', value: '60000' }, { name: 'cleanup.policy', value: 'compact,delete' }, { name: 'preallocate', value: 'true' }] }, 0],
+    [
+      'configs of the right types',
+      {
+        configs: [
+          { name: 'retention.ms', value: '60000' },
+          { name: 'cleanup.policy', value: 'compact,delete' },
+          { name: 'preallocate', value: 'true' },
+        ],
+      },
+      0,
+    ],
   ];
   for (const [what, fields, code] of cases) {
     for (const validateOnly of [true, false]) {
@@ -104,8 +114,15 @@ test('validateOnly answers what the create would, and creates nothing', async ()
   }
 });
 
-test('the answer lists the configs in force: the topic\'s own as DYNAMIC_TOPIC_CONFIG, the rest the broker\'s, with synonyms when asked', async () => {
-  const [answer] = await create([topic('configured', { configs: [{ name: 'retention.ms', value: '60000' }, { name: 'preallocate', value: 'true' }] })]);
+test("the answer lists the configs in force: the topic's own as DYNAMIC_TOPIC_CONFIG, the rest the broker's, with synonyms when asked", async () => {
+  const [answer] = await create([
+    topic('configured', {
+      configs: [
+        { name: 'retention.ms', value: '60000' },
+        { name: 'preallocate', value: 'true' },
+      ],
+    }),
+  ]);
   const configs = new Map(answer!.configs!.map((c) => [c.name, c]));
   assert.deepEqual([configs.get('retention.ms')!.value, configs.get('retention.ms')!.configSource], ['60000', 1]);
   assert.deepEqual([configs.get('segment.bytes')!.value, configs.get('segment.bytes')!.configSource], [String(64 * 1024 * 1024), 5]);
@@ -139,7 +156,7 @@ test('the answer lists the configs in force: the topic\'s own as DYNAMIC_TOPIC_C
   assert.equal(badName!.errorCode, ErrorCode.INVALID_TOPIC_EXCEPTION);
 });
 
-test('a value outside what the broker setting takes is INVALID_CONFIG, in Kafka\'s words', async () => {
+test("a value outside what the broker setting takes is INVALID_CONFIG, in Kafka's words", async () => {
   const [answer] = await create([topic('too-small', { configs: [{ name: 'segment.bytes', value: '10' }] })]);
   assert.equal(answer!.errorCode, ErrorCode.INVALID_CONFIG);
   assert.equal(answer!.errorMessage, 'Invalid value 10 for configuration segment.bytes: Value must be a whole number from 14 to 2147483647');
@@ -192,12 +209,14 @@ test('DeleteTopics: a topic named by both name and id, by neither, or twice is I
   );
   assert.deepEqual([await exists('kept-a'), await exists('kept-b')], [true, false]);
   const byName = await client.request(DeleteTopicsRequest, DeleteTopicsResponse, 4, { topics: [], topicNames: ['kept-a', 'kept-a'], timeoutMs: 1000 });
-  assert.deepEqual(byName.responses.map((r) => [r.name, r.errorCode]), [['kept-a', ErrorCode.INVALID_REQUEST]]);
+  assert.deepEqual(
+    byName.responses.map((r) => [r.name, r.errorCode]),
+    [['kept-a', ErrorCode.INVALID_REQUEST]],
+  );
   assert.equal(await exists('kept-a'), true);
 });
 
-
-test('a change the disk refuses is KAFKA_STORAGE_ERROR, Kafka\'s retriable answer for a log directory it cannot write, and leaves nothing behind', async () => {
+test("a change the disk refuses is KAFKA_STORAGE_ERROR, Kafka's retriable answer for a log directory it cannot write, and leaves nothing behind", async () => {
   assert.equal((await create([topic('grown-later')]))[0]!.errorCode, ErrorCode.NONE);
   // A directory where topic metadata is written first: every change of it fails until it goes.
   const blocker = join(broker.dataDir, 'metadata.json.tmp');
@@ -211,12 +230,20 @@ test('a change the disk refuses is KAFKA_STORAGE_ERROR, Kafka\'s retriable answe
       includeTopicAuthorizedOperations: false,
     });
     assert.equal(autoCreated.topics[0]!.errorCode, ErrorCode.KAFKA_STORAGE_ERROR);
-    const grown = await client.request(CreatePartitionsRequest, CreatePartitionsResponse, 3, { topics: [{ name: 'grown-later', count: 2, assignments: null }], timeoutMs: 1000, validateOnly: false });
+    const grown = await client.request(CreatePartitionsRequest, CreatePartitionsResponse, 3, {
+      topics: [{ name: 'grown-later', count: 2, assignments: null }],
+      timeoutMs: 1000,
+      validateOnly: false,
+    });
     assert.equal(grown.results[0]!.errorCode, ErrorCode.KAFKA_STORAGE_ERROR);
   } finally {
     await rm(blocker, { recursive: true });
   }
-  assert.deepEqual((await readdir(broker.dataDir)).filter((name) => name.includes('refusing-disk')), [], 'no partition directory left');
+  assert.deepEqual(
+    (await readdir(broker.dataDir)).filter((name) => name.includes('refusing-disk')),
+    [],
+    'no partition directory left',
+  );
   assert.equal(await exists('on-a-refusing-disk'), false);
   assert.equal((await create([topic('on-a-refusing-disk')]))[0]!.errorCode, ErrorCode.NONE, 'once the disk takes writes again');
 });

@@ -31,7 +31,8 @@ async function incremental(client: WireClient, topic: string, changes: Change[],
   return [res.responses[0]!.errorCode, res.responses[0]!.errorMessage];
 }
 
-const segmentCount = async (dataDir: string, topic: string): Promise<number> => (await readdir(join(dataDir, `${topic}-0`))).filter((f) => f.endsWith('.log')).length;
+const segmentCount = async (dataDir: string, topic: string): Promise<number> =>
+  (await readdir(join(dataDir, `${topic}-0`))).filter((f) => f.endsWith('.log')).length;
 
 test('a new segment.bytes rolls at the next batch, a new retention.ms deletes at the next check', async (t) => {
   const dataDir = await tempDir(t);
@@ -50,16 +51,23 @@ test('a new segment.bytes rolls at the next batch, a new retention.ms deletes at
   await until(async () => (await earliestOffset(client, 'live')) > 0, 'retention deletes by the new retention.ms');
 });
 
-test('SET, DELETE, APPEND and SUBTRACT change the topic\'s own configs; validateOnly changes nothing', async (t) => {
+test("SET, DELETE, APPEND and SUBTRACT change the topic's own configs; validateOnly changes nothing", async (t) => {
   const { client } = await brokerAt(t, await tempDir(t));
   await createTopic(client, 'ops', 1, { 'retention.ms': '60000' });
   assert.deepEqual(await incremental(client, 'ops', [['cleanup.policy', APPEND, 'compact']], true), [ErrorCode.NONE, null]);
   assert.deepEqual((await describedTopic(client, 'ops')).get('cleanup.policy'), ['delete', 5], 'validateOnly');
 
-  assert.deepEqual(await incremental(client, 'ops', [['cleanup.policy', APPEND, 'compact'], ['retention.ms', DELETE, null], ['delete.retention.ms', SET, '1000']]), [ErrorCode.NONE, null]);
+  assert.deepEqual(
+    await incremental(client, 'ops', [
+      ['cleanup.policy', APPEND, 'compact'],
+      ['retention.ms', DELETE, null],
+      ['delete.retention.ms', SET, '1000'],
+    ]),
+    [ErrorCode.NONE, null],
+  );
   let configs = await describedTopic(client, 'ops');
   assert.deepEqual(configs.get('cleanup.policy'), ['delete,compact', 1], "appended to the broker's value");
-  assert.deepEqual(configs.get('retention.ms'), [String(7 * 24 * 3600 * 1000), 5], 'deleted: the broker\'s again');
+  assert.deepEqual(configs.get('retention.ms'), [String(7 * 24 * 3600 * 1000), 5], "deleted: the broker's again");
   assert.deepEqual(configs.get('delete.retention.ms'), ['1000', 1]);
 
   assert.deepEqual(await incremental(client, 'ops', [['cleanup.policy', SUBTRACT, 'delete']]), [ErrorCode.NONE, null]);
@@ -83,11 +91,38 @@ test("Kafka's errors: unknown names and bad values INVALID_CONFIG, a missing top
   const cases: [string, Change[], number, string][] = [
     ['an unknown name', [['retention.msec', SET, '1']], ErrorCode.INVALID_CONFIG, 'Unknown topic config name: retention.msec'],
     ['a bad value', [['retention.ms', SET, 'soon']], ErrorCode.INVALID_CONFIG, 'Invalid value soon for configuration retention.ms: Not a number of type LONG'],
-    ['out of range', [['segment.bytes', SET, '1']], ErrorCode.INVALID_CONFIG, 'Invalid value 1 for configuration segment.bytes: Value must be a whole number from 14 to 2147483647'],
+    [
+      'out of range',
+      [['segment.bytes', SET, '1']],
+      ErrorCode.INVALID_CONFIG,
+      'Invalid value 1 for configuration segment.bytes: Value must be a whole number from 14 to 2147483647',
+    ],
     ['APPEND to no list', [['retention.ms', APPEND, '1']], ErrorCode.INVALID_CONFIG, 'Config value append is not allowed for config key: retention.ms'],
-    ['a list subtracted to nothing', [['cleanup.policy', SUBTRACT, 'delete']], ErrorCode.INVALID_CONFIG, 'Invalid value  for configuration cleanup.policy: String must be one of: compact, delete'],
-    ['null values', [['retention.ms', SET, null], ['segment.ms', DELETE, null], ['cleanup.policy', APPEND, null]], ErrorCode.INVALID_REQUEST, 'Null value not supported for : retention.ms, cleanup.policy'],
-    ['a name twice', [['retention.ms', SET, '1'], ['retention.ms', DELETE, null]], ErrorCode.INVALID_REQUEST, 'Error due to duplicate config keys'],
+    [
+      'a list subtracted to nothing',
+      [['cleanup.policy', SUBTRACT, 'delete']],
+      ErrorCode.INVALID_CONFIG,
+      'Invalid value  for configuration cleanup.policy: String must be one of: compact, delete',
+    ],
+    [
+      'null values',
+      [
+        ['retention.ms', SET, null],
+        ['segment.ms', DELETE, null],
+        ['cleanup.policy', APPEND, null],
+      ],
+      ErrorCode.INVALID_REQUEST,
+      'Null value not supported for : retention.ms, cleanup.policy',
+    ],
+    [
+      'a name twice',
+      [
+        ['retention.ms', SET, '1'],
+        ['retention.ms', DELETE, null],
+      ],
+      ErrorCode.INVALID_REQUEST,
+      'Error due to duplicate config keys',
+    ],
     ['an unknown operation', [['retention.ms', 9, '1']], ErrorCode.INVALID_REQUEST, 'Unknown config operation 9 for config retention.ms'],
   ];
   for (const [what, changes, code, message] of cases) {
@@ -101,14 +136,21 @@ test("Kafka's errors: unknown names and bad values INVALID_CONFIG, a missing top
   assert.deepEqual(await incremental(client, '', [], false, 4), [ErrorCode.NONE, null], 'nothing to alter');
   const twice = await client.request(IncrementalAlterConfigsRequest, IncrementalAlterConfigsResponse, 1, {
     validateOnly: false,
-    resources: ['checked', 'checked'].map((resourceName) => ({ resourceType: 2, resourceName, configs: [{ name: 'retention.ms', configOperation: SET, value: '1' }] })),
+    resources: ['checked', 'checked'].map((resourceName) => ({
+      resourceType: 2,
+      resourceName,
+      configs: [{ name: 'retention.ms', configOperation: SET, value: '1' }],
+    })),
   });
   assert.deepEqual(
     twice.responses.map((r) => [r.errorCode, r.errorMessage]),
     Array(2).fill([ErrorCode.INVALID_REQUEST, 'Each resource must appear at most once.']),
   );
   const configs = await describedTopic(client, 'checked');
-  assert.ok([...configs.values()].every(([, source]) => source !== 1), 'nothing altered');
+  assert.ok(
+    [...configs.values()].every(([, source]) => source !== 1),
+    'nothing altered',
+  );
 });
 
 test('kafkajs createTopics with configEntries and alterConfigs, and @platformatic/kafka incrementalAlterConfigs, configure a topic', async (t) => {
@@ -118,7 +160,10 @@ test('kafkajs createTopics with configEntries and alterConfigs, and @platformati
   try {
     await admin.createTopics({ topics: [{ topic: 'clients', numPartitions: 1, configEntries: [{ name: 'segment.ms', value: '600000' }] }] });
     assert.deepEqual((await describedTopic(client, 'clients')).get('segment.ms'), ['600000', 1]);
-    await admin.alterConfigs({ validateOnly: false, resources: [{ type: TOPIC_RESOURCE, name: 'clients', configEntries: [{ name: 'retention.ms', value: '1000' }] }] });
+    await admin.alterConfigs({
+      validateOnly: false,
+      resources: [{ type: TOPIC_RESOURCE, name: 'clients', configEntries: [{ name: 'retention.ms', value: '1000' }] }],
+    });
     const seen = await admin.describeConfigs({ resources: [{ type: TOPIC_RESOURCE, name: 'clients', configNames: ['retention.ms'] }], includeSynonyms: true });
     const entry = seen.resources[0]!.configEntries[0]!;
     assert.deepEqual([entry.configValue, entry.readOnly, entry.isDefault], ['1000', false, false]);
@@ -127,7 +172,9 @@ test('kafkajs createTopics with configEntries and alterConfigs, and @platformati
   }
   const plt = new Admin({ clientId: 'configs', bootstrapBrokers: [broker.bootstrap], retries: 0 });
   try {
-    await plt.incrementalAlterConfigs({ resources: [{ resourceType: 2, resourceName: 'clients', configs: [{ name: 'cleanup.policy', configOperation: 2, value: 'compact' }] }] });
+    await plt.incrementalAlterConfigs({
+      resources: [{ resourceType: 2, resourceName: 'clients', configs: [{ name: 'cleanup.policy', configOperation: 2, value: 'compact' }] }],
+    });
   } finally {
     await plt.close();
   }
@@ -142,7 +189,13 @@ test('an alteration answered is kept across kill -9 of brook serve', async (t) =
   t.after(() => rm(first.dataDir, { recursive: true, force: true }));
   const client = await WireClient.connect(first.port);
   await createTopic(client, 'durable', 3);
-  assert.deepEqual(await incremental(client, 'durable', [['retention.bytes', SET, '5000'], ['message.timestamp.type', SET, 'LogAppendTime']]), [ErrorCode.NONE, null]);
+  assert.deepEqual(
+    await incremental(client, 'durable', [
+      ['retention.bytes', SET, '5000'],
+      ['message.timestamp.type', SET, 'LogAppendTime'],
+    ]),
+    [ErrorCode.NONE, null],
+  );
   client.close();
   await first.stop('SIGKILL');
   const again = await startServe([], first.dataDir);

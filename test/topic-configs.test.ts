@@ -36,7 +36,11 @@ test('configs are stored with the topic: a restart keeps them, and DescribeConfi
   client.close();
   await first.close();
   const metadata = JSON.parse(await readFile(join(dataDir, 'metadata.json'), 'utf8')) as { topics: { name: string; configs: unknown }[] };
-  assert.deepEqual(metadata.topics.find((x) => x.name === 'kept')!.configs, { 'retention.ms': '60000', 'cleanup.policy': 'compact,delete', 'max.compaction.lag.ms': '5000' });
+  assert.deepEqual(metadata.topics.find((x) => x.name === 'kept')!.configs, {
+    'retention.ms': '60000',
+    'cleanup.policy': 'compact,delete',
+    'max.compaction.lag.ms': '5000',
+  });
 
   const { client: again } = await brokerAt(t, dataDir);
   const configs = await describedTopic(again, 'kept');
@@ -71,7 +75,11 @@ test('a compacted topic refuses records without a key, INVALID_RECORD naming eac
   const { client } = await brokerAt(t, await tempDir(t));
   await createTopic(client, 'table', 1, { 'cleanup.policy': 'compact' });
   await createTopic(client, 'stream', 1);
-  const keyless = buildBatch([{ key: Buffer.from('k'), value: Buffer.from('a') }, { key: null, value: Buffer.from('b') }, { key: null, value: null }]);
+  const keyless = buildBatch([
+    { key: Buffer.from('k'), value: Buffer.from('a') },
+    { key: null, value: Buffer.from('b') },
+    { key: null, value: null },
+  ]);
   const res = await client.request(ProduceRequest, ProduceResponse, 9, produceRequest('table', 0, keyless));
   const answer = res.responses[0]!.partitionResponses[0]!;
   const message = 'Compacted topic cannot accept message without key in topic partition table-0.';
@@ -81,7 +89,10 @@ test('a compacted topic refuses records without a key, INVALID_RECORD naming eac
     { batchIndex: 2, batchIndexErrorMessage: message },
   ]);
   assert.equal((await produceBatch(client, 'stream', 0, keyless)).errorCode, ErrorCode.NONE, 'a topic of cleanup.policy delete takes them');
-  const keyed = buildBatch([{ key: Buffer.from('k'), value: Buffer.from('a') }, { key: Buffer.from('k'), value: null }]);
+  const keyed = buildBatch([
+    { key: Buffer.from('k'), value: Buffer.from('a') },
+    { key: Buffer.from('k'), value: null },
+  ]);
   assert.deepEqual(await produceBatch(client, 'table', 0, keyed), { errorCode: ErrorCode.NONE, baseOffset: 0 });
 });
 

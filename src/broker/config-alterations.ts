@@ -51,8 +51,15 @@ export async function alterResources(broker: BrokerContext, resources: readonly 
   for (const r of resources) times.set(key(r), (times.get(key(r)) ?? 0) + 1);
   for (const resource of resources) {
     const twice = times.get(key(resource))! > 1;
-    const problem = twice ? { errorCode: ErrorCode.INVALID_REQUEST, errorMessage: 'Each resource must appear at most once.' } : await alterResource(broker, resource, validateOnly);
-    answers.push({ resourceType: resource.resourceType, resourceName: resource.resourceName, errorCode: problem?.errorCode ?? ErrorCode.NONE, errorMessage: problem?.errorMessage ?? null });
+    const problem = twice
+      ? { errorCode: ErrorCode.INVALID_REQUEST, errorMessage: 'Each resource must appear at most once.' }
+      : await alterResource(broker, resource, validateOnly);
+    answers.push({
+      resourceType: resource.resourceType,
+      resourceName: resource.resourceName,
+      errorCode: problem?.errorCode ?? ErrorCode.NONE,
+      errorMessage: problem?.errorMessage ?? null,
+    });
   }
   return answers;
 }
@@ -64,7 +71,8 @@ async function alterResource(broker: BrokerContext, resource: AlteredResource, v
   if (nulls.length > 0) return { errorCode: ErrorCode.INVALID_REQUEST, errorMessage: `Null value not supported for : ${nulls.join(', ')}` };
   const missing = configResourceProblem(resourceType, resourceName, broker.storage);
   if (missing !== undefined) return missing;
-  if (new Set(configs.map((c) => c.name)).size !== configs.length) return { errorCode: ErrorCode.INVALID_REQUEST, errorMessage: 'Error due to duplicate config keys' };
+  if (new Set(configs.map((c) => c.name)).size !== configs.length)
+    return { errorCode: ErrorCode.INVALID_REQUEST, errorMessage: 'Error due to duplicate config keys' };
   if (resourceType !== TOPIC_RESOURCE) {
     if (configs.length === 0) return undefined;
     const names = configs.map((c) => c.name).join(', ');
@@ -107,7 +115,8 @@ async function alterResource(broker: BrokerContext, resource: AlteredResource, v
 /** Kafka's error for an alteration it would not make, whatever the topic has; undefined if it would. */
 function alterationProblem({ name, configOperation, value }: Alteration): ResourceProblem | undefined {
   const invalid = (errorMessage: string): ResourceProblem => ({ errorCode: ErrorCode.INVALID_CONFIG, errorMessage });
-  if (configOperation < SET || configOperation > SUBTRACT) return { errorCode: ErrorCode.INVALID_REQUEST, errorMessage: `Unknown config operation ${configOperation} for config ${name}` };
+  if (configOperation < SET || configOperation > SUBTRACT)
+    return { errorCode: ErrorCode.INVALID_REQUEST, errorMessage: `Unknown config operation ${configOperation} for config ${name}` };
   if (!isTopicConfig(name)) return invalid(`Unknown topic config name: ${name}`);
   if (configOperation === DELETE || value === null) return undefined;
   if ((configOperation === APPEND || configOperation === SUBTRACT) && !isListConfig(name)) {
@@ -132,7 +141,9 @@ function altered(own: TopicConfigs, resource: AlteredResource, current: (name: s
     }
     const items = listItems(current(name)).filter((item) => item !== '');
     const changed = listItems(given);
-    next[name] = (configOperation === APPEND ? [...items, ...changed.filter((item) => !items.includes(item))] : items.filter((item) => !changed.includes(item))).join(',');
+    next[name] = (
+      configOperation === APPEND ? [...items, ...changed.filter((item) => !items.includes(item))] : items.filter((item) => !changed.includes(item))
+    ).join(',');
   }
   return next;
 }

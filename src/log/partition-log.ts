@@ -241,7 +241,11 @@ export class PartitionLog {
     if (cached !== undefined) return cached;
     // A segment holding nothing at or after the offset (cut short, or one missing, while brook
     // was stopped) hands on to the next, as in Kafka, so that consumers get past the gap.
-    for (let segment: Segment | undefined = this.segmentFor(fetchOffset); segment !== undefined && segment.baseOffset < hw; segment = this.segmentAfter(segment)) {
+    for (
+      let segment: Segment | undefined = this.segmentFor(fetchOffset);
+      segment !== undefined && segment.baseOffset < hw;
+      segment = this.segmentAfter(segment)
+    ) {
       if (fetchOffset < this.logStartOffset) return NOTHING; // retention has raced
       const bytes = await this.readSegment(segment, fetchOffset, maxBytes, hw, memory);
       if (bytes.length > 0) return bytes;
@@ -368,11 +372,7 @@ export class PartitionLog {
     // As Kafka: batch time against the first batch's, so old timestamps do not roll every batch.
     const first = segment.firstTimestamp ?? -1;
     const age = first >= 0 ? header.maxTimestamp - first : now - this.activeSince;
-    return (
-      segment.size + header.size > this.options.segmentBytes ||
-      age > this.options.segmentMs ||
-      baseOffset - segment.baseOffset > MAX_RELATIVE_OFFSET
-    );
+    return segment.size + header.size > this.options.segmentBytes || age > this.options.segmentMs || baseOffset - segment.baseOffset > MAX_RELATIVE_OFFSET;
   }
 
   /** A new active segment at the log end, carrying the producer state there for its snapshot. */

@@ -83,7 +83,13 @@ function isTopicInfo(value: unknown): value is StoredTopic {
   if (!isJsonObject(value)) return false;
   const { name, topicId, partitions, configs } = value;
   const counted = typeof partitions === 'number' && Number.isInteger(partitions) && partitions >= 1 && partitions <= MAX_PARTITIONS;
-  return typeof name === 'string' && topicNameProblem(name) === undefined && typeof topicId === 'string' && counted && (configs === undefined || isTopicConfigs(configs));
+  return (
+    typeof name === 'string' &&
+    topicNameProblem(name) === undefined &&
+    typeof topicId === 'string' &&
+    counted &&
+    (configs === undefined || isTopicConfigs(configs))
+  );
 }
 
 function isProducerIds(value: unknown): value is ProducerIds {
@@ -182,7 +188,8 @@ export class Storage {
       for (let p = 0; p < info.partitions; p++) {
         const dir = `${info.name}-${p}`;
         // Made again empty, as it must be served: said, since whatever it held is gone.
-        if (!dirs.includes(dir)) this.report.warn('a partition directory is missing: the partition starts empty, what it held is lost', { dir: join(this.dataDir, dir) });
+        if (!dirs.includes(dir))
+          this.report.warn('a partition directory is missing: the partition starts empty, what it held is lost', { dir: join(this.dataDir, dir) });
       }
       this.byName.set(info.name, { info, logs: await this.openEach(info, 0, info.partitions) });
     }
@@ -293,7 +300,7 @@ export class Storage {
       await Promise.all(
         topic.logs.map((_, p) =>
           rm(this.partitionDir(name, p), { recursive: true, force: true }).catch((err: Error) => {
-            this.report.warn('a deleted topic\'s partition directory could not be removed', { dir: this.partitionDir(name, p), error: err.message });
+            this.report.warn("a deleted topic's partition directory could not be removed", { dir: this.partitionDir(name, p), error: err.message });
           }),
         ),
       );
@@ -338,7 +345,8 @@ export class Storage {
     const dirs = indexes.map((p) => this.partitionDir(topic.name, p));
     for (const dir of dirs) {
       const foreign = await foreignFile(dir);
-      if (foreign !== undefined) throw new Error(`${dir} holds ${foreign}, which brook does not write: it is left alone, and the partition cannot be made there`);
+      if (foreign !== undefined)
+        throw new Error(`${dir} holds ${foreign}, which brook does not write: it is left alone, and the partition cannot be made there`);
     }
     const removeAll = () => Promise.all(dirs.map((d) => rm(d, { recursive: true, force: true })));
     // Left by a create or delete that a crash interrupted.

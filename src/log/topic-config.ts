@@ -89,7 +89,10 @@ export function topicConfigProblem(name: string, value: string): string | undefi
     if (setting === undefined || setting.kind.fits(typeof setting.default === 'number' ? configNumber(trimmed) : trimmed)) return undefined;
     return `Invalid value ${value} for configuration ${name}: Value must be ${setting.kind.said}`;
   }
-  const expected = typeof kind === 'string' ? `Not a number of type ${kind.toUpperCase()}` : `String must be one of: ${'oneOf' in kind ? kind.oneOf.join(', ') : kind.listOf.join(', ')}`;
+  const expected =
+    typeof kind === 'string'
+      ? `Not a number of type ${kind.toUpperCase()}`
+      : `String must be one of: ${'oneOf' in kind ? kind.oneOf.join(', ') : kind.listOf.join(', ')}`;
   return `Invalid value ${value} for configuration ${name}: ${kind === 'boolean' ? 'Expected value to be either true or false' : expected}`;
 }
 
@@ -100,7 +103,9 @@ export function isTopicConfigs(value: unknown): value is TopicConfigs {
 }
 
 /** The log options named for the topic configs they are (segmentBytes for segment.bytes, …). */
-const LOG_SETTINGS = OPTIONS.flatMap(([key, s]) => (s.topic !== undefined && ['segmentBytes', 'segmentMs', 'retentionMs', 'retentionBytes'].includes(key) ? [[key, s.topic] as const] : []));
+const LOG_SETTINGS = OPTIONS.flatMap(([key, s]) =>
+  s.topic !== undefined && ['segmentBytes', 'segmentMs', 'retentionMs', 'retentionBytes'].includes(key) ? [[key, s.topic] as const] : [],
+);
 
 /**
  * The options a topic's partitions run with: the topic's own configs over `defaults`, the

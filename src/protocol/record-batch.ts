@@ -185,7 +185,10 @@ export function validateProducedBatch(records: Buffer, room: DecompressionRoom, 
   }
   const codec = compressionOf(header.attributes);
   if (codec > Compression.Zstd) throw new RecordBatchError(INVALID_RECORD, `unknown compression codec ${codec}`);
-  const body = codec === Compression.None ? { buf: records, start: BATCH_HEADER_SIZE } : { buf: decompressRecords(codec, records.subarray(BATCH_HEADER_SIZE), room), start: 0 };
+  const body =
+    codec === Compression.None
+      ? { buf: records, start: BATCH_HEADER_SIZE }
+      : { buf: decompressRecords(codec, records.subarray(BATCH_HEADER_SIZE), room), start: 0 };
   walkRecords(body.buf, body.start, header.recordCount);
   if (keysRequiredIn !== undefined && walk.nullKeys > 0) refuseKeyless(body, header.recordCount, keysRequiredIn);
   return stampTimes(records, header, body, rules, now);
@@ -197,7 +200,11 @@ function refuseKeyless(body: RecordsBody, count: number, partition: string): nev
   const message = `Compacted topic cannot accept message without key in topic partition ${partition}.`;
   walkRecords(body.buf, body.start, count, undefined, (batchIndex) => recordErrors.push({ batchIndex, message }));
   const shown = recordErrors.slice(0, 3).map((e) => `RecordError(batchIndex=${e.batchIndex}, message='${e.message}')`);
-  throw new RecordBatchError(INVALID_RECORD, `One or more records have been rejected due to ${recordErrors.length} record errors in total, and only showing the first three errors at most: [${shown.join(', ')}]`, recordErrors);
+  throw new RecordBatchError(
+    INVALID_RECORD,
+    `One or more records have been rejected due to ${recordErrors.length} record errors in total, and only showing the first three errors at most: [${shown.join(', ')}]`,
+    recordErrors,
+  );
 }
 
 /** The records of a batch, uncompressed: from `start` to the end of `buf`. */
@@ -209,7 +216,10 @@ interface RecordsBody {
 /** Checks the times of a batch just walked and sets its max timestamp (and CRC) as Kafka's log validator does. */
 function stampTimes(batch: Buffer, header: BatchHeader, body: RecordsBody, rules: TimestampRules, now: number): BatchHeader {
   if (isLogAppendTime(header.attributes)) {
-    const recordErrors = Array.from({ length: header.recordCount }, (_, batchIndex) => ({ batchIndex, message: 'a producer may not mark its batch LogAppendTime' }));
+    const recordErrors = Array.from({ length: header.recordCount }, (_, batchIndex) => ({
+      batchIndex,
+      message: 'a producer may not mark its batch LogAppendTime',
+    }));
     throw new RecordBatchError(INVALID_TIMESTAMP, 'the batch claims LogAppendTime, which only the broker sets', recordErrors);
   }
   let attributes = header.attributes;
@@ -226,11 +236,15 @@ function stampTimes(batch: Buffer, header: BatchHeader, body: RecordsBody, rules
       walkRecords(body.buf, body.start, header.recordCount, (batchIndex, timestampDelta) => {
         const timestamp = header.baseTimestamp + timestampDelta;
         if (timestamp !== NO_TIMESTAMP && (timestamp < earliest || timestamp > latest)) {
-          recordErrors.push({ batchIndex, message: `timestamp ${timestamp} of record ${batchIndex} is outside [${earliest}, ${latest}], the broker's clock less message.timestamp.before.max.ms and plus message.timestamp.after.max.ms` });
+          recordErrors.push({
+            batchIndex,
+            message: `timestamp ${timestamp} of record ${batchIndex} is outside [${earliest}, ${latest}], the broker's clock less message.timestamp.before.max.ms and plus message.timestamp.after.max.ms`,
+          });
         }
         return false;
       });
-      if (recordErrors.length > 0) throw new RecordBatchError(INVALID_TIMESTAMP, `${recordErrors.length} of ${header.recordCount} records have timestamps out of range`, recordErrors);
+      if (recordErrors.length > 0)
+        throw new RecordBatchError(INVALID_TIMESTAMP, `${recordErrors.length} of ${header.recordCount} records have timestamps out of range`, recordErrors);
     }
     maxTimestamp = Math.max(NO_TIMESTAMP, header.baseTimestamp + walk.maxDelta);
   }
@@ -312,7 +326,13 @@ const walk = { pos: 0, minDelta: 0, maxDelta: 0, nullKeys: 0 };
  * and checks each one's layout; `visit` sees each record's offset and timestamp deltas and may
  * stop the walk by returning true; `keyless` is told each record without a key.
  */
-function walkRecords(buf: Buffer, start: number, count: number, visit?: (offsetDelta: number, timestampDelta: number) => boolean, keyless?: (offsetDelta: number) => void): void {
+function walkRecords(
+  buf: Buffer,
+  start: number,
+  count: number,
+  visit?: (offsetDelta: number, timestampDelta: number) => boolean,
+  keyless?: (offsetDelta: number) => void,
+): void {
   walk.pos = start;
   walk.nullKeys = 0;
   walk.minDelta = Infinity;

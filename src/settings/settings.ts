@@ -7,7 +7,24 @@
  * without its own value is given the broker's, found by the topic config's name.
  */
 import { TIMESTAMP_TYPES } from '../protocol/record-batch.js';
-import { ANY, bool, clientAuth, flushPolicy, hostPort, int, INT32_MAX, long, MAX_TIMER_MS, oneOf, pemFile, pinoLogger, port, text, tlsListener, type Kind } from './kinds.js';
+import {
+  ANY,
+  bool,
+  clientAuth,
+  flushPolicy,
+  hostPort,
+  int,
+  INT32_MAX,
+  long,
+  MAX_TIMER_MS,
+  oneOf,
+  pemFile,
+  pinoLogger,
+  port,
+  text,
+  tlsListener,
+  type Kind,
+} from './kinds.js';
 
 export interface Setting<T = unknown> {
   readonly kind: Kind<T>;
@@ -49,7 +66,13 @@ export const SETTINGS = {
     kafka: '`listeners`',
     description: 'address to listen on, loopback only by default; `0.0.0.0` (as in Kafka) or `::`, every address, needs `--advertised-listener`',
   }),
-  port: setting({ kind: port(0), default: 9092, kafka: '`listeners`', embedded: '0 (a free port) without `dataDir`, 9092 with one', description: 'port to listen on' }),
+  port: setting({
+    kind: port(0),
+    default: 9092,
+    kafka: '`listeners`',
+    embedded: '0 (a free port) without `dataDir`, 9092 with one',
+    description: 'port to listen on',
+  }),
   dataDir: setting({
     kind: text('a directory path', '<dir>'),
     default: './data',
@@ -58,23 +81,70 @@ export const SETTINGS = {
     description: 'where the log and metadata are kept',
   }),
   partitions: setting({ kind: int(1, 100_000), default: 1, broker: 'num.partitions', description: 'partitions of automatically created topics' }),
-  advertisedListener: setting({ kind: hostPort, default: undefined, unset: 'the bound address', kafka: '`advertised.listeners`', description: 'address given to clients in Metadata' }),
+  advertisedListener: setting({
+    kind: hostPort,
+    default: undefined,
+    unset: 'the bound address',
+    kafka: '`advertised.listeners`',
+    description: 'address given to clients in Metadata',
+  }),
   autoCreateTopics: setting({ kind: bool, default: true, broker: 'auto.create.topics.enable', description: 'create the topics Metadata requests name' }),
   // Positions in the index are 32-bit.
-  segmentBytes: setting({ kind: int(14, INT32_MAX, 'bytes'), default: 64 * MiB, broker: 'log.segment.bytes', topic: 'segment.bytes', description: 'roll a log segment before it would pass this size' }),
-  segmentMs: setting({ kind: long(1, ANY, 'ms'), default: 7 * DAY, broker: 'log.roll.ms', topic: 'segment.ms', description: 'roll a log segment once its first batch is this old' }),
-  flush: setting({ kind: flushPolicy, default: 'none', kafka: '`log.flush.interval.*`', description: 'when appended data is fsynced: `none` leaves it to the operating system, `always` before each acknowledgement, `interval:<ms>` in the background' }),
-  retentionMs: setting({ kind: long(-1, ANY, 'ms'), default: 7 * DAY, broker: 'log.retention.ms', topic: 'retention.ms', description: 'delete segments older than this; -1 keeps them' }),
-  retentionBytes: setting({ kind: long(-1, ANY, 'bytes'), default: -1, broker: 'log.retention.bytes', topic: 'retention.bytes', description: 'delete old segments past this partition size; -1 keeps them' }),
-  retentionCheckIntervalMs: setting({ kind: long(1, MAX_TIMER_MS, 'ms'), default: 300_000, broker: 'log.retention.check.interval.ms', description: 'how often retention and producer expiration run' }),
-  producerIdExpirationMs: setting({ kind: int(1, ANY, 'ms'), default: DAY, broker: 'producer.id.expiration.ms', description: 'forget an idle producer this long after its last write' }),
+  segmentBytes: setting({
+    kind: int(14, INT32_MAX, 'bytes'),
+    default: 64 * MiB,
+    broker: 'log.segment.bytes',
+    topic: 'segment.bytes',
+    description: 'roll a log segment before it would pass this size',
+  }),
+  segmentMs: setting({
+    kind: long(1, ANY, 'ms'),
+    default: 7 * DAY,
+    broker: 'log.roll.ms',
+    topic: 'segment.ms',
+    description: 'roll a log segment once its first batch is this old',
+  }),
+  flush: setting({
+    kind: flushPolicy,
+    default: 'none',
+    kafka: '`log.flush.interval.*`',
+    description:
+      'when appended data is fsynced: `none` leaves it to the operating system, `always` before each acknowledgement, `interval:<ms>` in the background',
+  }),
+  retentionMs: setting({
+    kind: long(-1, ANY, 'ms'),
+    default: 7 * DAY,
+    broker: 'log.retention.ms',
+    topic: 'retention.ms',
+    description: 'delete segments older than this; -1 keeps them',
+  }),
+  retentionBytes: setting({
+    kind: long(-1, ANY, 'bytes'),
+    default: -1,
+    broker: 'log.retention.bytes',
+    topic: 'retention.bytes',
+    description: 'delete old segments past this partition size; -1 keeps them',
+  }),
+  retentionCheckIntervalMs: setting({
+    kind: long(1, MAX_TIMER_MS, 'ms'),
+    default: 300_000,
+    broker: 'log.retention.check.interval.ms',
+    description: 'how often retention and producer expiration run',
+  }),
+  producerIdExpirationMs: setting({
+    kind: int(1, ANY, 'ms'),
+    default: DAY,
+    broker: 'producer.id.expiration.ms',
+    description: 'forget an idle producer this long after its last write',
+  }),
   // Kafka 4.0's hour: a batch stamped further ahead would start a segment of its own.
   messageTimestampAfterMaxMs: setting({
     kind: long(0, ANY, 'ms'),
     default: 3_600_000,
     broker: 'log.message.timestamp.after.max.ms',
     topic: 'message.timestamp.after.max.ms',
-    description: "refuse a batch with a record stamped further ahead of the broker's clock: `INVALID_TIMESTAMP`, naming each such record; Kafka 4.0's default, 3.x had no limit",
+    description:
+      "refuse a batch with a record stamped further ahead of the broker's clock: `INVALID_TIMESTAMP`, naming each such record; Kafka 4.0's default, 3.x had no limit",
   }),
   // Kafka's default is Long.MAX_VALUE; brook's largest is 2^53-1 ms, 285,000 years.
   messageTimestampBeforeMaxMs: setting({
@@ -89,7 +159,8 @@ export const SETTINGS = {
     default: 'CreateTime',
     broker: 'log.message.timestamp.type',
     topic: 'message.timestamp.type',
-    description: "`CreateTime` keeps the producer's record times; `LogAppendTime` stamps each batch with the broker's clock as it is stored, and answers that time",
+    description:
+      "`CreateTime` keeps the producer's record times; `LogAppendTime` stamps each batch with the broker's clock as it is stored, and answers that time",
   }),
   maxRequestBytes: setting({
     kind: int(64, INT32_MAX, 'bytes'),
@@ -98,11 +169,31 @@ export const SETTINGS = {
     topic: 'max.message.bytes',
     description: "largest request accepted, and so every topic's largest batch",
   }),
-  queuedMaxRequestBytes: setting({ kind: long(1024, ANY, 'bytes'), default: 512 * MiB, broker: 'queued.max.request.bytes', description: 'memory for requests received in part, all connections together' }),
-  fetchMaxBytes: setting({ kind: int(1024, INT32_MAX, 'bytes'), default: 55 * MiB, broker: 'fetch.max.bytes', description: "most record bytes in one Fetch answer (but its first batch), and in a connection's unsent answers" }),
+  queuedMaxRequestBytes: setting({
+    kind: long(1024, ANY, 'bytes'),
+    default: 512 * MiB,
+    broker: 'queued.max.request.bytes',
+    description: 'memory for requests received in part, all connections together',
+  }),
+  fetchMaxBytes: setting({
+    kind: int(1024, INT32_MAX, 'bytes'),
+    default: 55 * MiB,
+    broker: 'fetch.max.bytes',
+    description: "most record bytes in one Fetch answer (but its first batch), and in a connection's unsent answers",
+  }),
   maxConnections: setting({ kind: int(1, ANY), default: 1000, broker: 'max.connections', description: 'connections accepted at once' }),
-  connectionsMaxIdleMs: setting({ kind: long(1, MAX_TIMER_MS, 'ms'), default: 600_000, broker: 'connections.max.idle.ms', description: 'close connections idle this long' }),
-  maxQueuedResponsesPerConnection: setting({ kind: int(1, ANY), default: 100, only: 'option', description: 'answers a connection may have waiting before it stops reading requests' }),
+  connectionsMaxIdleMs: setting({
+    kind: long(1, MAX_TIMER_MS, 'ms'),
+    default: 600_000,
+    broker: 'connections.max.idle.ms',
+    description: 'close connections idle this long',
+  }),
+  maxQueuedResponsesPerConnection: setting({
+    kind: int(1, ANY),
+    default: 100,
+    only: 'option',
+    description: 'answers a connection may have waiting before it stops reading requests',
+  }),
   tls: setting({
     kind: tlsListener,
     default: undefined,
@@ -111,9 +202,30 @@ export const SETTINGS = {
     kafka: '`ssl.keystore.*`, `ssl.truststore.*`, `ssl.client.auth`',
     description: 'listen with TLS: PEM texts, not file names',
   }),
-  tlsCert: setting({ kind: pemFile, default: undefined, unset: 'plain TCP', only: 'flag', kafka: '`ssl.keystore.*`', description: 'PEM certificate chain: listen with TLS (with `--tls-key`)' }),
-  tlsKey: setting({ kind: pemFile, default: undefined, unset: 'none', only: 'flag', kafka: '`ssl.keystore.*`', description: 'PEM private key of `--tls-cert`' }),
-  tlsCa: setting({ kind: pemFile, default: undefined, unset: 'none', only: 'flag', kafka: '`ssl.truststore.*`', description: 'PEM CA certificates that client certificates must be signed by' }),
+  tlsCert: setting({
+    kind: pemFile,
+    default: undefined,
+    unset: 'plain TCP',
+    only: 'flag',
+    kafka: '`ssl.keystore.*`',
+    description: 'PEM certificate chain: listen with TLS (with `--tls-key`)',
+  }),
+  tlsKey: setting({
+    kind: pemFile,
+    default: undefined,
+    unset: 'none',
+    only: 'flag',
+    kafka: '`ssl.keystore.*`',
+    description: 'PEM private key of `--tls-cert`',
+  }),
+  tlsCa: setting({
+    kind: pemFile,
+    default: undefined,
+    unset: 'none',
+    only: 'flag',
+    kafka: '`ssl.truststore.*`',
+    description: 'PEM CA certificates that client certificates must be signed by',
+  }),
   tlsClientAuth: setting({ kind: clientAuth, default: 'none', only: 'flag', kafka: '`ssl.client.auth`', description: 'ask clients for a certificate' }),
   saslUsersFile: setting({
     kind: text('a file path', '<file>'),
@@ -128,8 +240,18 @@ export const SETTINGS = {
     broker: 'connection.failed.authentication.delay.ms',
     description: 'wait this long before answering a failed authentication (Kafka: 100 ms)',
   }),
-  metricsPort: setting({ kind: port(0), default: undefined, unset: 'no endpoint', description: "serve Prometheus metrics at http://HOST:PORT/metrics, on the broker's host (0: a free port)" }),
-  logLevel: setting({ kind: oneOf(['fatal', 'error', 'warn', 'info', 'debug', 'trace'], '<level>'), default: 'info', only: 'flag', description: 'how much to log' }),
+  metricsPort: setting({
+    kind: port(0),
+    default: undefined,
+    unset: 'no endpoint',
+    description: "serve Prometheus metrics at http://HOST:PORT/metrics, on the broker's host (0: a free port)",
+  }),
+  logLevel: setting({
+    kind: oneOf(['fatal', 'error', 'warn', 'info', 'debug', 'trace'], '<level>'),
+    default: 'info',
+    only: 'flag',
+    description: 'how much to log',
+  }),
   logger: setting({ kind: pinoLogger, default: undefined, unset: 'warnings and errors only, to stderr', only: 'option', description: 'where to log' }),
 };
 

@@ -80,15 +80,30 @@ test('librdkafka DeleteConsumerGroupOffsets (which aborted the process when Offs
   await admin.connect();
   const consumer = kafka.consumer({ groupId: 'rd-group', maxWaitTimeInMs: 100 });
   try {
-    await admin.createTopics({ topics: [{ topic: 'rd-offsets', numPartitions: 2 }, { topic: 'rd-other', numPartitions: 1 }] });
-    await admin.setOffsets({ groupId: 'rd-group', topic: 'rd-offsets', partitions: [{ partition: 0, offset: '5' }, { partition: 1, offset: '5' }] });
+    await admin.createTopics({
+      topics: [
+        { topic: 'rd-offsets', numPartitions: 2 },
+        { topic: 'rd-other', numPartitions: 1 },
+      ],
+    });
+    await admin.setOffsets({
+      groupId: 'rd-group',
+      topic: 'rd-offsets',
+      partitions: [
+        { partition: 0, offset: '5' },
+        { partition: 1, offset: '5' },
+      ],
+    });
     await admin.setOffsets({ groupId: 'rd-group', topic: 'rd-other', partitions: [{ partition: 0, offset: '3' }] });
     assert.deepEqual(await deleteGroupOffsets('rd-group', ['rd-offsets:0']), {
       error: 'NO_ERROR',
       groups: [{ group: 'rd-group', error: 'NO_ERROR', partitions: [['rd-offsets', 0, 'NO_ERROR']] }],
     });
     const [left] = await admin.fetchOffsets({ groupId: 'rd-group', topics: ['rd-offsets'] });
-    assert.deepEqual(left!.partitions.map((p) => [p.partition, p.offset]).sort(), [[0, '-1'], [1, '5']]);
+    assert.deepEqual(left!.partitions.map((p) => [p.partition, p.offset]).sort(), [
+      [0, '-1'],
+      [1, '5'],
+    ]);
 
     const joined = new Promise<void>((resolve) => consumer.on(consumer.events.GROUP_JOIN, () => resolve()));
     await consumer.connect();
@@ -97,7 +112,16 @@ test('librdkafka DeleteConsumerGroupOffsets (which aborted the process when Offs
     await joined;
     assert.deepEqual(await deleteGroupOffsets('rd-group', ['rd-offsets:1', 'rd-other:0']), {
       error: 'NO_ERROR',
-      groups: [{ group: 'rd-group', error: 'NO_ERROR', partitions: [['rd-offsets', 1, 'GROUP_SUBSCRIBED_TO_TOPIC'], ['rd-other', 0, 'NO_ERROR']] }],
+      groups: [
+        {
+          group: 'rd-group',
+          error: 'NO_ERROR',
+          partitions: [
+            ['rd-offsets', 1, 'GROUP_SUBSCRIBED_TO_TOPIC'],
+            ['rd-other', 0, 'NO_ERROR'],
+          ],
+        },
+      ],
     });
     assert.deepEqual(await deleteGroupOffsets('rd-nobody', ['rd-other:0']), { error: 'GROUP_ID_NOT_FOUND', groups: [] });
   } finally {
@@ -106,7 +130,7 @@ test('librdkafka DeleteConsumerGroupOffsets (which aborted the process when Offs
   }
 });
 
-test('kafka-python hears Kafka\'s answers for ACLs without an authorizer', async () => {
+test("kafka-python hears Kafka's answers for ACLs without an authorizer", async () => {
   const admin = kafkajs(serve.bootstrap).admin();
   await admin.connect();
   try {

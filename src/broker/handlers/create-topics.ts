@@ -56,7 +56,13 @@ async function create(broker: BrokerContext, t: CreateTopicsRequestCreatableTopi
     }
     broker.logger.info({ topic: t.name, partitions }, 'topic created');
   }
-  const configs = topicConfigEntries(broker.config, own).map(({ name, value, configSource }) => ({ name, value, configSource, readOnly: false, isSensitive: false }));
+  const configs = topicConfigEntries(broker.config, own).map(({ name, value, configSource }) => ({
+    name,
+    value,
+    configSource,
+    readOnly: false,
+    isSensitive: false,
+  }));
   return { name: t.name, topicId, errorCode: ErrorCode.NONE, errorMessage: null, numPartitions: partitions, replicationFactor: 1, configs };
 }
 
@@ -74,8 +80,10 @@ function refusalOf(broker: BrokerContext, t: CreateTopicsRequestCreatableTopic, 
     const problem = topicAssignmentProblem(t.assignments);
     if (problem !== undefined) return [ErrorCode.INVALID_REPLICA_ASSIGNMENT, problem];
   }
-  if (partitions < 1 || partitions > MAX_PARTITIONS) return [ErrorCode.INVALID_PARTITIONS, `Number of partitions must be between 1 and ${MAX_PARTITIONS}, not ${partitions}.`];
-  if (t.replicationFactor === 0 || t.replicationFactor < -1) return [ErrorCode.INVALID_REPLICATION_FACTOR, `Replication factor must be larger than 0, or -1 to use the default.`];
+  if (partitions < 1 || partitions > MAX_PARTITIONS)
+    return [ErrorCode.INVALID_PARTITIONS, `Number of partitions must be between 1 and ${MAX_PARTITIONS}, not ${partitions}.`];
+  if (t.replicationFactor === 0 || t.replicationFactor < -1)
+    return [ErrorCode.INVALID_REPLICATION_FACTOR, `Replication factor must be larger than 0, or -1 to use the default.`];
   if (t.replicationFactor > 1) {
     return [ErrorCode.INVALID_REPLICATION_FACTOR, `Unable to replicate the partition ${t.replicationFactor} time(s): only 1 broker is registered.`];
   }

@@ -79,7 +79,15 @@ function partitionResponse(index: number, errorCode: number, baseOffset: number,
 }
 
 /** Fills `response` for one partition; returns what must be written before it is sent. */
-function appendPartition(broker: BrokerContext, version: number, topic: string, index: number, records: Buffer | null, room: DecompressionRoom, response: PartitionResponse): Promise<void>[] {
+function appendPartition(
+  broker: BrokerContext,
+  version: number,
+  topic: string,
+  index: number,
+  records: Buffer | null,
+  room: DecompressionRoom,
+  response: PartitionResponse,
+): Promise<void>[] {
   const log = broker.storage.partition(topic, index);
   if (log === undefined) {
     response.errorCode = ErrorCode.UNKNOWN_TOPIC_OR_PARTITION;
