@@ -1,18 +1,16 @@
 /**
  * What brook does not have yet is answered as Kafka answers with the feature off: ACLs without an
- * authorizer, configs a policy refuses, quotas, transactions, delegation tokens, the KIP-848
+ * authorizer, quotas, transactions, delegation tokens, the KIP-848
  * group protocol, client metrics. On the wire and through kafkajs and @platformatic/kafka.
  */
 import { test, before, after } from 'node:test';
 import assert from 'node:assert/strict';
 import { join } from 'node:path';
-import type { ConfigResourceTypes, IResourceConfig } from 'kafkajs';
 import { startBroker, type Broker, type BrokerOptions } from '../src/broker/start-broker.js';
 import { ErrorCode } from '../src/protocol/error-codes.js';
 import { AddOffsetsToTxnRequest, AddOffsetsToTxnResponse } from '../src/protocol/messages/add-offsets-to-txn.js';
 import { AddPartitionsToTxnRequest, AddPartitionsToTxnResponse } from '../src/protocol/messages/add-partitions-to-txn.js';
 import { AlterClientQuotasRequest, AlterClientQuotasResponse } from '../src/protocol/messages/alter-client-quotas.js';
-import { AlterConfigsRequest, AlterConfigsResponse } from '../src/protocol/messages/alter-configs.js';
 import { ConsumerGroupDescribeRequest, ConsumerGroupDescribeResponse } from '../src/protocol/messages/consumer-group-describe.js';
 import { ConsumerGroupHeartbeatRequest, ConsumerGroupHeartbeatResponse } from '../src/protocol/messages/consumer-group-heartbeat.js';
 import { CreateAclsRequest, CreateAclsResponse } from '../src/protocol/messages/create-acls.js';
@@ -20,12 +18,10 @@ import { CreateDelegationTokenRequest, CreateDelegationTokenResponse } from '../
 import { DeleteAclsRequest, DeleteAclsResponse } from '../src/protocol/messages/delete-acls.js';
 import { DescribeAclsRequest, DescribeAclsResponse } from '../src/protocol/messages/describe-acls.js';
 import { DescribeClientQuotasRequest, DescribeClientQuotasResponse } from '../src/protocol/messages/describe-client-quotas.js';
-import { DescribeConfigsRequest, DescribeConfigsResponse } from '../src/protocol/messages/describe-configs.js';
 import { DescribeDelegationTokenRequest, DescribeDelegationTokenResponse } from '../src/protocol/messages/describe-delegation-token.js';
 import { DescribeTransactionsRequest, DescribeTransactionsResponse } from '../src/protocol/messages/describe-transactions.js';
 import { EndTxnRequest, EndTxnResponse } from '../src/protocol/messages/end-txn.js';
 import { ExpireDelegationTokenRequest, ExpireDelegationTokenResponse } from '../src/protocol/messages/expire-delegation-token.js';
-import { IncrementalAlterConfigsRequest, IncrementalAlterConfigsResponse } from '../src/protocol/messages/incremental-alter-configs.js';
 import { ListClientMetricsResourcesRequest, ListClientMetricsResourcesResponse } from '../src/protocol/messages/list-client-metrics-resources.js';
 import { ListTransactionsRequest, ListTransactionsResponse } from '../src/protocol/messages/list-transactions.js';
 import { RenewDelegationTokenRequest, RenewDelegationTokenResponse } from '../src/protocol/messages/renew-delegation-token.js';
@@ -38,10 +34,6 @@ import { tempDataDir } from './helpers/serve-process.js';
 import { makeTestCerts, type TestCerts } from './helpers/tls-certs.js';
 import { WireClient } from './helpers/wire-client.js';
 import { createTopic } from './helpers/wire-produce.js';
-
-/** kafkajs's ConfigResourceTypes.TOPIC, which its CommonJS module does not export by name to ESM. */
-const TOPIC_RESOURCE = 2 as ConfigResourceTypes;
-const NOT_ALTERABLE = 'brook does not alter configs yet: topics and the broker keep the settings brook was started with';
 
 let broker: Broker;
 let client: WireClient;
@@ -110,71 +102,6 @@ test('ACLs: SECURITY_DISABLED, as Kafka answers without an authorizer, on the wi
   } finally {
     await plt.close();
   }
-});
-
-test("AlterConfigs and IncrementalAlterConfigs: POLICY_VIOLATION for what brook has, DescribeConfigs' errors for what it lacks", async () => {
-  const resources = [
-    { resourceType: 2, resourceName: 'off' },
-    { resourceType: 4, resourceName: '1' },
-    { resourceType: 4, resourceName: '' },
-    { resourceType: 2, resourceName: 'nope' },
-    { resourceType: 4, resourceName: '7' },
-    { resourceType: 8, resourceName: '1' },
-  ];
-  const expected = [
-    [ErrorCode.POLICY_VIOLATION, NOT_ALTERABLE],
-    [ErrorCode.POLICY_VIOLATION, NOT_ALTERABLE],
-    [ErrorCode.POLICY_VIOLATION, NOT_ALTERABLE],
-    [ErrorCode.UNKNOWN_TOPIC_OR_PARTITION, "no topic 'nope'"],
-    [ErrorCode.INVALID_REQUEST, "no broker '7'"],
-    [ErrorCode.INVALID_REQUEST, 'resource type 8 is not supported'],
-  ];
-  const altered = await client.request(AlterConfigsRequest, AlterConfigsResponse, 2, {
-    validateOnly: false,
-    resources: resources.map((r) => ({ ...r, configs: [{ name: 'retention.ms', value: '1000' }] })),
-  });
-  assert.deepEqual(
-    altered.responses.map((r) => [r.errorCode, r.errorMessage]),
-    expected,
-  );
-  assert.deepEqual(
-    altered.responses.map((r) => [r.resourceType, r.resourceName]),
-    resources.map((r) => [r.resourceType, r.resourceName]),
-  );
-  const incremental = await client.request(IncrementalAlterConfigsRequest, IncrementalAlterConfigsResponse, 1, {
-    validateOnly: true,
-    resources: resources.map((r) => ({ ...r, configs: [{ name: 'retention.ms', configOperation: 0, value: '1000' }] })),
-  });
-  assert.deepEqual(
-    incremental.responses.map((r) => [r.errorCode, r.errorMessage]),
-    expected,
-  );
-
-  const admin = kafkajs(broker.bootstrap).admin();
-  await admin.connect();
-  try {
-    const resource: IResourceConfig = { type: TOPIC_RESOURCE, name: 'off', configEntries: [{ name: 'retention.ms', value: '1000' }] };
-    assert.deepEqual(await rejection(admin.alterConfigs({ validateOnly: false, resources: [resource] })), ['POLICY_VIOLATION']);
-  } finally {
-    await admin.disconnect();
-  }
-  const plt = new Admin({ clientId: 'configs', bootstrapBrokers: [broker.bootstrap], retries: 0 });
-  try {
-    const codes = await rejection(
-      plt.incrementalAlterConfigs({
-        resources: [{ resourceType: 2, resourceName: 'off', configs: [{ name: 'retention.ms', configOperation: 0, value: '1000' }] }],
-      }),
-    );
-    assert.ok(codes.includes('POLICY_VIOLATION'), String(codes));
-  } finally {
-    await plt.close();
-  }
-  const configs = await client.request(DescribeConfigsRequest, DescribeConfigsResponse, 4, {
-    resources: [{ resourceType: 2, resourceName: 'off', configurationKeys: ['retention.ms'] }],
-    includeSynonyms: false,
-    includeDocumentation: false,
-  });
-  assert.equal(configs.results[0]!.configs[0]!.value, String(7 * 24 * 3600 * 1000), 'unchanged');
 });
 
 test('client quotas: none described; an alteration is refused per entry; a filter Kafka refuses is refused alike', async () => {

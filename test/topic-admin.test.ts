@@ -114,29 +114,52 @@ test('validateOnly answers what the create would, and creates nothing', async ()
   }
 });
 
-test('the answer lists the configs in force, and DescribeConfigs tells a setting given from a default', async () => {
-  const [answer] = await create([topic('configured', { configs: [{ name: 'retention.ms', value: '60000' }] })]);
+test("the answer lists the configs in force: the topic's own as DYNAMIC_TOPIC_CONFIG, the rest the broker's, with synonyms when asked", async () => {
+  const [answer] = await create([
+    topic('configured', {
+      configs: [
+        { name: 'retention.ms', value: '60000' },
+        { name: 'preallocate', value: 'true' },
+      ],
+    }),
+  ]);
   const configs = new Map(answer!.configs!.map((c) => [c.name, c]));
-  // brook applies its broker-wide settings to every topic: --retention-ms here, not the topic's 60000.
-  assert.deepEqual([configs.get('retention.ms')!.value, configs.get('retention.ms')!.configSource], ['12345', 4]);
+  assert.deepEqual([configs.get('retention.ms')!.value, configs.get('retention.ms')!.configSource], ['60000', 1]);
   assert.deepEqual([configs.get('segment.bytes')!.value, configs.get('segment.bytes')!.configSource], [String(64 * 1024 * 1024), 5]);
   const described = await client.request(DescribeConfigsRequest, DescribeConfigsResponse, 4, {
     resources: [
-      { resourceType: 2, resourceName: 'configured', configurationKeys: ['retention.ms', 'segment.bytes'] },
+      { resourceType: 2, resourceName: 'configured', configurationKeys: ['retention.ms', 'segment.bytes', 'preallocate', 'delete.retention.ms'] },
       { resourceType: 2, resourceName: 'no/such', configurationKeys: null },
     ],
-    includeSynonyms: false,
+    includeSynonyms: true,
     includeDocumentation: false,
   });
   const [topicResult, badName] = described.results;
   assert.deepEqual(
-    topicResult!.configs.map((c) => [c.name, c.value, c.configSource]),
+    topicResult!.configs.map((c) => [c.name, c.value, c.configSource, c.readOnly, c.synonyms.map((s) => [s.name, s.value, s.source])]),
     [
-      ['retention.ms', '12345', 4],
-      ['segment.bytes', String(64 * 1024 * 1024), 5],
+      ['preallocate', 'true', 1, false, [['preallocate', 'true', 1]]],
+      [
+        'retention.ms',
+        '60000',
+        1,
+        false,
+        [
+          ['retention.ms', '60000', 1],
+          ['log.retention.ms', '12345', 4],
+          ['log.retention.ms', String(7 * 24 * 3600 * 1000), 5],
+        ],
+      ],
+      ['segment.bytes', String(64 * 1024 * 1024), 5, false, [['log.segment.bytes', String(64 * 1024 * 1024), 5]]],
     ],
   );
   assert.equal(badName!.errorCode, ErrorCode.INVALID_TOPIC_EXCEPTION);
+});
+
+test("a value outside what the broker setting takes is INVALID_CONFIG, in Kafka's words", async () => {
+  const [answer] = await create([topic('too-small', { configs: [{ name: 'segment.bytes', value: '10' }] })]);
+  assert.equal(answer!.errorCode, ErrorCode.INVALID_CONFIG);
+  assert.equal(answer!.errorMessage, 'Invalid value 10 for configuration segment.bytes: Value must be a whole number from 14 to 2147483647');
 });
 
 test('DeleteTopics: a topic named by both name and id, by neither, or twice is INVALID_REQUEST and stays', async () => {

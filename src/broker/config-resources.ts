@@ -26,21 +26,3 @@ export function configResourceProblem(resourceType: number, resourceName: string
   }
   return { errorCode: ErrorCode.INVALID_REQUEST, errorMessage: `resource type ${resourceType} is not supported` };
 }
-
-/** An alteration of a resource brook has is refused as a policy would: topics and the broker keep the settings brook started with. */
-const NOT_ALTERABLE: ResourceProblem = {
-  errorCode: ErrorCode.POLICY_VIOLATION,
-  errorMessage: 'brook does not alter configs yet: topics and the broker keep the settings brook was started with',
-};
-
-/** AlterConfigs' and IncrementalAlterConfigs' answer, per resource. */
-export function refuseAlterations(
-  resources: readonly { readonly resourceType: number; readonly resourceName: string }[],
-  storage: Storage,
-): (ResourceProblem & { resourceType: number; resourceName: string })[] {
-  return resources.map(({ resourceType, resourceName }) => ({
-    ...(configResourceProblem(resourceType, resourceName, storage) ?? NOT_ALTERABLE),
-    resourceType,
-    resourceName,
-  }));
-}

@@ -1,91 +1,78 @@
 /**
- * Topic configs by Kafka's names: the values every topic has (brook applies its broker-wide
- * settings to all topics), and the check CreateTopics makes of the configs it is sent, which are
- * Kafka's topic config names, each with a value of its type.
+ * Topic configs as DescribeConfigs and CreateTopics answer them: a topic's own value
+ * (DYNAMIC_TOPIC_CONFIG), else the broker setting that is its default (STATIC_BROKER_CONFIG when
+ * the broker was given it, DEFAULT_CONFIG otherwise), and the synonyms that say so.
  */
-import type { KafkaType } from '../settings/kinds.js';
+import type { TopicConfigs } from '../log/topic-config.js';
 import { DEFAULT_CONFIG, TOPIC_CONFIG_SETTINGS, topicConfigDefaults, type BrokerConfig } from '../settings/settings.js';
 
-/** Kafka's topic configs (TopicConfig, 3.x and 4.0) and the type of each: those of no setting here, the rest from the settings. */
-const KINDS: Readonly<Record<string, KafkaType>> = {
-  'cleanup.policy': { listOf: ['compact', 'delete'] },
-  'compression.type': { oneOf: ['uncompressed', 'zstd', 'lz4', 'snappy', 'gzip', 'producer'] },
-  'compression.gzip.level': 'int',
-  'compression.lz4.level': 'int',
-  'compression.zstd.level': 'int',
-  'delete.retention.ms': 'long',
-  'file.delete.delay.ms': 'long',
-  'flush.messages': 'long',
-  'flush.ms': 'long',
-  'follower.replication.throttled.replicas': 'string',
-  'index.interval.bytes': 'int',
-  'leader.replication.throttled.replicas': 'string',
-  'local.retention.bytes': 'long',
-  'local.retention.ms': 'long',
-  'max.compaction.lag.ms': 'long',
-  'message.downconversion.enable': 'boolean',
-  'message.format.version': 'string',
-  'message.timestamp.difference.max.ms': 'long',
-  'min.cleanable.dirty.ratio': 'double',
-  'min.compaction.lag.ms': 'long',
-  'min.insync.replicas': 'int',
-  preallocate: 'boolean',
-  'remote.log.copy.disable': 'boolean',
-  'remote.log.delete.on.disable': 'boolean',
-  'remote.storage.enable': 'boolean',
-  'segment.index.bytes': 'int',
-  'segment.jitter.ms': 'long',
-  'unclean.leader.election.enable': 'boolean',
-  ...Object.fromEntries([...TOPIC_CONFIG_SETTINGS].flatMap(([name, s]) => (s.kind.kafkaType === undefined ? [] : [[name, s.kind.kafkaType]]))),
-};
-
-const INTEGER = /^[+-]?\d+$/;
-
-function fits(kind: KafkaType, value: string): boolean {
-  if (kind === 'int') return INTEGER.test(value) && Number(value) >= -(2 ** 31) && Number(value) < 2 ** 31;
-  if (kind === 'long') return INTEGER.test(value) && BigInt.asIntN(64, BigInt(value)) === BigInt(value);
-  if (kind === 'double') return value !== '' && Number.isFinite(Number(value));
-  if (kind === 'boolean') return /^(true|false)$/i.test(value);
-  if (kind === 'string') return true;
-  if ('oneOf' in kind) return kind.oneOf.includes(value);
-  return value.split(',').every((item) => kind.listOf.includes(item.trim()));
-}
-
-/** What is wrong with setting topic config `name` to `value`, in Kafka's words; undefined if nothing. */
-export function topicConfigProblem(name: string, value: string): string | undefined {
-  const kind = KINDS[name];
-  if (kind === undefined) return `Unknown topic config name: ${name}`;
-  const trimmed = value.trim();
-  if (fits(kind, trimmed)) return undefined;
-  const expected =
-    typeof kind === 'string'
-      ? `Not a number of type ${kind.toUpperCase()}`
-      : `String must be one of: ${'oneOf' in kind ? kind.oneOf.join(', ') : kind.listOf.join(', ')}`;
-  return `Invalid value ${value} for configuration ${name}: ${kind === 'boolean' ? 'Expected value to be either true or false' : expected}`;
-}
-
-/** The configs in force for every topic: those brook fixes, and the broker's settings. */
-function topicConfigs(c: BrokerConfig): Record<string, string> {
-  return { 'cleanup.policy': 'delete', 'compression.type': 'producer', 'min.insync.replicas': '1', ...topicConfigDefaults(c) };
-}
-
 /** Kafka's ConfigSource values. */
+const DYNAMIC_TOPIC_CONFIG = 1;
 const STATIC_BROKER_CONFIG = 4;
 export const DEFAULT_CONFIG_SOURCE = 5;
+
+/** The configs brook fixes for every topic unless it has its own, with the broker config Kafka names as their default. */
+const FIXED: Readonly<Record<string, { readonly value: string; readonly broker: string }>> = {
+  'cleanup.policy': { value: 'delete', broker: 'log.cleanup.policy' },
+  'compression.type': { value: 'producer', broker: 'compression.type' },
+  'min.insync.replicas': { value: '1', broker: 'min.insync.replicas' },
+};
+
+export interface ConfigSynonym {
+  readonly name: string;
+  readonly value: string;
+  readonly source: number;
+}
 
 export interface ConfigEntry {
   readonly name: string;
   readonly value: string;
   readonly configSource: number;
+  /** Where the value could come from, the one in force first (Kafka's includeSynonyms). */
+  readonly synonyms: readonly ConfigSynonym[];
 }
 
 /** Each config, by name, with where its value comes from: a setting the broker was given, or its default. */
 export function configEntries(values: Record<string, string>, defaults: Record<string, string>): ConfigEntry[] {
-  return Object.entries(values)
-    .sort(([a], [b]) => (a < b ? -1 : 1))
-    .map(([name, value]) => ({ name, value, configSource: value === defaults[name] ? DEFAULT_CONFIG_SOURCE : STATIC_BROKER_CONFIG }));
+  return sorted(Object.entries(values)).map(([name, value]) => {
+    const configSource = value === defaults[name] ? DEFAULT_CONFIG_SOURCE : STATIC_BROKER_CONFIG;
+    return { name, value, configSource, synonyms: [{ name, value, source: configSource }] };
+  });
 }
 
-export function topicConfigEntries(c: BrokerConfig): ConfigEntry[] {
-  return configEntries(topicConfigs(c), topicConfigs(DEFAULT_CONFIG));
+/** Worked out once per broker config: produce looks values up for every batch. */
+const defaultsOf = new WeakMap<BrokerConfig, Readonly<Record<string, string>>>();
+
+/** The broker's defaults of topic configs, by the topic config's name. */
+function brokerDefaults(c: BrokerConfig): Readonly<Record<string, string>> {
+  let defaults = defaultsOf.get(c);
+  if (defaults === undefined) {
+    defaults = { ...Object.fromEntries(Object.entries(FIXED).map(([name, f]) => [name, f.value])), ...topicConfigDefaults(c) };
+    defaultsOf.set(c, defaults);
+  }
+  return defaults;
+}
+
+/** The value in force of a topic config the broker has a default of: the topic's own, or that default. */
+export function topicConfigValue(c: BrokerConfig, own: TopicConfigs, name: string): string {
+  return own[name] ?? brokerDefaults(c)[name] ?? '';
+}
+
+/** A topic's configs: every one the broker has a default of, and those the topic has of its own. */
+export function topicConfigEntries(c: BrokerConfig, own: TopicConfigs): ConfigEntry[] {
+  const given = brokerDefaults(c);
+  const defaults = brokerDefaults(DEFAULT_CONFIG);
+  return sorted(Object.entries({ ...given, ...own })).map(([name, value]) => {
+    const broker = TOPIC_CONFIG_SETTINGS.get(name)?.broker ?? FIXED[name]?.broker;
+    const synonyms: ConfigSynonym[] = [];
+    if (own[name] !== undefined) synonyms.push({ name, value: own[name], source: DYNAMIC_TOPIC_CONFIG });
+    if (broker !== undefined && given[name] !== defaults[name]) synonyms.push({ name: broker, value: given[name]!, source: STATIC_BROKER_CONFIG });
+    if (broker !== undefined) synonyms.push({ name: broker, value: defaults[name]!, source: DEFAULT_CONFIG_SOURCE });
+    // A config of the topic's own with no broker default is its own synonym alone.
+    return { name, value, configSource: synonyms[0]?.source ?? DYNAMIC_TOPIC_CONFIG, synonyms };
+  });
+}
+
+function sorted<T>(entries: [string, T][]): [string, T][] {
+  return entries.sort(([a], [b]) => (a < b ? -1 : 1));
 }

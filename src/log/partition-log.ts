@@ -71,7 +71,7 @@ const SKIPPED_SHARE = 1 / 8;
 const NOTHING: Buffer = Buffer.alloc(0);
 
 export class PartitionLog {
-  private readonly options: ResolvedLogOptions;
+  private options: ResolvedLogOptions;
   private readonly segments: Segment[];
   private readonly states: ProducerStates;
   private readonly tail: TailCache;
@@ -209,6 +209,11 @@ export class PartitionLog {
     this.tail.push(baseOffset, end, staged);
     this.schedule();
     return baseOffset;
+  }
+
+  /** Runs with `options` from now on: retention from its next check, segment sizes from the next roll. */
+  configure(options: LogOptions): void {
+    this.options = resolveLogOptions(options);
   }
 
   /** Resolves once `offset` is below the high watermark; rejects if its write failed. */

@@ -1,6 +1,6 @@
 /**
  * The data directory:
- *   metadata.json         cluster id and topics (name, topic id, partition count)
+ *   metadata.json         cluster id and topics (name, topic id, partition count, own configs)
  *   producer-ids.json     start of the next producer id block: ids below it may have been handed out
  *   <topic>-<partition>/  one PartitionLog each
  * Metadata is replaced atomically; a partition directory no topic owns (an interrupted create or
@@ -14,6 +14,7 @@ import { makeDirectory } from './make-directory.js';
 import { resolveLogOptions, type LogOptions, type Reporter } from './options.js';
 import { isPartitionFileName } from './partition-files.js';
 import { PartitionLog } from './partition-log.js';
+import { isTopicConfigs, topicLogOptions, type TopicConfigs } from './topic-config.js';
 import { topicNameProblem } from './topic-name.js';
 
 export interface TopicInfo {
@@ -21,12 +22,17 @@ export interface TopicInfo {
   /** Canonical lower-case UUID, random at creation. */
   readonly topicId: string;
   readonly partitions: number;
+  /** The topic configs it has of its own; the broker's settings give the rest. */
+  readonly configs: TopicConfigs;
 }
+
+/** A topic as metadata.json holds it: written before topics had configs, without them. */
+type StoredTopic = Omit<TopicInfo, 'configs'> & { readonly configs?: TopicConfigs };
 
 interface Metadata {
   readonly version: 1;
   readonly clusterId: string;
-  readonly topics: readonly TopicInfo[];
+  readonly topics: readonly StoredTopic[];
 }
 
 interface ProducerIds {
@@ -73,11 +79,17 @@ function isMetadata(value: unknown): value is Metadata {
   return isVersion1(value) && typeof value.clusterId === 'string' && Array.isArray(value.topics) && value.topics.every(isTopicInfo);
 }
 
-function isTopicInfo(value: unknown): value is TopicInfo {
+function isTopicInfo(value: unknown): value is StoredTopic {
   if (!isJsonObject(value)) return false;
-  const { name, topicId, partitions } = value;
+  const { name, topicId, partitions, configs } = value;
   const counted = typeof partitions === 'number' && Number.isInteger(partitions) && partitions >= 1 && partitions <= MAX_PARTITIONS;
-  return typeof name === 'string' && topicNameProblem(name) === undefined && typeof topicId === 'string' && counted;
+  return (
+    typeof name === 'string' &&
+    topicNameProblem(name) === undefined &&
+    typeof topicId === 'string' &&
+    counted &&
+    (configs === undefined || isTopicConfigs(configs))
+  );
 }
 
 function isProducerIds(value: unknown): value is ProducerIds {
@@ -170,15 +182,16 @@ export class Storage {
   }
 
   /** Opens each topic's partitions, warning about a partition directory that is gone. */
-  private async openTopics(topics: readonly TopicInfo[], dirs: readonly string[]): Promise<void> {
-    for (const info of topics) {
+  private async openTopics(topics: readonly StoredTopic[], dirs: readonly string[]): Promise<void> {
+    for (const stored of topics) {
+      const info: TopicInfo = { ...stored, configs: stored.configs ?? {} };
       for (let p = 0; p < info.partitions; p++) {
         const dir = `${info.name}-${p}`;
         // Made again empty, as it must be served: said, since whatever it held is gone.
         if (!dirs.includes(dir))
           this.report.warn('a partition directory is missing: the partition starts empty, what it held is lost', { dir: join(this.dataDir, dir) });
       }
-      this.byName.set(info.name, { info, logs: await this.openEach(info.name, 0, info.partitions) });
+      this.byName.set(info.name, { info, logs: await this.openEach(info, 0, info.partitions) });
     }
   }
 
@@ -211,8 +224,11 @@ export class Storage {
     return this.byName.get(topic)?.logs[index];
   }
 
-  /** Creates the partitions, then records the topic; throws TopicExistsError if the name is taken, TopicCollisionError if another collides with it. */
-  async createTopic(name: string, partitions: number): Promise<TopicInfo> {
+  /**
+   * Creates the partitions, then records the topic with its own `configs` (checked by the
+   * caller); throws TopicExistsError if the name is taken, TopicCollisionError if another collides with it.
+   */
+  async createTopic(name: string, partitions: number, configs: TopicConfigs = {}): Promise<TopicInfo> {
     const nameProblem = topicNameProblem(name);
     if (nameProblem !== undefined) throw new RangeError(nameProblem);
     if (!(Number.isInteger(partitions) && partitions >= 1 && partitions <= MAX_PARTITIONS)) {
@@ -223,8 +239,8 @@ export class Storage {
       if (existing !== undefined) throw new TopicExistsError(existing.info);
       const colliding = this.collidingTopic(name);
       if (colliding !== undefined) throw new TopicCollisionError(name, colliding);
-      const info: TopicInfo = { name, topicId: randomUUID(), partitions };
-      const logs = await this.addPartitions(name, 0, partitions, () => this.saveMetadata([...this.topics(), info]));
+      const info: TopicInfo = { name, topicId: randomUUID(), partitions, configs };
+      const logs = await this.addPartitions(info, 0, partitions, () => this.saveMetadata([...this.topics(), info]));
       this.byName.set(name, { info, logs });
       return info;
     });
@@ -243,8 +259,25 @@ export class Storage {
       if (problem !== undefined) throw new InvalidPartitionsError(problem);
       const info: TopicInfo = { ...topic.info, partitions: count };
       const saved = this.topics().map((t) => (t.name === name ? info : t));
-      const added = await this.addPartitions(name, topic.info.partitions, count, () => this.saveMetadata(saved));
+      const added = await this.addPartitions(info, topic.info.partitions, count, () => this.saveMetadata(saved));
       this.byName.set(name, { info, logs: [...topic.logs, ...added] });
+      return info;
+    });
+  }
+
+  /**
+   * Replaces the topic's own configs (checked by the caller): stored, then applied to its
+   * partitions at once. Undefined when, by the time the change's turn comes, no topic holds the
+   * name; `alter` works out the new configs from those the topic has then.
+   */
+  async alterTopicConfigs(name: string, alter: (configs: TopicConfigs) => TopicConfigs): Promise<TopicInfo | undefined> {
+    return this.change(async () => {
+      const topic = this.byName.get(name);
+      if (topic === undefined) return undefined;
+      const info: TopicInfo = { ...topic.info, configs: alter(topic.info.configs) };
+      await this.saveMetadata(this.topics().map((t) => (t.name === name ? info : t)));
+      this.byName.set(name, { info, logs: topic.logs });
+      for (const log of topic.logs) log.configure(topicLogOptions(this.options, info.configs));
       return info;
     });
   }
@@ -299,17 +332,17 @@ export class Storage {
     return this.closing;
   }
 
-  private openPartition(topic: string, index: number): Promise<PartitionLog> {
-    return PartitionLog.open(this.partitionDir(topic, index), this.options);
+  private openPartition(topic: TopicInfo, index: number): Promise<PartitionLog> {
+    return PartitionLog.open(this.partitionDir(topic.name, index), topicLogOptions(this.options, topic.configs));
   }
 
   /**
-   * Opens partitions `from` up to `to` of `name` afresh, then runs `record`, which saves the
+   * Opens partitions `from` up to `to` of `topic` afresh, then runs `record`, which saves the
    * metadata owning them; if either fails, the partitions are closed and removed again.
    */
-  private async addPartitions(name: string, from: number, to: number, record: () => Promise<void>): Promise<PartitionLog[]> {
+  private async addPartitions(topic: TopicInfo, from: number, to: number, record: () => Promise<void>): Promise<PartitionLog[]> {
     const indexes = Array.from({ length: to - from }, (_, i) => from + i);
-    const dirs = indexes.map((p) => this.partitionDir(name, p));
+    const dirs = indexes.map((p) => this.partitionDir(topic.name, p));
     for (const dir of dirs) {
       const foreign = await foreignFile(dir);
       if (foreign !== undefined)
@@ -320,7 +353,7 @@ export class Storage {
     await removeAll();
     let logs: PartitionLog[] = [];
     try {
-      logs = await this.openEach(name, from, to);
+      logs = await this.openEach(topic, from, to);
       await record();
     } catch (err) {
       await Promise.all(logs.map((l) => l.close().catch(() => {})));
@@ -331,11 +364,11 @@ export class Storage {
   }
 
   /**
-   * Opens partitions `from` up to `to` of `name`. Settled, so that when one fails to open the
+   * Opens partitions `from` up to `to` of `topic`. Settled, so that when one fails to open the
    * others are closed, not left open with their timers running.
    */
-  private async openEach(name: string, from: number, to: number): Promise<PartitionLog[]> {
-    const opened = await Promise.allSettled(Array.from({ length: to - from }, (_, i) => this.openPartition(name, from + i)));
+  private async openEach(topic: TopicInfo, from: number, to: number): Promise<PartitionLog[]> {
+    const opened = await Promise.allSettled(Array.from({ length: to - from }, (_, i) => this.openPartition(topic, from + i)));
     const logs = opened.flatMap((o) => (o.status === 'fulfilled' ? [o.value] : []));
     const failed = opened.find((o) => o.status === 'rejected');
     if (failed === undefined) return logs;

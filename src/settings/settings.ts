@@ -3,8 +3,8 @@
  * name in kebab case, or the row's `flag`), its Kafka names, the values it takes, its default and what it does. The
  * flags, startBroker's checks, the defaults, DescribeConfigs' answers and the README's tables
  * (`npm run gen:readme`) all come from here: a new setting is one row (README, "Adding a
- * setting"). A broker config that is the default of a topic config names both, so that topics'
- * own values, once they may have them, are looked up by the topic config's name.
+ * setting"). A broker config that is the default of a topic config names both, so that a topic
+ * without its own value is given the broker's, found by the topic config's name.
  */
 import { TIMESTAMP_TYPES } from '../protocol/record-batch.js';
 import {

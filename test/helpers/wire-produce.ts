@@ -4,9 +4,9 @@ import { CreateTopicsRequest, CreateTopicsResponse } from '../../src/protocol/me
 import { ProduceRequest, ProduceResponse } from '../../src/protocol/messages/produce.js';
 import type { WireClient } from './wire-client.js';
 
-export async function createTopic(client: WireClient, name: string, numPartitions: number): Promise<void> {
+export async function createTopic(client: WireClient, name: string, numPartitions: number, configs: Record<string, string> = {}): Promise<void> {
   const created = await client.request(CreateTopicsRequest, CreateTopicsResponse, 7, {
-    topics: [{ name, numPartitions, replicationFactor: 1, assignments: [], configs: [] }],
+    topics: [{ name, numPartitions, replicationFactor: 1, assignments: [], configs: Object.entries(configs).map(([n, value]) => ({ name: n, value })) }],
     timeoutMs: 1000,
     validateOnly: false,
   });

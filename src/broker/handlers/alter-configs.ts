@@ -1,14 +1,15 @@
-/** AlterConfigs: brook alters no config yet; each resource it has is refused with POLICY_VIOLATION, others as DescribeConfigs answers them. */
+/** AlterConfigs: each topic's own configs replaced by those given; see config-alterations.ts. */
 import { AlterConfigsRequest, AlterConfigsResponse } from '../../protocol/messages/alter-configs.js';
 import { defineApi } from '../api-handler.js';
-import { refuseAlterations } from '../config-resources.js';
+import { alterResources, SET } from '../config-alterations.js';
 
 export const alterConfigs = defineApi({
   request: AlterConfigsRequest,
   response: AlterConfigsResponse,
   minVersion: 0,
   maxVersion: 2,
-  handle(request, _info, broker): AlterConfigsResponse {
-    return { throttleTimeMs: 0, responses: refuseAlterations(request.resources, broker.storage) };
+  async handle(request, _info, broker): Promise<AlterConfigsResponse> {
+    const resources = request.resources.map((r) => ({ ...r, replace: true, configs: r.configs.map((c) => ({ ...c, configOperation: SET })) }));
+    return { throttleTimeMs: 0, responses: await alterResources(broker, resources, request.validateOnly) };
   },
 });

@@ -1,8 +1,8 @@
 /**
  * CreateTopics: one replica on this broker; -1 partitions means num.partitions. Checked as Kafka
  * checks, validateOnly alike: a name given twice in one request is INVALID_REQUEST and created
- * not at all; configs must be Kafka's topic configs with values of their types (brook then
- * applies its broker-wide settings to every topic, which the response's configs show).
+ * not at all; configs must be Kafka's topic configs with values they take, and are the topic's
+ * own from then on, stored with it.
  */
 import { ErrorCode } from '../../protocol/error-codes.js';
 import { CreateTopicsRequest, CreateTopicsResponse, type CreateTopicsRequestCreatableTopic } from '../../protocol/messages/create-topics.js';
@@ -12,7 +12,8 @@ import { defineApi } from '../api-handler.js';
 import type { BrokerContext } from '../broker-context.js';
 import { answerEachNamedOnce } from '../named-once.js';
 import { assignmentProblem } from '../replica-assignments.js';
-import { topicConfigEntries, topicConfigProblem } from '../topic-configs.js';
+import { topicConfigEntries } from '../topic-configs.js';
+import { topicConfigProblem } from '../../log/topic-config.js';
 import { topicNameProblem } from '../../log/topic-name.js';
 import { storageErrorCode } from '../storage-error.js';
 
@@ -44,9 +45,10 @@ async function create(broker: BrokerContext, t: CreateTopicsRequestCreatableTopi
   const refusal = refusalOf(broker, t, partitions);
   if (refusal !== undefined) return failure(t.name, refusal);
   let topicId = ZERO_UUID;
+  const own = Object.fromEntries(t.configs.flatMap(({ name, value }) => (value === null ? [] : [[name, value.trim()]])));
   if (!validateOnly) {
     try {
-      topicId = (await broker.storage.createTopic(t.name, partitions)).topicId;
+      topicId = (await broker.storage.createTopic(t.name, partitions, own)).topicId;
     } catch (err) {
       if (err instanceof TopicExistsError) return failure(t.name, [ErrorCode.TOPIC_ALREADY_EXISTS, err.message]);
       if (err instanceof TopicCollisionError) return failure(t.name, [ErrorCode.INVALID_TOPIC_EXCEPTION, err.message]);
@@ -54,7 +56,13 @@ async function create(broker: BrokerContext, t: CreateTopicsRequestCreatableTopi
     }
     broker.logger.info({ topic: t.name, partitions }, 'topic created');
   }
-  const configs = topicConfigEntries(broker.config).map((c) => ({ ...c, readOnly: true, isSensitive: false }));
+  const configs = topicConfigEntries(broker.config, own).map(({ name, value, configSource }) => ({
+    name,
+    value,
+    configSource,
+    readOnly: false,
+    isSensitive: false,
+  }));
   return { name: t.name, topicId, errorCode: ErrorCode.NONE, errorMessage: null, numPartitions: partitions, replicationFactor: 1, configs };
 }
 

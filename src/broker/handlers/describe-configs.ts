@@ -1,4 +1,4 @@
-/** DescribeConfigs: the settings in force for a topic (type 2) or this broker (type 4), by Kafka's names. */
+/** DescribeConfigs: the configs in force for a topic (type 2) or this broker (type 4), by Kafka's names, with their synonyms if asked. */
 import { ErrorCode } from '../../protocol/error-codes.js';
 import { DescribeConfigsRequest, DescribeConfigsResponse } from '../../protocol/messages/describe-configs.js';
 import { defineApi } from '../api-handler.js';
@@ -35,22 +35,23 @@ export const describeConfigs = defineApi({
         resourceName: res.resourceName,
         configs: configs
           .filter(({ name }) => res.configurationKeys === null || res.configurationKeys.includes(name))
-          .map(({ name, value, configSource }) => ({
+          .map(({ name, value, configSource, synonyms }) => ({
             name,
             value,
-            // No AlterConfigs: nothing can be changed while brook runs.
-            readOnly: true,
+            // Topic configs are altered at run time; the broker's settings are fixed at start.
+            readOnly: res.resourceType !== TOPIC_RESOURCE,
             isDefault: configSource === DEFAULT_CONFIG_SOURCE,
             configSource,
             isSensitive: false,
-            synonyms: [],
+            synonyms: request.includeSynonyms ? [...synonyms] : [],
             configType: 0,
             documentation: null,
           })),
       });
       const problem = configResourceProblem(res.resourceType, res.resourceName, broker.storage);
       if (problem !== undefined) return result(problem.errorCode, problem.errorMessage);
-      if (res.resourceType === TOPIC_RESOURCE) return result(ErrorCode.NONE, null, topicConfigEntries(broker.config));
+      const topic = res.resourceType === TOPIC_RESOURCE ? broker.storage.topic(res.resourceName) : undefined;
+      if (topic !== undefined) return result(ErrorCode.NONE, null, topicConfigEntries(broker.config, topic.configs));
       return result(ErrorCode.NONE, null, configEntries(brokerConfigs(broker.config, broker.advertised), brokerConfigs(DEFAULT_CONFIG, broker.advertised)));
     });
     return { throttleTimeMs: 0, results };

@@ -1,14 +1,15 @@
-/** IncrementalAlterConfigs: brook alters no config yet; each resource it has is refused with POLICY_VIOLATION, others as DescribeConfigs answers them. */
+/** IncrementalAlterConfigs: each topic's own configs set, deleted, appended to or subtracted from; see config-alterations.ts. */
 import { IncrementalAlterConfigsRequest, IncrementalAlterConfigsResponse } from '../../protocol/messages/incremental-alter-configs.js';
 import { defineApi } from '../api-handler.js';
-import { refuseAlterations } from '../config-resources.js';
+import { alterResources } from '../config-alterations.js';
 
 export const incrementalAlterConfigs = defineApi({
   request: IncrementalAlterConfigsRequest,
   response: IncrementalAlterConfigsResponse,
   minVersion: 0,
   maxVersion: 1,
-  handle(request, _info, broker): IncrementalAlterConfigsResponse {
-    return { throttleTimeMs: 0, responses: refuseAlterations(request.resources, broker.storage) };
+  async handle(request, _info, broker): Promise<IncrementalAlterConfigsResponse> {
+    const resources = request.resources.map((r) => ({ ...r, replace: false }));
+    return { throttleTimeMs: 0, responses: await alterResources(broker, resources, request.validateOnly) };
   },
 });

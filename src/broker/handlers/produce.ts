@@ -18,12 +18,15 @@ import {
   type BatchHeader,
   type DecompressionRoom,
   type TimestampRules,
+  type TimestampType,
 } from '../../protocol/record-batch.js';
+import { configNumber, listItems, type TopicConfigs } from '../../log/topic-config.js';
 import type { PartitionLog } from '../../log/partition-log.js';
 import { defineApi } from '../api-handler.js';
 import type { BrokerContext } from '../broker-context.js';
 import { LEADER_EPOCH } from '../config.js';
 import { PartitionWaiters } from '../partition-waiters.js';
+import { topicConfigValue } from '../topic-configs.js';
 
 type PartitionResponse = ProduceResponsePartitionProduceResponse;
 
@@ -102,12 +105,20 @@ function appendPartition(
     response.errorMessage = `zstd needs Produce version ${ZSTD_MIN_VERSION} or later, not ${version}`;
     return [];
   }
+  const own = broker.storage.topic(topic)?.configs ?? {};
+  const maxBatchBytes = configNumber(topicConfigValue(broker.config, own, 'max.message.bytes'));
+  if (records !== null && records.length > maxBatchBytes) {
+    response.errorCode = ErrorCode.MESSAGE_TOO_LARGE;
+    response.errorMessage = `The record batch size in the append to ${topic}-${index} is ${records.length} bytes which exceeds the maximum configured value of ${maxBatchBytes}.`;
+    return [];
+  }
   const now = Date.now();
-  const rules = timestampRules(broker.config);
+  const rules = timestampRules(broker.config, own);
   let header;
   try {
     if (records === null) throw new RecordBatchError(ErrorCode.CORRUPT_MESSAGE, 'records are null');
-    header = validateProducedBatch(records, room, rules, now);
+    const compacted = listItems(topicConfigValue(broker.config, own, 'cleanup.policy')).includes('compact');
+    header = validateProducedBatch(records, room, rules, now, compacted ? `${topic}-${index}` : undefined);
   } catch (err) {
     if (!(err instanceof RecordBatchError)) throw err;
     response.errorCode = err.errorCode;
@@ -148,8 +159,10 @@ function appendPartition(
   return [appended];
 }
 
-function timestampRules(config: BrokerContext['config']): TimestampRules {
-  return { type: config.messageTimestampType, beforeMaxMs: config.messageTimestampBeforeMaxMs, afterMaxMs: config.messageTimestampAfterMaxMs };
+/** The topic's message.timestamp.* configs: its own, or the broker's. */
+function timestampRules(config: BrokerContext['config'], own: TopicConfigs): TimestampRules {
+  const value = (name: string): string => topicConfigValue(config, own, `message.timestamp.${name}`);
+  return { type: value('type') as TimestampType, beforeMaxMs: configNumber(value('before.max.ms')), afterMaxMs: configNumber(value('after.max.ms')) };
 }
 
 async function appendTimeOf(log: PartitionLog, baseOffset: number, response: PartitionResponse): Promise<void> {

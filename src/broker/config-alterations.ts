@@ -1,0 +1,149 @@
+/**
+ * AlterConfigs and IncrementalAlterConfigs, per resource: a topic's own configs are replaced
+ * (AlterConfigs) or changed config by config (SET, DELETE, APPEND, SUBTRACT), checked as Kafka
+ * checks them, then stored and applied to its partitions at once; validateOnly checks alone.
+ * The broker's configs are its settings, fixed at start: altering one is refused as Kafka
+ * refuses a config it cannot update dynamically.
+ */
+import { isListConfig, isTopicConfig, listItems, topicConfigProblem, type TopicConfigs } from '../log/topic-config.js';
+import { ErrorCode } from '../protocol/error-codes.js';
+import type { BrokerContext } from './broker-context.js';
+import { configResourceProblem, TOPIC_RESOURCE, type ResourceProblem } from './config-resources.js';
+import { storageErrorCode } from './storage-error.js';
+import { topicConfigValue } from './topic-configs.js';
+
+/** IncrementalAlterConfigs' operations; AlterConfigs' entries are each a SET. */
+export const SET = 0;
+const DELETE = 1;
+const APPEND = 2;
+const SUBTRACT = 3;
+
+export interface Alteration {
+  readonly name: string;
+  readonly configOperation: number;
+  readonly value: string | null;
+}
+
+export interface AlteredResource {
+  readonly resourceType: number;
+  readonly resourceName: string;
+  /** AlterConfigs: the configs the resource is to have, all others removed; else changes to those it has. */
+  readonly replace: boolean;
+  readonly configs: readonly Alteration[];
+}
+
+export interface AlterationAnswer {
+  readonly resourceType: number;
+  readonly resourceName: string;
+  readonly errorCode: number;
+  readonly errorMessage: string | null;
+}
+
+/** A config an alteration would leave with a value Kafka does not take (a list subtracted to nothing). */
+class AlteredValueError extends Error {}
+
+const key = (r: AlteredResource): string => `${r.resourceType}:${r.resourceName}`;
+
+/** Alters each resource in turn; each answered with its own error, or none. As Kafka, a resource named twice is refused each time. */
+export async function alterResources(broker: BrokerContext, resources: readonly AlteredResource[], validateOnly: boolean): Promise<AlterationAnswer[]> {
+  const answers: AlterationAnswer[] = [];
+  const times = new Map<string, number>();
+  for (const r of resources) times.set(key(r), (times.get(key(r)) ?? 0) + 1);
+  for (const resource of resources) {
+    const twice = times.get(key(resource))! > 1;
+    const problem = twice
+      ? { errorCode: ErrorCode.INVALID_REQUEST, errorMessage: 'Each resource must appear at most once.' }
+      : await alterResource(broker, resource, validateOnly);
+    answers.push({
+      resourceType: resource.resourceType,
+      resourceName: resource.resourceName,
+      errorCode: problem?.errorCode ?? ErrorCode.NONE,
+      errorMessage: problem?.errorMessage ?? null,
+    });
+  }
+  return answers;
+}
+
+/** Kafka's error for the resource's alteration, or undefined once it is made. */
+async function alterResource(broker: BrokerContext, resource: AlteredResource, validateOnly: boolean): Promise<ResourceProblem | undefined> {
+  const { resourceType, resourceName, configs } = resource;
+  const nulls = configs.filter((c) => c.configOperation !== DELETE && c.value === null).map((c) => c.name);
+  if (nulls.length > 0) return { errorCode: ErrorCode.INVALID_REQUEST, errorMessage: `Null value not supported for : ${nulls.join(', ')}` };
+  const missing = configResourceProblem(resourceType, resourceName, broker.storage);
+  if (missing !== undefined) return missing;
+  if (new Set(configs.map((c) => c.name)).size !== configs.length)
+    return { errorCode: ErrorCode.INVALID_REQUEST, errorMessage: 'Error due to duplicate config keys' };
+  if (resourceType !== TOPIC_RESOURCE) {
+    if (configs.length === 0) return undefined;
+    const names = configs.map((c) => c.name).join(', ');
+    return {
+      errorCode: ErrorCode.INVALID_REQUEST,
+      errorMessage: `Invalid config value for resource ConfigResource(type=BROKER, name='${resourceName}'): Cannot update these configs dynamically: Set(${names})`,
+    };
+  }
+  for (const alteration of configs) {
+    const problem = alterationProblem(alteration);
+    if (problem !== undefined) return problem;
+  }
+  const alter = (own: TopicConfigs): TopicConfigs => {
+    const next = altered(own, resource, (name) => topicConfigValue(broker.config, own, name));
+    for (const [name, value] of Object.entries(next)) {
+      const problem = topicConfigProblem(name, value);
+      if (problem !== undefined) throw new AlteredValueError(problem);
+    }
+    return next;
+  };
+  if (validateOnly) {
+    const topic = broker.storage.topic(resourceName);
+    try {
+      if (topic !== undefined) alter(topic.configs);
+    } catch (err) {
+      return { errorCode: ErrorCode.INVALID_CONFIG, errorMessage: (err as Error).message };
+    }
+    return undefined;
+  }
+  try {
+    const info = await broker.storage.alterTopicConfigs(resourceName, alter);
+    if (info === undefined) return { errorCode: ErrorCode.UNKNOWN_TOPIC_OR_PARTITION, errorMessage: `no topic '${resourceName}'` };
+    broker.logger.info({ topic: resourceName, configs: info.configs }, 'topic configs altered');
+  } catch (err) {
+    return { errorCode: err instanceof AlteredValueError ? ErrorCode.INVALID_CONFIG : storageErrorCode(err), errorMessage: (err as Error).message };
+  }
+  return undefined;
+}
+
+/** Kafka's error for an alteration it would not make, whatever the topic has; undefined if it would. */
+function alterationProblem({ name, configOperation, value }: Alteration): ResourceProblem | undefined {
+  const invalid = (errorMessage: string): ResourceProblem => ({ errorCode: ErrorCode.INVALID_CONFIG, errorMessage });
+  if (configOperation < SET || configOperation > SUBTRACT)
+    return { errorCode: ErrorCode.INVALID_REQUEST, errorMessage: `Unknown config operation ${configOperation} for config ${name}` };
+  if (!isTopicConfig(name)) return invalid(`Unknown topic config name: ${name}`);
+  if (configOperation === DELETE || value === null) return undefined;
+  if ((configOperation === APPEND || configOperation === SUBTRACT) && !isListConfig(name)) {
+    return invalid(`Config value ${configOperation === APPEND ? 'append' : 'subtract'} is not allowed for config key: ${name}`);
+  }
+  const problem = topicConfigProblem(name, value);
+  return problem === undefined ? undefined : invalid(problem);
+}
+
+/** The topic's own configs after `resource`'s alterations (each checked); `current` is a config's value in force. */
+function altered(own: TopicConfigs, resource: AlteredResource, current: (name: string) => string): TopicConfigs {
+  const next: Record<string, string> = resource.replace ? {} : { ...own };
+  for (const { name, configOperation, value } of resource.configs) {
+    if (configOperation === DELETE) {
+      delete next[name];
+      continue;
+    }
+    const given = value!.trim();
+    if (configOperation === SET) {
+      next[name] = given;
+      continue;
+    }
+    const items = listItems(current(name)).filter((item) => item !== '');
+    const changed = listItems(given);
+    next[name] = (
+      configOperation === APPEND ? [...items, ...changed.filter((item) => !items.includes(item))] : items.filter((item) => !changed.includes(item))
+    ).join(',');
+  }
+  return next;
+}
