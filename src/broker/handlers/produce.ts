@@ -105,19 +105,16 @@ function appendPartition(
     response.errorMessage = `zstd needs Produce version ${ZSTD_MIN_VERSION} or later, not ${version}`;
     return [];
   }
-  const own = broker.storage.topic(topic)?.configs ?? {};
-  const maxBatchBytes = configNumber(topicConfigValue(broker.config, own, 'max.message.bytes'));
+  const { maxBatchBytes, timestamps: rules, compacted } = produceRules(broker.config, broker.storage.topic(topic)?.configs ?? NO_CONFIGS);
   if (records !== null && records.length > maxBatchBytes) {
     response.errorCode = ErrorCode.MESSAGE_TOO_LARGE;
     response.errorMessage = `The record batch size in the append to ${topic}-${index} is ${records.length} bytes which exceeds the maximum configured value of ${maxBatchBytes}.`;
     return [];
   }
   const now = Date.now();
-  const rules = timestampRules(broker.config, own);
   let header;
   try {
     if (records === null) throw new RecordBatchError(ErrorCode.CORRUPT_MESSAGE, 'records are null');
-    const compacted = listItems(topicConfigValue(broker.config, own, 'cleanup.policy')).includes('compact');
     header = validateProducedBatch(records, room, rules, now, compacted ? `${topic}-${index}` : undefined);
   } catch (err) {
     if (!(err instanceof RecordBatchError)) throw err;
@@ -160,9 +157,38 @@ function appendPartition(
 }
 
 /** The topic's message.timestamp.* configs: its own, or the broker's. */
-function timestampRules(config: BrokerContext['config'], own: TopicConfigs): TimestampRules {
-  const value = (name: string): string => topicConfigValue(config, own, `message.timestamp.${name}`);
-  return { type: value('type') as TimestampType, beforeMaxMs: configNumber(value('before.max.ms')), afterMaxMs: configNumber(value('after.max.ms')) };
+/** What Produce needs of a topic's configs. */
+interface ProduceRules {
+  readonly maxBatchBytes: number;
+  readonly timestamps: TimestampRules;
+  readonly compacted: boolean;
+}
+
+const NO_CONFIGS: TopicConfigs = {};
+/**
+ * Worked out once per broker settings and topic configs, not per batch: a topic's configs are
+ * replaced whole when altered, so a new object brings new rules.
+ */
+const produceRulesOf = new WeakMap<BrokerContext['config'], WeakMap<TopicConfigs, ProduceRules>>();
+
+function produceRules(config: BrokerContext['config'], own: TopicConfigs): ProduceRules {
+  let byTopic = produceRulesOf.get(config);
+  if (byTopic === undefined) produceRulesOf.set(config, (byTopic = new WeakMap()));
+  let rules = byTopic.get(own);
+  if (rules === undefined) {
+    const value = (name: string): string => topicConfigValue(config, own, name);
+    rules = {
+      maxBatchBytes: configNumber(value('max.message.bytes')),
+      timestamps: {
+        type: value('message.timestamp.type') as TimestampType,
+        beforeMaxMs: configNumber(value('message.timestamp.before.max.ms')),
+        afterMaxMs: configNumber(value('message.timestamp.after.max.ms')),
+      },
+      compacted: listItems(value('cleanup.policy')).includes('compact'),
+    };
+    byTopic.set(own, rules);
+  }
+  return rules;
 }
 
 async function appendTimeOf(log: PartitionLog, baseOffset: number, response: PartitionResponse): Promise<void> {
