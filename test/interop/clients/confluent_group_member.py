@@ -2,7 +2,7 @@
 each message read. When stdin closes it commits what it read, leaves the group and exits."""
 import sys
 
-from confluent_kafka import Consumer
+from confluent_kafka import Consumer, TopicPartition
 
 from lines import say, stdin_closed
 
@@ -21,6 +21,9 @@ consumer = Consumer({
 })
 consumer.subscribe([topic], on_assign=lambda _c, parts: say({"assigned": sorted(p.partition for p in parts)}))
 read = 0
+# The next offset of each partition read, committed by name: a rebalance under way when stdin closes
+# (the other member leaving) may already have taken the assignment a bare commit() would use.
+next_offsets = {}
 while not stop.is_set():
     msg = consumer.poll(0.1)
     if msg is None:
@@ -29,8 +32,9 @@ while not stop.is_set():
         say({"error": str(msg.error())})
         continue
     read += 1
+    next_offsets[msg.partition()] = msg.offset() + 1
     say({"read": [msg.partition(), msg.offset(), msg.value().decode()]})
-if read:
-    consumer.commit(asynchronous=False)
+if next_offsets:
+    consumer.commit(offsets=[TopicPartition(topic, p, o) for p, o in next_offsets.items()], asynchronous=False)
 consumer.close()
 say({"done": read})

@@ -2,7 +2,8 @@
 read. When stdin closes it commits what it read, leaves the group and exits."""
 import sys
 
-from kafka import ConsumerRebalanceListener, KafkaConsumer
+from kafka import ConsumerRebalanceListener, KafkaConsumer, TopicPartition
+from kafka.structs import OffsetAndMetadata
 
 from lines import say, stdin_closed
 
@@ -28,12 +29,16 @@ consumer = KafkaConsumer(
 )
 consumer.subscribe([topic], listener=Announce())
 read = 0
+# The next offset of each partition read, committed by name: a rebalance under way when stdin closes
+# (the other member leaving) may already have taken the assignment a bare commit() would use.
+next_offsets = {}
 while not stop.is_set():
     for messages in consumer.poll(timeout_ms=100).values():
         for m in messages:
             read += 1
+            next_offsets[m.partition] = m.offset + 1
             say({"read": [m.partition, m.offset, m.value.decode()]})
-if read:
-    consumer.commit()
+if next_offsets:
+    consumer.commit({TopicPartition(topic, p): OffsetAndMetadata(o, None) for p, o in next_offsets.items()})
 consumer.close()
 say({"done": read})
