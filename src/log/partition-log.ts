@@ -8,20 +8,20 @@
  * only a restart (which re-reads the disk) brings it back.
  */
 import type { FileHandle } from 'node:fs/promises';
-import { assignBaseOffset, BATCH_HEADER_SIZE, batchTime, type BatchHeader } from '../protocol/record-batch.js';
+import { assignBaseOffset, BATCH_HEADER_SIZE, batchTime, type BatchHeader, type Marker } from '../protocol/record-batch.js';
 import { readAt, scanBatches, type ReadMemory } from './batch-file.js';
 import { syncDir } from '../files/durable-file.js';
 import { intactBatches, LogDamageError } from './log-damage.js';
 import { OffsetIndex } from './offset-index.js';
 import { resolveLogOptions, type LogOptions, type ResolvedLogOptions } from './options.js';
 import { pruneSnapshots, readLogStartOffset, writeLogStartOffset, writeRecoveryPoint, writeSnapshot } from './partition-files.js';
-import type { ProducerEntry, ProducerStates } from './producer-states.js';
+import type { AbortedTxn, ProducerEntry, ProducerStates } from './producer-states.js';
 import { recoverPartition, type RecoveryReport } from './recovery.js';
 import { closeSegments, Segment, SegmentCache } from './segment.js';
 import { StagingBuffer } from './staging-buffer.js';
 import { TailCache } from './tail-cache.js';
 
-export type { ProducerEntry } from './producer-states.js';
+export type { AbortedTxn, ProducerEntry } from './producer-states.js';
 export type { RecoveryReport } from './recovery.js';
 
 /** Batches queued for one segment in one turn. */
@@ -178,11 +178,30 @@ export class PartitionLog {
   }
 
   /**
+   * Where read_committed reads stop: the first offset of the oldest open transaction, or the high
+   * watermark.
+   */
+  get lastStableOffset(): number {
+    return Math.min(this.states.firstUnstableOffset() ?? this.hw, this.hw);
+  }
+
+  /** The first offset of the producer's open transaction here. */
+  openTxnStart(producerId: bigint): number | undefined {
+    return this.states.openTxnStart(producerId);
+  }
+
+  /** The aborted transactions whose records may lie in [from, to). */
+  abortedTxns(from: number, to: number): AbortedTxn[] {
+    return this.states.abortedBetween(from, to);
+  }
+
+  /**
    * Appends a batch the caller has validated and, for producerId >= 0, checked with the
    * idempotence rules: writes its base offset into `batch` and copies it, so the caller may
-   * reuse `batch`'s memory once this returns. Returns the base offset.
+   * reuse `batch`'s memory once this returns. Returns the base offset. `marker` says what a
+   * control batch marks.
    */
-  append(batch: Buffer, header: BatchHeader, now: number): number {
+  append(batch: Buffer, header: BatchHeader, now: number, marker?: Marker): number {
     if (this.failure !== undefined) throw this.failedError();
     if (this.closing !== undefined) throw new Error(`partition log ${this.dir} is closed`);
     if (header.size !== batch.length) throw new RangeError(`batch holds ${batch.length} bytes, its header says ${header.size}`);
@@ -194,7 +213,7 @@ export class PartitionLog {
     // Copied before any state changes, so that a failed allocation leaves the log as it was.
     const staged = this.staging.add(batch);
     segment.place(baseOffset, header, this.options.indexIntervalBytes);
-    this.states.apply(header, baseOffset, now);
+    this.states.apply(header, baseOffset, now, marker);
     this.logEnd = end;
 
     const last = this.queue[this.queue.length - 1];
@@ -226,16 +245,16 @@ export class PartitionLog {
   }
 
   /**
-   * Stored batches, verbatim and back to back, from the one holding `fetchOffset` up to the high
-   * watermark: as many whole batches as fit in `maxBytes` (from disk: from one segment, and up to
+   * Stored batches, verbatim and back to back, from the one holding `fetchOffset` up to `upTo` (the
+   * high watermark, or for read_committed the last stable offset): as many whole batches as fit in `maxBytes` (from disk: from one segment, and up to
    * SKIPPED_SHARE of `maxBytes` fewer), but at least one. Empty if `fetchOffset` is outside
    * [logStartOffset, highWatermark), retention having raced included. The bytes are in memory
    * from `memory`. Batches from disk are checked (their headers; their CRC where no check since
    * the start vouched for them): a damaged one ends them, and LogDamageError is thrown when it is
    * the first.
    */
-  async read(fetchOffset: number, maxBytes: number, memory?: ReadMemory): Promise<Buffer> {
-    const hw = this.hw;
+  async read(fetchOffset: number, maxBytes: number, memory?: ReadMemory, upTo = this.hw): Promise<Buffer> {
+    const hw = Math.min(upTo, this.hw);
     if (fetchOffset < this.logStartOffset || fetchOffset >= hw) return NOTHING;
     const cached = this.tail.read(fetchOffset, maxBytes, hw, memory);
     if (cached !== undefined) return cached;
@@ -504,6 +523,7 @@ export class PartitionLog {
     const count = doomed === 0 ? 0 : this.segments.indexOf(segments[doomed - 1]!) + 1;
     if (count > 0 && this.closing === undefined) this.deleteOldest(count, 'retention deleted segments');
     this.states.expire(now, producerIdExpirationMs);
+    this.states.pruneAborted(this.logStartOffset);
     await this.maintenance;
   }
 
