@@ -225,7 +225,7 @@ function run(commands: Command[]): void {
       case 'offsets': {
         if (p === undefined) break;
         const tp = PARTITIONS[c.partition]!;
-        const code = d.store(commitOffsets(d.stored, p.id, p.epoch, c.group, [{ ...tp, offset: BigInt(c.offset), leaderEpoch: 0, metadata: null }], d.now));
+        const code = d.store(commitOffsets(d.stored, p.id, p.epoch, c.group, [{ ...tp, offset: BigInt(c.offset), leaderEpoch: 0, metadata: '' }], d.now));
         if (m.open && m.groups.has(c.group)) {
           assert.equal(code, ErrorCode.NONE);
           m.offsets.set(`${c.group}:${key(tp)}`, String(c.offset));
@@ -290,7 +290,7 @@ function run(commands: Command[]): void {
         if (c.what === 'add') code = d.store(addPartitions(d.stored, z.id, z.epoch, [tp], d.now));
         else if (c.what === 'end') code = d.store(endTxn(d.stored, z.id, z.epoch, true, d.now));
         else if (c.what === 'offsets')
-          code = d.store(commitOffsets(d.stored, z.id, z.epoch, 'g1', [{ ...tp, offset: 1n, leaderEpoch: 0, metadata: null }], d.now));
+          code = d.store(commitOffsets(d.stored, z.id, z.epoch, 'g1', [{ ...tp, offset: 1n, leaderEpoch: 0, metadata: '' }], d.now));
         else code = mayWrite(d.stored, z.id, z.epoch, tp);
         assert.ok(FENCING.has(code), `a zombie's ${c.what} answered ${code}`);
         assert.equal(d.stored, before);

@@ -5,6 +5,8 @@
  *   body length (u32) | crc32c of the body (u32) | body
  */
 import { crc32c } from '../protocol/crc32c.js';
+import { ProtocolError } from '../protocol/primitives/errors.js';
+import { Reader } from '../protocol/primitives/reader.js';
 
 const FRAME_HEADER_SIZE = 8;
 
@@ -38,4 +40,24 @@ export function scanFrames(bytes: Buffer, onBody: (body: Buffer, position: numbe
     position += FRAME_HEADER_SIZE + size;
   }
   return { end: position };
+}
+
+/**
+ * Hands each intact record, decoded, to `onRecord`, in order, as scanFrames finds them. A record
+ * that checks out but does not decode whole throws: it was written by something else, and
+ * cutting it would lose what it holds.
+ */
+export function scanDecoded<T>(bytes: Buffer, decode: (r: Reader) => T, onRecord: (record: T) => void): RecordScan {
+  return scanFrames(bytes, (body, position) => {
+    const r = new Reader(body);
+    let record: T;
+    try {
+      record = decode(r);
+      if (r.remaining > 0) throw new ProtocolError(`${r.remaining} bytes after the record`);
+    } catch (err) {
+      if (!(err instanceof ProtocolError)) throw err;
+      throw new Error(`a record at position ${position} checks out but is not one brook writes: ${err.message}`);
+    }
+    onRecord(record);
+  });
 }

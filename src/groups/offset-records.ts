@@ -13,7 +13,7 @@
  * A record that is cut short or fails its CRC is what a write cut off by a crash leaves; one that
  * checks out but does not parse was not written by this brook.
  */
-import { scanFrames, sealFrame, type RecordScan } from '../files/framed-records.js';
+import { scanDecoded, sealFrame, type RecordScan } from '../files/framed-records.js';
 import { ProtocolError } from '../protocol/primitives/errors.js';
 import { Reader } from '../protocol/primitives/reader.js';
 import { Writer } from '../protocol/primitives/writer.js';
@@ -109,24 +109,13 @@ function decodeBody(r: Reader): OffsetChange {
   }
 }
 
+export type { RecordScan };
+
 /**
  * Hands each intact record's change to `onChange`, in order, up to the first record that is cut
  * short or fails its CRC. A record that checks out but does not parse throws: it was written
  * by something else, and cutting it would lose what it holds.
  */
-export type { RecordScan };
-
 export function scanRecords(bytes: Buffer, onChange: (change: OffsetChange) => void): RecordScan {
-  return scanFrames(bytes, (body, position) => {
-    const r = new Reader(body);
-    let change: OffsetChange;
-    try {
-      change = decodeBody(r);
-      if (r.remaining > 0) throw new ProtocolError(`${r.remaining} bytes after the record`);
-    } catch (err) {
-      if (!(err instanceof ProtocolError)) throw err;
-      throw new Error(`a record at position ${position} checks out but is not one brook writes: ${err.message}`);
-    }
-    onChange(change);
-  });
+  return scanDecoded(bytes, decodeBody, onChange);
 }

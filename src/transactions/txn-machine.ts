@@ -22,7 +22,7 @@ export interface TxnPartition {
 export interface PendingOffset extends TxnPartition {
   readonly offset: bigint;
   readonly leaderEpoch: number;
-  readonly metadata: string | null;
+  readonly metadata: string;
 }
 
 /** A consumer group added to the transaction (AddOffsetsToTxn) and the offsets committed in it so far. */

@@ -10,7 +10,7 @@ import { defineApi } from '../api-handler.js';
 type PartitionResult = OffsetCommitResponse['topics'][number]['partitions'][number];
 
 /** offset.metadata.max.bytes */
-const MAX_METADATA_LENGTH = 4096;
+export const MAX_METADATA_LENGTH = 4096;
 
 export const offsetCommit = defineApi({
   request: OffsetCommitRequest,
