@@ -54,12 +54,12 @@ export async function segmentsPastRetention<S extends RetainedSegment>(
   for (; doomed < segments.length - 1; doomed++) {
     const segment = segments[doomed]!;
     if (segments[doomed + 1]!.baseOffset > limits.highWatermark) break;
-    if (
-      doomed >= belowStart &&
-      !(retentionBytes >= 0 && total - segment.size >= retentionBytes) &&
-      !(retentionMs >= 0 && now - (await retentionTime(segment, times)) > retentionMs)
-    )
-      break;
+    // In this order, so that a segment's times are read only if neither offsets nor sizes decide.
+    const past =
+      doomed < belowStart ||
+      (retentionBytes >= 0 && total - segment.size >= retentionBytes) ||
+      (retentionMs >= 0 && now - (await retentionTime(segment, times)) > retentionMs);
+    if (!past) break;
     total -= segment.size;
   }
   return doomed;
