@@ -244,7 +244,18 @@ export class PartitionLog {
     const { retentionMs, retentionBytes, producerIdExpirationMs } = this.options;
     // A copy, since DeleteRecords may delete the oldest segments meanwhile.
     const segments = this.segments.snapshot();
-    const limits = { now, retentionMs, retentionBytes, logStartOffset: this.startOffset, highWatermark: this.highWatermark };
+    const log = this;
+    const limits = {
+      now,
+      retentionMs,
+      retentionBytes,
+      get logStartOffset(): number {
+        return log.startOffset;
+      },
+      get highWatermark(): number {
+        return log.highWatermark;
+      },
+    };
     const doomed = await segmentsPastRetention(segments, limits, {
       largestBatchTime: (segment) => this.segments.use(segment, now, () => segment.largest()),
       modifiedMs: (segment) => this.segments.use(segment, now, () => segment.modifiedMs()),

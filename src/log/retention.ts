@@ -9,6 +9,7 @@ export interface RetainedSegment {
   readonly size: number;
 }
 
+/** Read as the rule goes, so that a log start or high watermark moved meanwhile counts. */
 export interface RetentionLimits {
   readonly now: number;
   /** retention.ms; negative: no limit. */
@@ -31,8 +32,13 @@ export interface SegmentTimes<S> {
 /** How many of the oldest segments lie wholly below `logStartOffset` (the next one starts at or below it); never the newest. */
 export function segmentsBelowStart(segments: readonly RetainedSegment[], logStartOffset: number): number {
   let below = 0;
-  while (below < segments.length - 1 && segments[below + 1]!.baseOffset <= logStartOffset) below++;
+  while (below < segments.length - 1 && belowStart(segments[below + 1]!, logStartOffset)) below++;
   return below;
+}
+
+/** Whether the segment before `next` lies wholly below `logStartOffset`. */
+function belowStart(next: RetainedSegment, logStartOffset: number): boolean {
+  return next.baseOffset <= logStartOffset;
 }
 
 /**
@@ -48,15 +54,15 @@ export async function segmentsPastRetention<S extends RetainedSegment>(
   times: SegmentTimes<S>,
 ): Promise<number> {
   const { now, retentionMs, retentionBytes } = limits;
-  const belowStart = segmentsBelowStart(segments, limits.logStartOffset);
   let total = segments.reduce((sum, s) => sum + s.size, 0);
   let doomed = 0;
   for (; doomed < segments.length - 1; doomed++) {
     const segment = segments[doomed]!;
-    if (segments[doomed + 1]!.baseOffset > limits.highWatermark) break;
+    const next = segments[doomed + 1]!;
+    if (next.baseOffset > limits.highWatermark) break;
     // In this order, so that a segment's times are read only if neither offsets nor sizes decide.
     const past =
-      doomed < belowStart ||
+      belowStart(next, limits.logStartOffset) ||
       (retentionBytes >= 0 && total - segment.size >= retentionBytes) ||
       (retentionMs >= 0 && now - (await retentionTime(segment, times)) > retentionMs);
     if (!past) break;
