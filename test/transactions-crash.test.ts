@@ -9,22 +9,11 @@ import { appendFile, readdir } from 'node:fs/promises';
 import { join } from 'node:path';
 import { ErrorCode } from '../src/protocol/error-codes.js';
 import { DescribeTransactionsRequest, DescribeTransactionsResponse } from '../src/protocol/messages/describe-transactions.js';
-import { OffsetFetchRequest, OffsetFetchResponse } from '../src/protocol/messages/offset-fetch.js';
 import { encodeTxn } from '../src/transactions/txn-records.js';
 import { startServe, type ServeProcess } from './helpers/serve-process.js';
 import { WireClient } from './helpers/wire-client.js';
 import { createTopic } from './helpers/wire-produce.js';
-import { readPartition, WireTxnProducer } from './helpers/wire-txn.js';
-
-async function committedOffset(client: WireClient): Promise<number> {
-  const r = await client.request(OffsetFetchRequest, OffsetFetchResponse, 7, {
-    groupId: 'g',
-    topics: [{ name: 'in', partitionIndexes: [0] }],
-    groups: [],
-    requireStable: false,
-  });
-  return Number(r.topics[0]!.partitions[0]!.committedOffset);
-}
+import { committedOffset, readPartition, WireTxnProducer } from './helpers/wire-txn.js';
 
 async function stateOf(client: WireClient, transactionalId: string): Promise<string> {
   const r = await client.request(DescribeTransactionsRequest, DescribeTransactionsResponse, 0, { transactionalIds: [transactionalId] });
@@ -65,7 +54,7 @@ test('kill -9: committed stays committed with its offsets, open is aborted and f
     assert.deepEqual(committed.markers, ['commit', 'abort'], 'one marker each, never written again');
     assert.equal(committed.lastStableOffset, committed.highWatermark);
     assert.equal((await readPartition(client, 'out', 0, false)).values.length, 5);
-    assert.equal(await committedOffset(client), 3);
+    assert.equal(await committedOffset(client, 'g', 'in', 0), 3);
     assert.deepEqual([await stateOf(client, 'done'), await stateOf(client, 'open')], ['CompleteCommit', 'CompleteAbort']);
     // The producer of the open transaction, still running, is fenced.
     const zombie = Object.assign(new WireTxnProducer(client, 'open'), { producerId: open.producerId, epoch: open.epoch });
@@ -117,7 +106,7 @@ test('kill -9 after a commit was decided but before its markers: the restart com
   t.after(() => client.close());
   assert.deepEqual((await readPartition(client, 'out', 0, true)).values, ['a0', 'a1']);
   assert.deepEqual((await readPartition(client, 'out', 1, true)).values, ['b0']);
-  assert.equal(await committedOffset(client), 7);
+  assert.equal(await committedOffset(client, 'g', 'in', 0), 7);
   assert.equal(await stateOf(client, 'decided'), 'CompleteCommit');
   // The producer's retried EndTxn is answered as done.
   const again = Object.assign(new WireTxnProducer(client, 'decided'), { producerId: p.producerId, epoch: p.epoch });

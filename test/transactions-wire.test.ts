@@ -3,18 +3,17 @@ import { test, before, after } from 'node:test';
 import assert from 'node:assert/strict';
 import { startBroker, type Broker } from '../src/broker/start-broker.js';
 import { ErrorCode } from '../src/protocol/error-codes.js';
+import { DescribeProducersRequest, DescribeProducersResponse } from '../src/protocol/messages/describe-producers.js';
 import { DescribeTransactionsRequest, DescribeTransactionsResponse } from '../src/protocol/messages/describe-transactions.js';
 import { AddPartitionsToTxnRequest, AddPartitionsToTxnResponse } from '../src/protocol/messages/add-partitions-to-txn.js';
-import { InitProducerIdRequest, InitProducerIdResponse } from '../src/protocol/messages/init-producer-id.js';
 import { ListOffsetsRequest, ListOffsetsResponse } from '../src/protocol/messages/list-offsets.js';
 import { ListTransactionsRequest, ListTransactionsResponse } from '../src/protocol/messages/list-transactions.js';
-import { OffsetFetchRequest, OffsetFetchResponse } from '../src/protocol/messages/offset-fetch.js';
 import { WriteTxnMarkersRequest, WriteTxnMarkersResponse } from '../src/protocol/messages/write-txn-markers.js';
 import { valuesBatch } from './helpers/batch.js';
 import { until } from './helpers/until.js';
 import { WireClient } from './helpers/wire-client.js';
 import { createTopic, produceBatch } from './helpers/wire-produce.js';
-import { readPartition, WireTxnProducer } from './helpers/wire-txn.js';
+import { committedOffset, readPartition, WireTxnProducer } from './helpers/wire-txn.js';
 
 let broker: Broker;
 let client: WireClient;
@@ -39,6 +38,11 @@ async function latest(topic: string, partition: number, committed: boolean): Pro
   return Number(r.topics[0]!.partitions[0]!.offset);
 }
 
+async function txnStartOffset(topic: string, partition: number, producerId: bigint): Promise<bigint | undefined> {
+  const r = await client.request(DescribeProducersRequest, DescribeProducersResponse, 0, { topics: [{ name: topic, partitionIndexes: [partition] }] });
+  return r.topics[0]!.partitions[0]!.activeProducers.find((a) => a.producerId === producerId)?.currentTxnStartOffset;
+}
+
 async function describe(transactionalId: string): Promise<DescribeTransactionsResponse['transactionStates'][number]> {
   const r = await client.request(DescribeTransactionsRequest, DescribeTransactionsResponse, 0, { transactionalIds: [transactionalId] });
   return r.transactionStates[0]!;
@@ -58,6 +62,7 @@ test('a committed transaction becomes visible to read_committed at once on every
   assert.equal(await latest('atomic', 0, true), 0);
   assert.equal(await latest('atomic', 0, false), 3);
   assert.equal((await describe('atomic-tx')).transactionState, 'Ongoing');
+  assert.equal(await txnStartOffset('atomic', 1, p.producerId), 0n, 'DescribeProducers shows where the open transaction began');
 
   assert.equal(await p.end(true), ErrorCode.NONE);
   const committed0 = await readPartition(client, 'atomic', 0, true);
@@ -65,6 +70,7 @@ test('a committed transaction becomes visible to read_committed at once on every
   assert.deepEqual([committed0.values, committed0.markers, committed0.lastStableOffset], [['a0', 'a1', 'a2'], ['commit'], 4]);
   assert.deepEqual([committed1.values, committed1.markers], [['b0', 'b1'], ['commit']]);
   assert.equal(await latest('atomic', 0, true), 4);
+  assert.equal(await txnStartOffset('atomic', 1, p.producerId), -1n);
 
   // The next transaction is aborted: read_committed drops it, read_uncommitted keeps it.
   assert.deepEqual(await p.add('atomic', [0]), [ErrorCode.NONE]);
@@ -111,14 +117,8 @@ test('a new producer of the same transactional id aborts the open transaction an
   await zombie.add('fenced', [0]);
   await zombie.send('fenced', 0, 2, 'z');
   // The first InitProducerId of the new producer is answered CONCURRENT_TRANSACTIONS while the old transaction is aborted.
-  const first = await client.request(InitProducerIdRequest, InitProducerIdResponse, 4, {
-    transactionalId: 'fenced-tx',
-    transactionTimeoutMs: 60_000,
-    producerId: -1n,
-    producerEpoch: -1,
-  });
-  assert.equal(first.errorCode, ErrorCode.CONCURRENT_TRANSACTIONS);
   const fresh = new WireTxnProducer(client, 'fenced-tx');
+  assert.equal(await fresh.initOnce(), ErrorCode.CONCURRENT_TRANSACTIONS);
   assert.equal(await fresh.init(), ErrorCode.NONE);
   assert.equal(fresh.producerId, zombie.producerId);
   assert.equal(fresh.epoch, zombie.epoch + 2);
@@ -136,15 +136,7 @@ test('a new producer of the same transactional id aborts the open transaction an
 test('offsets committed in a transaction are the group’s only once it commits', async () => {
   await createTopic(client, 'offsets-in', 1);
   await createTopic(client, 'offsets-out', 1);
-  const fetchOffset = async (): Promise<number> => {
-    const r = await client.request(OffsetFetchRequest, OffsetFetchResponse, 7, {
-      groupId: 'txn-group',
-      topics: [{ name: 'offsets-in', partitionIndexes: [0] }],
-      groups: [],
-      requireStable: false,
-    });
-    return Number(r.topics[0]!.partitions[0]!.committedOffset);
-  };
+  const fetchOffset = (): Promise<number> => committedOffset(client, 'txn-group', 'offsets-in', 0);
   const p = new WireTxnProducer(client, 'offsets-tx');
   await p.init();
   await p.add('offsets-out', [0]);
@@ -180,13 +172,7 @@ test('a transaction open past its timeout is aborted by the broker, and its prod
 });
 
 test('InitProducerId refuses a timeout above transaction.max.timeout.ms', async () => {
-  const r = await client.request(InitProducerIdRequest, InitProducerIdResponse, 4, {
-    transactionalId: 'too-long',
-    transactionTimeoutMs: 900_001,
-    producerId: -1n,
-    producerEpoch: -1,
-  });
-  assert.equal(r.errorCode, ErrorCode.INVALID_TRANSACTION_TIMEOUT);
+  assert.equal(await new WireTxnProducer(client, 'too-long', 900_001).initOnce(), ErrorCode.INVALID_TRANSACTION_TIMEOUT);
 });
 
 test('DescribeTransactions and ListTransactions show what the coordinator holds', async () => {

@@ -34,6 +34,7 @@ export class TxnStore {
   private compactionDeferredTo = COMPACTION_MIN_BYTES;
   private readonly timer: NodeJS.Timeout | undefined;
   private failure: Error | undefined;
+  private closing: Promise<void> | undefined;
 
   private constructor(
     private readonly dir: string,
@@ -75,6 +76,7 @@ export class TxnStore {
 
   /** Stores `txn` as its id's state; it is taken once the promise resolves. */
   put(txn: Txn): Promise<void> {
+    if (this.closing !== undefined) return Promise.reject(new Error('the transaction log is closed'));
     if (this.failure !== undefined) return Promise.reject(this.failedError());
     return new Promise((resolve, reject) => {
       this.queue.push({ txn, done: (err) => (err === undefined ? resolve() : reject(err)) });
@@ -82,7 +84,12 @@ export class TxnStore {
     });
   }
 
-  async close(): Promise<void> {
+  close(): Promise<void> {
+    this.closing ??= this.shutDown();
+    return this.closing;
+  }
+
+  private async shutDown(): Promise<void> {
     clearInterval(this.timer);
     while (this.writing !== undefined) await this.writing;
     try {

@@ -4,6 +4,7 @@ import { AddOffsetsToTxnRequest, AddOffsetsToTxnResponse } from '../../src/proto
 import { AddPartitionsToTxnRequest, AddPartitionsToTxnResponse } from '../../src/protocol/messages/add-partitions-to-txn.js';
 import { EndTxnRequest, EndTxnResponse } from '../../src/protocol/messages/end-txn.js';
 import { FetchRequest, FetchResponse } from '../../src/protocol/messages/fetch.js';
+import { OffsetFetchRequest, OffsetFetchResponse } from '../../src/protocol/messages/offset-fetch.js';
 import { InitProducerIdRequest, InitProducerIdResponse } from '../../src/protocol/messages/init-producer-id.js';
 import { TxnOffsetCommitRequest, TxnOffsetCommitResponse } from '../../src/protocol/messages/txn-offset-commit.js';
 import { isControl, markerOf, readBatchHeader } from '../../src/protocol/record-batch.js';
@@ -28,20 +29,25 @@ export class WireTxnProducer {
   /** InitProducerId's answer, asked again while the coordinator answers CONCURRENT_TRANSACTIONS. */
   async init(): Promise<number> {
     for (;;) {
-      const r = await this.client.request(InitProducerIdRequest, InitProducerIdResponse, 4, {
-        transactionalId: this.transactionalId,
-        transactionTimeoutMs: this.timeoutMs,
-        producerId: -1n,
-        producerEpoch: -1,
-      });
-      if (r.errorCode === CONCURRENT_TRANSACTIONS) continue;
-      if (r.errorCode === 0) {
-        this.producerId = r.producerId;
-        this.epoch = r.producerEpoch;
-        this.sequences.clear();
-      }
-      return r.errorCode;
+      const errorCode = await this.initOnce();
+      if (errorCode !== CONCURRENT_TRANSACTIONS) return errorCode;
     }
+  }
+
+  /** One InitProducerId; the id and epoch are taken if it succeeds. */
+  async initOnce(): Promise<number> {
+    const r = await this.client.request(InitProducerIdRequest, InitProducerIdResponse, 4, {
+      transactionalId: this.transactionalId,
+      transactionTimeoutMs: this.timeoutMs,
+      producerId: -1n,
+      producerEpoch: -1,
+    });
+    if (r.errorCode === 0) {
+      this.producerId = r.producerId;
+      this.epoch = r.producerEpoch;
+      this.sequences.clear();
+    }
+    return r.errorCode;
   }
 
   async add(topic: string, partitions: readonly number[], version = 3): Promise<number[]> {
@@ -108,6 +114,17 @@ export class WireTxnProducer {
     });
     return r.errorCode;
   }
+}
+
+/** The group's committed offset of the partition, -1 if none, by OffsetFetch. */
+export async function committedOffset(client: WireClient, groupId: string, topic: string, partition: number): Promise<number> {
+  const r = await client.request(OffsetFetchRequest, OffsetFetchResponse, 7, {
+    groupId,
+    topics: [{ name: topic, partitionIndexes: [partition] }],
+    groups: [],
+    requireStable: false,
+  });
+  return Number(r.topics[0]!.partitions[0]!.committedOffset);
 }
 
 export interface Read {
