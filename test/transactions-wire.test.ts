@@ -10,6 +10,7 @@ import { ListOffsetsRequest, ListOffsetsResponse } from '../src/protocol/message
 import { ListTransactionsRequest, ListTransactionsResponse } from '../src/protocol/messages/list-transactions.js';
 import { WriteTxnMarkersRequest, WriteTxnMarkersResponse } from '../src/protocol/messages/write-txn-markers.js';
 import { valuesBatch } from './helpers/batch.js';
+import { growth, scrape } from './helpers/scrape.js';
 import { until } from './helpers/until.js';
 import { WireClient } from './helpers/wire-client.js';
 import { createTopic, produceBatch } from './helpers/wire-produce.js';
@@ -19,7 +20,7 @@ let broker: Broker;
 let client: WireClient;
 
 before(async () => {
-  broker = await startBroker({ transactionAbortTimedOutTransactionCleanupIntervalMs: 50 });
+  broker = await startBroker({ transactionAbortTimedOutTransactionCleanupIntervalMs: 50, metricsPort: 0 });
   client = await WireClient.connect(broker.port);
 });
 
@@ -50,6 +51,7 @@ async function describe(transactionalId: string): Promise<DescribeTransactionsRe
 
 test('a committed transaction becomes visible to read_committed at once on every partition; an aborted one never does', async () => {
   await createTopic(client, 'atomic', 2);
+  const before = await scrape(broker.metricsPort!);
   const p = new WireTxnProducer(client, 'atomic-tx');
   assert.equal(await p.init(), ErrorCode.NONE);
   assert.deepEqual(await p.add('atomic', [0, 1]), [ErrorCode.NONE, ErrorCode.NONE]);
@@ -63,6 +65,9 @@ test('a committed transaction becomes visible to read_committed at once on every
   assert.equal(await latest('atomic', 0, false), 3);
   assert.equal((await describe('atomic-tx')).transactionState, 'Ongoing');
   assert.equal(await txnStartOffset('atomic', 1, p.producerId), 0n, 'DescribeProducers shows where the open transaction began');
+  const open1 = await scrape(broker.metricsPort!);
+  assert.ok(open1.get('brook_open_transactions')! >= 1);
+  assert.ok(open1.get('brook_last_stable_offset_lag')! >= 5, 'both partitions wait for the transaction');
 
   assert.equal(await p.end(true), ErrorCode.NONE);
   const committed0 = await readPartition(client, 'atomic', 0, true);
@@ -93,6 +98,11 @@ test('a committed transaction becomes visible to read_committed at once on every
   assert.equal(await p.end(true), ErrorCode.NONE);
   assert.equal(await p.end(false), ErrorCode.INVALID_TXN_STATE);
   assert.equal((await describe('atomic-tx')).transactionState, 'CompleteCommit');
+  const ended = 'brook_transactions_ended_total';
+  assert.deepEqual(
+    growth(before, await scrape(broker.metricsPort!), ['brook_transactions_begun_total', `${ended}{outcome="committed"}`, `${ended}{outcome="aborted"}`]),
+    { brook_transactions_begun_total: 3, [`${ended}{outcome="committed"}`]: 2, [`${ended}{outcome="aborted"}`]: 1 },
+  );
 });
 
 test('a transactional batch goes only to a partition added to an open transaction', async () => {

@@ -125,11 +125,6 @@ export class TxnCoordinator {
     return open;
   }
 
-  /** The transactional id `producerId` belongs to. */
-  transactionalIdOf(producerId: bigint): string | undefined {
-    return this.byProducer.get(producerId);
-  }
-
   initProducerId(req: InitRequest): Promise<InitAnswer> {
     const refused = (errorCode: number): InitAnswer => ({ errorCode, producerId: -1n, epoch: -1 });
     return this.locked(req.transactionalId, async () => {
