@@ -13,7 +13,7 @@ import { flushAlways } from './flush.js';
 import { buildKafkaLoad, PARTITIONS } from './kafka-load.js';
 import { memoryBench } from './memory.js';
 import { offsetCommitBench } from './offsets.js';
-import { produceLatency, produceThroughput } from './produce.js';
+import { produceLatency, produceThroughput, produceTransactional } from './produce.js';
 import { recoveryBench } from './recovery.js';
 import { replayBench } from './replay.js';
 import { rulesBench } from './rules.js';
@@ -28,6 +28,7 @@ async function main(): Promise<void> {
   const serve = await startServe(['--log-level', 'warn', '--partitions', String(PARTITIONS)], dataDir);
   try {
     rows.push(...(await produceThroughput(smoke)));
+    rows.push(...(await produceTransactional(smoke)));
     rows.push(...(await produceLatency(serve, smoke)));
     rows.push(...(await fetchThroughput(serve, smoke)));
     rows.push(...(await flushAlways(serve, smoke)));
