@@ -22,6 +22,7 @@ import { createDispatcher } from './dispatch.js';
 import { PartitionWaiters } from './partition-waiters.js';
 import { SaslGate } from './sasl-gate.js';
 import { CredentialStore } from '../auth/credential-store.js';
+import { Authorizer } from '../acl/authorizer.js';
 import { BufferPool } from '../memory/buffer-pool.js';
 import { FaultRegistry, type Faults } from '../faults/registry.js';
 
@@ -149,6 +150,8 @@ async function run(config: BrokerConfig, logger: Logger, faults: FaultRegistry):
     const producerEpochs = await ProducerEpochs.open(dataDir, config.producerIdExpirationMs, Date.now());
     const credentials = config.saslUsersFile === undefined ? undefined : await CredentialStore.open(config.saslUsersFile);
     const sasl = credentials === undefined ? undefined : new SaslGate(credentials, config.failedAuthenticationDelayMs);
+    const policy = { superUsers: new Set(config.superUsers ?? []), allowIfNoAclFound: config.allowEveryoneIfNoAclFound };
+    const authorizer = config.authorizer ? await Authorizer.open(dataDir, policy) : undefined;
     const waiters = new PartitionWaiters();
     const metrics = new BrokerMetrics();
     const context: { -readonly [K in keyof BrokerContext]: BrokerContext[K] } = {
@@ -164,6 +167,7 @@ async function run(config: BrokerConfig, logger: Logger, faults: FaultRegistry):
       sasl,
       credentials,
       fetchMemory: new BufferPool(KEPT_FETCH_BYTES),
+      authorizer,
       faults,
     };
     const server = new TcpServer(
