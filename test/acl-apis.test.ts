@@ -17,7 +17,8 @@ const brokers: Broker[] = [];
 after(() => Promise.all(brokers.map((b) => b.close())));
 
 async function broker(dataDir?: string): Promise<Broker> {
-  const b = await startBroker({ port: 0, authorizer: true, dataDir: dataDir ?? (await tempDataDir()) });
+  // Clients here connect without SASL, as User:ANONYMOUS, whom the ACL APIs need to be allowed.
+  const b = await startBroker({ port: 0, authorizer: true, superUsers: ['User:ANONYMOUS'], dataDir: dataDir ?? (await tempDataDir()) });
   brokers.push(b);
   return b;
 }

@@ -14,11 +14,13 @@ import { serveMetrics } from '../metrics/metrics-server.js';
 import { TcpServer } from '../server/tcp-server.js';
 import { buildApiTable } from './api-table.js';
 import type { BrokerContext } from './broker-context.js';
+import type { ApiHandler } from './api-handler.js';
 import { DEFAULT_CONFIG, type BrokerConfig } from '../settings/settings.js';
 import { MAX_TIMER_MS } from '../settings/kinds.js';
 import { listenerProblem, optionProblem } from './option-checks.js';
 import { formatHostPort } from '../server/host-port.js';
 import { createDispatcher } from './dispatch.js';
+import { guarded } from './authorization.js';
 import { PartitionWaiters } from './partition-waiters.js';
 import { SaslGate } from './sasl-gate.js';
 import { CredentialStore } from '../auth/credential-store.js';
@@ -171,7 +173,7 @@ async function run(config: BrokerConfig, logger: Logger, faults: FaultRegistry):
       faults,
     };
     const server = new TcpServer(
-      createDispatcher(buildApiTable(sasl), context),
+      createDispatcher(authorizer === undefined ? buildApiTable(sasl) : guardedTable(buildApiTable(sasl)), context),
       {
         maxRequestBytes: config.maxRequestBytes,
         maxQueuedResponses: config.maxQueuedResponsesPerConnection,
@@ -211,6 +213,10 @@ async function run(config: BrokerConfig, logger: Logger, faults: FaultRegistry):
     await closeAll();
     throw err;
   }
+}
+
+function guardedTable(table: ReadonlyMap<number, ApiHandler>): ReadonlyMap<number, ApiHandler> {
+  return new Map([...table].map(([apiKey, handler]) => [apiKey, guarded(handler)]));
 }
 
 function withoutUndefined<T extends object>(o: T): Partial<T> {
