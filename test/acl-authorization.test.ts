@@ -149,7 +149,7 @@ test('topic APIs refuse a user without ACLs with TOPIC_AUTHORIZATION_FAILED and 
     topics: [{ topic: 'secret', partitions: [{ partition: 0, fetchOffset: 0n, partitionMaxBytes: 1 << 20, currentLeaderEpoch: -1, logStartOffset: -1n }] }],
   });
   assert.equal(fetched.responses[0]!.partitions[0]!.errorCode, ErrorCode.TOPIC_AUTHORIZATION_FAILED);
-  assert.equal(fetched.responses[0]!.partitions[0]!.records, null);
+  assert.deepEqual(fetched.responses[0]!.partitions[0]!.records, Buffer.alloc(0));
 
   const listed = await ask(bob, ListOffsetsRequest, ListOffsetsResponse, 7, {
     replicaId: -1,

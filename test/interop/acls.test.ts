@@ -2,7 +2,7 @@
 import { test, before, after } from 'node:test';
 import assert from 'node:assert/strict';
 import { join } from 'node:path';
-import { runPython } from '../helpers/external.js';
+import { run, runPython } from '../helpers/external.js';
 import { runBrook } from '../helpers/cli.js';
 import { startServe, tempDataDir, type ServeProcess } from '../helpers/serve-process.js';
 
@@ -32,4 +32,26 @@ test('kafka-python ACL calls, and librdkafka clients as two users with different
     'bob produces': ['TOPIC_AUTHORIZATION_FAILED'],
     deleted: [1],
   });
+});
+
+test('kcat reading what it may describe and not read hears TOPIC_AUTHORIZATION_FAILED from Fetch, in an answer it can parse', async () => {
+  const added = await runBrook(
+    ['acls', 'add', '--bootstrap', serve.bootstrap, '--user', 'admin', '--allow', 'User:alice', '--operation', 'describe', '--topic', 'orders-eu'],
+    'admin-secret\n',
+  );
+  assert.equal(added.code, 0, added.stderr);
+  const sasl = [
+    '-X',
+    'security.protocol=SASL_PLAINTEXT',
+    '-X',
+    'sasl.mechanisms=SCRAM-SHA-256',
+    '-X',
+    'sasl.username=alice',
+    '-X',
+    'sasl.password=alice-secret',
+  ];
+  // kcat keeps retrying a refused fetch: it is stopped after a while, its errors printed by then.
+  const r = await run('kcat', ['-b', serve.bootstrap, ...sasl, '-C', '-t', 'orders-eu', '-p', '0', '-o', 'beginning', '-e'], undefined, 8000);
+  assert.doesNotMatch(r.stderr, /Protocol parse failure/);
+  assert.match(r.stderr, /Fetch from broker 1 failed: Broker: Topic authorization failed/);
 });
