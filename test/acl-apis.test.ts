@@ -5,10 +5,11 @@ import { readFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import { startBroker, type Broker } from '../src/broker/start-broker.js';
 import { ErrorCode } from '../src/protocol/error-codes.js';
-import { CreateAclsRequest, CreateAclsResponse, type CreateAclsRequestAclCreation } from '../src/protocol/messages/create-acls.js';
+import { CreateAclsRequest, CreateAclsResponse } from '../src/protocol/messages/create-acls.js';
 import { DeleteAclsRequest, DeleteAclsResponse } from '../src/protocol/messages/delete-acls.js';
 import { DescribeAclsRequest, DescribeAclsResponse, type DescribeAclsRequest as Filter } from '../src/protocol/messages/describe-acls.js';
 import { AclOperation as Op, PatternType, Permission, ResourceType } from '../src/acl/acl-binding.js';
+import { ANY_ACL, topicAcl } from './helpers/acls.js';
 import { kafkajs } from './helpers/kafkajs.js';
 import { tempDataDir } from './helpers/serve-process.js';
 import { WireClient } from './helpers/wire-client.js';
@@ -23,25 +24,8 @@ async function broker(dataDir?: string): Promise<Broker> {
   return b;
 }
 
-const acl = (resourceName: string, principal: string, operation: number, more: Partial<CreateAclsRequestAclCreation> = {}): CreateAclsRequestAclCreation => ({
-  resourceType: ResourceType.TOPIC,
-  resourceName,
-  resourcePatternType: PatternType.LITERAL,
-  principal,
-  host: '*',
-  operation,
-  permissionType: Permission.ALLOW,
-  ...more,
-});
-const ANY: Filter = {
-  resourceTypeFilter: ResourceType.ANY,
-  resourceNameFilter: null,
-  patternTypeFilter: PatternType.ANY,
-  principalFilter: null,
-  hostFilter: null,
-  operation: Op.ANY,
-  permissionType: Permission.ANY,
-};
+const acl = topicAcl;
+const ANY = ANY_ACL;
 
 /** The described ACLs flattened, sorted, as `TYPE/PATTERN/name principal host op perm`. */
 async function described(client: WireClient, filter: Partial<Filter> = {}): Promise<string[]> {

@@ -10,7 +10,7 @@ import { Writable } from 'node:stream';
 import { pino } from 'pino';
 import { startBroker, type Broker } from '../src/broker/start-broker.js';
 import { ErrorCode } from '../src/protocol/error-codes.js';
-import { AclOperation as Op, PatternType, Permission, ResourceType } from '../src/acl/acl-binding.js';
+import { AclOperation as Op, Permission } from '../src/acl/acl-binding.js';
 import type { MessageCodec, StructSchema } from '../src/protocol/messages/codec.js';
 import { defaultStruct } from '../src/protocol/message-defaults.js';
 import { CreateAclsRequest, CreateAclsResponse } from '../src/protocol/messages/create-acls.js';
@@ -40,6 +40,7 @@ import { ProduceRequest, ProduceResponse } from '../src/protocol/messages/produc
 import { buildApiTable } from '../src/broker/api-table.js';
 import { refusedWhole, refusal } from '../src/broker/authorization.js';
 import { Writer } from '../src/protocol/primitives/writer.js';
+import { ANY_ACL, topicAcl } from './helpers/acls.js';
 import { valuesBatch } from './helpers/batch.js';
 import { runBrook } from './helpers/cli.js';
 import { scrape } from './helpers/scrape.js';
@@ -74,16 +75,6 @@ async function user(name: string): Promise<WireClient> {
   await c.authenticatePlain(name, `${name}-secret`);
   return c;
 }
-
-const topicAcl = (resourceName: string, principal: string, operation: number, permissionType: number = Permission.ALLOW) => ({
-  resourceType: ResourceType.TOPIC,
-  resourceName,
-  resourcePatternType: PatternType.LITERAL,
-  principal,
-  host: '*',
-  operation,
-  permissionType,
-});
 
 before(async () => {
   const usersFile = join(await tempDataDir(), 'users.json');
@@ -270,20 +261,11 @@ test('cluster and producer APIs refuse a user without ACLs with Kafka errors', a
   assert.equal(acls.errorCode, ErrorCode.CLUSTER_AUTHORIZATION_FAILED);
   const created = await bob.request(CreateAclsRequest, CreateAclsResponse, 3, { creations: [topicAcl('secret', 'User:bob', Op.ALL)] });
   assert.equal(created.results[0]!.errorCode, ErrorCode.CLUSTER_AUTHORIZATION_FAILED);
-  const anyAcl = {
-    resourceTypeFilter: 1,
-    resourceNameFilter: null,
-    patternTypeFilter: 1,
-    principalFilter: null,
-    hostFilter: null,
-    operation: 1,
-    permissionType: 1,
-  };
-  const removed = await bob.request(DeleteAclsRequest, DeleteAclsResponse, 3, { filters: [anyAcl] });
+  const removed = await bob.request(DeleteAclsRequest, DeleteAclsResponse, 3, { filters: [ANY_ACL] });
   assert.equal(removed.filterResults[0]!.errorCode, ErrorCode.CLUSTER_AUTHORIZATION_FAILED);
   const dirs = await ask(bob, DescribeLogDirsRequest, DescribeLogDirsResponse, 4, { topics: null });
   assert.equal(dirs.errorCode, ErrorCode.CLUSTER_AUTHORIZATION_FAILED);
-  assert.deepEqual((await admin.request(DescribeAclsRequest, DescribeAclsResponse, 3, anyAcl)).resources, [], 'no ACL was created');
+  assert.deepEqual((await admin.request(DescribeAclsRequest, DescribeAclsResponse, 3, ANY_ACL)).resources, [], 'no ACL was created');
 });
 
 test('every API the table may refuse whole can be refused in every version it is served', () => {
@@ -326,7 +308,9 @@ test('an ACL lets the user in at once; authorized operations follow the ACLs', a
     assert.equal(cluster.clusterAuthorizedOperations, all, 'a super user may do everything on the cluster');
     const produced = await carol.request(ProduceRequest, ProduceResponse, 9, produceRequest('secret', 1, valuesBatch(1)));
     assert.equal(produced.responses[0]!.partitionResponses[0]!.errorCode, ErrorCode.TOPIC_AUTHORIZATION_FAILED, 'READ is not WRITE');
-    const deny = await admin.request(CreateAclsRequest, CreateAclsResponse, 3, { creations: [topicAcl('*', 'User:*', Op.READ, Permission.DENY)] });
+    const deny = await admin.request(CreateAclsRequest, CreateAclsResponse, 3, {
+      creations: [topicAcl('*', 'User:*', Op.READ, { permissionType: Permission.DENY })],
+    });
     assert.equal(deny.results[0]!.errorCode, ErrorCode.NONE);
     const after = await ask(carol, MetadataRequest, MetadataResponse, 12, { topics: null, includeTopicAuthorizedOperations: true });
     assert.deepEqual(
@@ -336,15 +320,6 @@ test('an ACL lets the user in at once; authorized operations follow the ACLs', a
     );
   } finally {
     carol.close();
-    const anyAcl = {
-      resourceTypeFilter: 1,
-      resourceNameFilter: null,
-      patternTypeFilter: 1,
-      principalFilter: null,
-      hostFilter: null,
-      operation: 1,
-      permissionType: 1,
-    };
-    await admin.request(DeleteAclsRequest, DeleteAclsResponse, 3, { filters: [anyAcl] });
+    await admin.request(DeleteAclsRequest, DeleteAclsResponse, 3, { filters: [ANY_ACL] });
   }
 });

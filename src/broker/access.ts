@@ -75,3 +75,8 @@ function denied(broker: BrokerContext, client: Client, resourceType: number, res
     `authorization denied: ${client.principal} ${operationName(operation)} on ${resource}`,
   );
 }
+
+/** The cluster's authorized operations field (Metadata, DescribeCluster). */
+export function clusterOperations(asked: boolean, connection: ConnectionContext, broker: BrokerContext): number {
+  return authorizedOperations(asked, connection, broker, ResourceType.CLUSTER, CLUSTER_NAME);
+}

@@ -2,8 +2,7 @@
 import { ErrorCode } from '../../protocol/error-codes.js';
 import { DescribeClusterRequest, DescribeClusterResponse } from '../../protocol/messages/describe-cluster.js';
 import { defineApi } from '../api-handler.js';
-import { CLUSTER_NAME, ResourceType } from '../../acl/acl-binding.js';
-import { authorizedOperations, NOT_ASKED } from '../access.js';
+import { clusterOperations, NOT_ASKED } from '../access.js';
 import { NODE_ID } from '../config.js';
 
 /** Kafka's EndpointType ids. */
@@ -39,13 +38,7 @@ export const describeCluster = defineApi({
       clusterId: broker.clusterId,
       controllerId: NODE_ID,
       brokers: [{ brokerId: NODE_ID, host: broker.advertised.host, port: broker.advertised.port, rack: null }],
-      clusterAuthorizedOperations: authorizedOperations(
-        request.includeClusterAuthorizedOperations,
-        info.connection,
-        broker,
-        ResourceType.CLUSTER,
-        CLUSTER_NAME,
-      ),
+      clusterAuthorizedOperations: clusterOperations(request.includeClusterAuthorizedOperations, info.connection, broker),
     };
   },
 });

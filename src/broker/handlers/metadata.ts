@@ -4,7 +4,7 @@ import { MetadataRequest, MetadataResponse, type MetadataRequestTopic } from '..
 import { ZERO_UUID } from '../../protocol/primitives/reader.js';
 import { defineApi } from '../api-handler.js';
 import { AclOperation, CLUSTER_NAME, ResourceType } from '../../acl/acl-binding.js';
-import { authorizedOperations, mayDo, NOT_ASKED } from '../access.js';
+import { authorizedOperations, clusterOperations, mayDo, NOT_ASKED } from '../access.js';
 import type { ConnectionContext } from '../../server/connection.js';
 import { LEADER_EPOCH, NODE_ID } from '../config.js';
 import { topicNameProblem } from '../../log/topic-name.js';
@@ -42,13 +42,7 @@ export const metadata = defineApi({
       clusterId: broker.clusterId,
       controllerId: NODE_ID,
       topics,
-      clusterAuthorizedOperations: authorizedOperations(
-        request.includeClusterAuthorizedOperations,
-        info.connection,
-        broker,
-        ResourceType.CLUSTER,
-        CLUSTER_NAME,
-      ),
+      clusterAuthorizedOperations: clusterOperations(request.includeClusterAuthorizedOperations, info.connection, broker),
     };
   },
 });
