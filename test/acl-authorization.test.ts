@@ -132,6 +132,15 @@ test('topic APIs refuse a user without ACLs with TOPIC_AUTHORIZATION_FAILED and 
   assert.equal(produced.responses[0]!.partitionResponses[0]!.errorCode, ErrorCode.TOPIC_AUTHORIZATION_FAILED);
   assert.equal(await end(), before);
 
+  // acks=0 has no answer to carry the error: the connection is closed, as Kafka closes it.
+  const quiet = await user('bob');
+  quiet.sendRaw(quiet.frame(ProduceRequest, 9, produceRequest('secret', 0, valuesBatch(1), 0)));
+  assert.equal(await quiet.nextFrame(), undefined);
+  const transactional = await user('bob');
+  transactional.sendRaw(transactional.frame(ProduceRequest, 9, { ...produceRequest('secret', 0, valuesBatch(1), 0), transactionalId: 'tx' }));
+  assert.equal(await transactional.nextFrame(), undefined);
+  assert.equal(await end(), before);
+
   const fetched = await ask(bob, FetchRequest, FetchResponse, 12, {
     replicaId: -1,
     maxWaitMs: 5000,

@@ -133,10 +133,11 @@ export function guarded(handler: ApiHandler): ApiHandler {
       const { connection } = info;
       for (const need of needs.first ?? []) {
         const name = need.name(request as Obj);
-        if (name !== null && !mayDo(connection, broker, need.resourceType, name, need.operation)) return refusal(apiKey, request, REFUSED[need.resourceType]!);
+        if (name !== null && !mayDo(connection, broker, need.resourceType, name, need.operation))
+          return refuse(apiKey, request, REFUSED[need.resourceType]!, info);
       }
       if (needs.idempotent === true && (request as Obj).transactionalId === null && !mayProduceIdempotently(connection, broker)) {
-        return refusal(apiKey, request, ErrorCode.CLUSTER_AUTHORIZATION_FAILED);
+        return refuse(apiKey, request, ErrorCode.CLUSTER_AUTHORIZATION_FAILED, info);
       }
       const topics = needs.topics;
       if (topics === undefined) return handler.handle(request, info, broker);
@@ -159,4 +160,11 @@ export function guarded(handler: ApiHandler): ApiHandler {
       return withErrors(handler.handle(without(apiKey, request, refused), info, broker), errors, apiKey, info);
     },
   };
+}
+
+/** The refusal, or for a Produce with acks=0, which has no answer to carry it, the connection closed, as Kafka does. */
+function refuse(apiKey: number, request: unknown, errorCode: number, info: RequestInfo): unknown {
+  if ((request as Obj).acks !== 0) return refusal(apiKey, request, errorCode);
+  info.connection.end();
+  return undefined;
 }
