@@ -10,7 +10,7 @@ import { Writable } from 'node:stream';
 import { pino } from 'pino';
 import { startBroker, type Broker } from '../src/broker/start-broker.js';
 import { ErrorCode } from '../src/protocol/error-codes.js';
-import { AclOperation as Op, Permission } from '../src/acl/acl-binding.js';
+import { AclOperation as Op, Permission, ResourceType } from '../src/acl/acl-binding.js';
 import type { MessageCodec, StructSchema } from '../src/protocol/messages/codec.js';
 import { defaultStruct } from '../src/protocol/message-defaults.js';
 import { CreateAclsRequest, CreateAclsResponse } from '../src/protocol/messages/create-acls.js';
@@ -37,6 +37,7 @@ import { MetadataRequest, MetadataResponse } from '../src/protocol/messages/meta
 import { OffsetCommitRequest, OffsetCommitResponse } from '../src/protocol/messages/offset-commit.js';
 import { OffsetFetchRequest, OffsetFetchResponse } from '../src/protocol/messages/offset-fetch.js';
 import { ProduceRequest, ProduceResponse } from '../src/protocol/messages/produce.js';
+import { TxnOffsetCommitRequest, TxnOffsetCommitResponse } from '../src/protocol/messages/txn-offset-commit.js';
 import { buildApiTable } from '../src/broker/api-table.js';
 import { refusedWhole, refusal } from '../src/broker/authorization.js';
 import { Writer } from '../src/protocol/primitives/writer.js';
@@ -275,6 +276,21 @@ test('cluster and producer APIs refuse a user without ACLs with Kafka errors', a
   const dirs = await ask(bob, DescribeLogDirsRequest, DescribeLogDirsResponse, 4, { topics: null });
   assert.equal(dirs.errorCode, ErrorCode.CLUSTER_AUTHORIZATION_FAILED);
   assert.deepEqual((await admin.request(DescribeAclsRequest, DescribeAclsResponse, 3, ANY_ACL)).resources, [], 'no ACL was created');
+
+  // With WRITE on its transactional id, an offset commit in a transaction still needs READ on the group.
+  const granted = await admin.request(CreateAclsRequest, CreateAclsResponse, 3, {
+    creations: [topicAcl('tx-b', 'User:bob', Op.WRITE, { resourceType: ResourceType.TRANSACTIONAL_ID })],
+  });
+  assert.equal(granted.results[0]!.errorCode, ErrorCode.NONE);
+  const txnCommit = await ask(bob, TxnOffsetCommitRequest, TxnOffsetCommitResponse, 3, {
+    transactionalId: 'tx-b',
+    groupId: 'g',
+    producerId: 7n,
+    generationId: -1,
+    topics: [{ name: 'secret', partitions: [{ partitionIndex: 0, committedOffset: 1n, committedLeaderEpoch: -1 }] }],
+  });
+  assert.equal(txnCommit.topics[0]!.partitions[0]!.errorCode, ErrorCode.GROUP_AUTHORIZATION_FAILED);
+  await admin.request(DeleteAclsRequest, DeleteAclsResponse, 3, { filters: [ANY_ACL] });
 });
 
 test('every API the table may refuse whole can be refused in every version it is served', () => {

@@ -65,6 +65,8 @@ const NEEDS: Readonly<Partial<Record<number, Needs>>> = {
   [ApiKey.InitProducerId]: { first: [transactionalId(Op.WRITE)], idempotent: true },
   [ApiKey.AddOffsetsToTxn]: { first: [transactionalId(Op.WRITE), group(Op.READ)] },
   [ApiKey.EndTxn]: { first: [transactionalId(Op.WRITE)] },
+  [ApiKey.TxnOffsetCommit]: { first: [transactionalId(Op.WRITE), group(Op.READ)] },
+  [ApiKey.WriteTxnMarkers]: { first: [cluster(Op.CLUSTER_ACTION)] },
   [ApiKey.DescribeAcls]: { first: [cluster(Op.DESCRIBE)] },
   [ApiKey.CreateAcls]: { first: [cluster(Op.ALTER)] },
   [ApiKey.DeleteAcls]: { first: [cluster(Op.ALTER)] },
@@ -98,6 +100,21 @@ const REFUSALS: Readonly<Partial<Record<number, (request: Obj, errorCode: number
     results: [...(r.deletions as Obj[]), ...(r.upsertions as Obj[])].map((c) => ({ user: c.name, errorCode, errorMessage: null })),
   }),
   [ApiKey.AlterClientQuotas]: (r, errorCode) => ({ entries: (r.entries as Obj[]).map((e) => ({ errorCode, errorMessage: null, entity: e.entity })) }),
+  [ApiKey.TxnOffsetCommit]: (r, errorCode) => ({
+    topics: (r.topics as Obj[]).map((t) => ({
+      name: t.name,
+      partitions: (t.partitions as Obj[]).map((p) => ({ partitionIndex: p.partitionIndex, errorCode })),
+    })),
+  }),
+  [ApiKey.WriteTxnMarkers]: (r, errorCode) => ({
+    markers: (r.markers as Obj[]).map((m) => ({
+      producerId: m.producerId,
+      topics: (m.topics as Obj[]).map((t) => ({
+        name: t.name,
+        partitions: (t.partitionIndexes as number[]).map((partitionIndex) => ({ partitionIndex, errorCode })),
+      })),
+    })),
+  }),
 };
 
 /** The answer refusing the whole request with `errorCode`: its own error, else every topic's, else each item's. */
