@@ -15,15 +15,18 @@ import { serveMetrics } from '../metrics/metrics-server.js';
 import { TcpServer } from '../server/tcp-server.js';
 import { buildApiTable } from './api-table.js';
 import type { BrokerContext } from './broker-context.js';
+import type { ApiHandler } from './api-handler.js';
 import { DEFAULT_CONFIG, type BrokerConfig } from '../settings/settings.js';
 import { MAX_TIMER_MS } from '../settings/kinds.js';
 import { listenerProblem, optionProblem } from './option-checks.js';
 import { formatHostPort } from '../server/host-port.js';
 import { createDispatcher } from './dispatch.js';
+import { guarded } from './authorization.js';
 import { PartitionWaiters } from './partition-waiters.js';
 import { txnParticipants } from './txn-participants.js';
 import { SaslGate } from './sasl-gate.js';
 import { CredentialStore } from '../auth/credential-store.js';
+import { Authorizer } from '../acl/authorizer.js';
 import { BufferPool } from '../memory/buffer-pool.js';
 import { FaultRegistry, type Faults } from '../faults/registry.js';
 
@@ -162,6 +165,8 @@ async function run(config: BrokerConfig, logger: Logger, faults: FaultRegistry):
     const producerEpochs = await ProducerEpochs.open(dataDir, config.producerIdExpirationMs, Date.now());
     const credentials = config.saslUsersFile === undefined ? undefined : await CredentialStore.open(config.saslUsersFile);
     const sasl = credentials === undefined ? undefined : new SaslGate(credentials, config.failedAuthenticationDelayMs);
+    const policy = { superUsers: new Set(config.superUsers ?? []), allowIfNoAclFound: config.allowEveryoneIfNoAclFound };
+    const authorizer = config.authorizer ? await Authorizer.open(dataDir, policy) : undefined;
     const context: { -readonly [K in keyof BrokerContext]: BrokerContext[K] } = {
       config,
       storage,
@@ -176,10 +181,11 @@ async function run(config: BrokerConfig, logger: Logger, faults: FaultRegistry):
       sasl,
       credentials,
       fetchMemory: new BufferPool(KEPT_FETCH_BYTES),
+      authorizer,
       faults,
     };
     const server = new TcpServer(
-      createDispatcher(buildApiTable(sasl), context),
+      createDispatcher(authorizer === undefined ? buildApiTable(sasl) : guardedTable(buildApiTable(sasl)), context),
       {
         maxRequestBytes: config.maxRequestBytes,
         maxQueuedResponses: config.maxQueuedResponsesPerConnection,
@@ -221,6 +227,10 @@ async function run(config: BrokerConfig, logger: Logger, faults: FaultRegistry):
     await closeAll();
     throw err;
   }
+}
+
+function guardedTable(table: ReadonlyMap<number, ApiHandler>): ReadonlyMap<number, ApiHandler> {
+  return new Map([...table].map(([apiKey, handler]) => [apiKey, guarded(handler)]));
 }
 
 function withoutUndefined<T extends object>(o: T): Partial<T> {

@@ -22,6 +22,7 @@ import {
   pemFile,
   pinoLogger,
   port,
+  principals,
   text,
   tlsListener,
   type Kind,
@@ -267,6 +268,25 @@ export const SETTINGS = {
     default: 1000,
     broker: 'connection.failed.authentication.delay.ms',
     description: 'wait this long before answering a failed authentication (Kafka: 100 ms)',
+  }),
+  authorizer: setting({
+    kind: bool,
+    default: false,
+    kafka: '`authorizer.class.name` (StandardAuthorizer)',
+    description: 'authorize every request by the ACLs (see Authorization), kept in the data directory',
+  }),
+  superUsers: setting({
+    kind: principals,
+    default: undefined,
+    unset: 'none',
+    kafka: '`super.users`',
+    description: 'principals the authorizer allows everything, such as `User:admin`',
+  }),
+  allowEveryoneIfNoAclFound: setting({
+    kind: bool,
+    default: false,
+    kafka: '`allow.everyone.if.no.acl.found`',
+    description: 'let the authorizer allow anyone anything on a resource that no ACL names',
   }),
   metricsPort: setting({
     kind: port(0),
