@@ -30,6 +30,7 @@ import { FindCoordinatorRequest, FindCoordinatorResponse } from '../src/protocol
 import { HeartbeatRequest, HeartbeatResponse } from '../src/protocol/messages/heartbeat.js';
 import { IncrementalAlterConfigsRequest, IncrementalAlterConfigsResponse } from '../src/protocol/messages/incremental-alter-configs.js';
 import { InitProducerIdRequest, InitProducerIdResponse } from '../src/protocol/messages/init-producer-id.js';
+import { AddPartitionsToTxnRequest, AddPartitionsToTxnResponse } from '../src/protocol/messages/add-partitions-to-txn.js';
 import { JoinGroupRequest, JoinGroupResponse } from '../src/protocol/messages/join-group.js';
 import { ListGroupsRequest, ListGroupsResponse } from '../src/protocol/messages/list-groups.js';
 import { ListOffsetsRequest, ListOffsetsResponse } from '../src/protocol/messages/list-offsets.js';
@@ -267,6 +268,16 @@ test('cluster and producer APIs refuse a user without ACLs with Kafka errors', a
     producerEpoch: -1,
   });
   assert.equal(transactional.errorCode, ErrorCode.TRANSACTIONAL_ID_AUTHORIZATION_FAILED);
+  const added = await ask(bob, AddPartitionsToTxnRequest, AddPartitionsToTxnResponse, 3, {
+    v3AndBelowTransactionalId: 'tx',
+    v3AndBelowProducerId: 7n,
+    v3AndBelowProducerEpoch: 0,
+    v3AndBelowTopics: [{ name: 'secret', partitions: [0, 1] }],
+  });
+  assert.deepEqual(
+    added.resultsByTopicV3AndBelow.map((t) => [t.name, t.resultsByPartition.map((p) => p.partitionErrorCode)]),
+    [['secret', [ErrorCode.TRANSACTIONAL_ID_AUTHORIZATION_FAILED, ErrorCode.TRANSACTIONAL_ID_AUTHORIZATION_FAILED]]],
+  );
   const acls = await ask(bob, DescribeAclsRequest, DescribeAclsResponse, 3, { resourceTypeFilter: 1, patternTypeFilter: 1, operation: 1, permissionType: 1 });
   assert.equal(acls.errorCode, ErrorCode.CLUSTER_AUTHORIZATION_FAILED);
   const created = await bob.request(CreateAclsRequest, CreateAclsResponse, 3, { creations: [topicAcl('secret', 'User:bob', Op.ALL)] });

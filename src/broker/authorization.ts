@@ -47,6 +47,18 @@ const transactionalId = (operation: number): Need => ({
   name: (r) => (r.transactionalId as string | null | undefined) ?? null,
 });
 
+/** AddPartitionsToTxn: up to v3 a producer's, naming its transactional id; from v4 a broker's batch of several (CLUSTER_ACTION). */
+const producersTransactionalId = (operation: number): Need => ({
+  resourceType: ResourceType.TRANSACTIONAL_ID,
+  operation,
+  name: (r) => ((r.transactions as unknown[]).length === 0 ? (r.v3AndBelowTransactionalId as string) : null),
+});
+const brokersBatch = (operation: number): Need => ({
+  resourceType: ResourceType.CLUSTER,
+  operation,
+  name: (r) => ((r.transactions as unknown[]).length > 0 ? CLUSTER_NAME : null),
+});
+
 const NEEDS: Readonly<Partial<Record<number, Needs>>> = {
   [ApiKey.Produce]: { first: [transactionalId(Op.WRITE)], topics: { operation: Op.WRITE } },
   [ApiKey.Fetch]: { topics: { operation: Op.READ } },
@@ -63,6 +75,7 @@ const NEEDS: Readonly<Partial<Record<number, Needs>>> = {
   [ApiKey.DeleteRecords]: { topics: { operation: Op.DELETE } },
   [ApiKey.DescribeProducers]: { topics: { operation: Op.READ } },
   [ApiKey.InitProducerId]: { first: [transactionalId(Op.WRITE)], idempotent: true },
+  [ApiKey.AddPartitionsToTxn]: { first: [producersTransactionalId(Op.WRITE), brokersBatch(Op.CLUSTER_ACTION)] },
   [ApiKey.AddOffsetsToTxn]: { first: [transactionalId(Op.WRITE), group(Op.READ)] },
   [ApiKey.EndTxn]: { first: [transactionalId(Op.WRITE)] },
   [ApiKey.TxnOffsetCommit]: { first: [transactionalId(Op.WRITE), group(Op.READ)] },
@@ -100,6 +113,14 @@ const REFUSALS: Readonly<Partial<Record<number, (request: Obj, errorCode: number
     results: [...(r.deletions as Obj[]), ...(r.upsertions as Obj[])].map((c) => ({ user: c.name, errorCode, errorMessage: null })),
   }),
   [ApiKey.AlterClientQuotas]: (r, errorCode) => ({ entries: (r.entries as Obj[]).map((e) => ({ errorCode, errorMessage: null, entity: e.entity })) }),
+  // Its request error exists from v4 only; up to v3 each partition carries it.
+  [ApiKey.AddPartitionsToTxn]: (r, errorCode) => ({
+    errorCode,
+    resultsByTopicV3AndBelow: (r.v3AndBelowTopics as Obj[]).map((t) => ({
+      name: t.name,
+      resultsByPartition: (t.partitions as number[]).map((partitionIndex) => ({ partitionIndex, partitionErrorCode: errorCode })),
+    })),
+  }),
   [ApiKey.TxnOffsetCommit]: (r, errorCode) => ({
     topics: (r.topics as Obj[]).map((t) => ({
       name: t.name,
@@ -120,9 +141,9 @@ const REFUSALS: Readonly<Partial<Record<number, (request: Obj, errorCode: number
 /** The answer refusing the whole request with `errorCode`: its own error, else every topic's, else each item's. */
 export function refusal(apiKey: number, request: unknown, errorCode: number): unknown {
   const schema = API_SCHEMAS[apiKey]!.response.schema;
-  if (schema.fields.some((f) => f.name === 'errorCode')) return requestErrorAnswer(apiKey, errorCode);
-  const names = named(apiKey, request);
   const custom = REFUSALS[apiKey];
+  if (custom === undefined && schema.fields.some((f) => f.name === 'errorCode')) return requestErrorAnswer(apiKey, errorCode);
+  const names = named(apiKey, request);
   const response = { ...defaultStruct(schema), ...(custom?.(request as Obj, errorCode) as Obj | undefined) };
   if (custom === undefined && names === undefined) throw new Error(`no way to refuse ${schema.name}`);
   if (names !== undefined)
