@@ -1,0 +1,162 @@
+/**
+ * The web console: an HTTP server beside the broker,
+ * serving the page and its JSON API (README, "Web console"). It reads the broker's state through
+ * the broker's own modules and makes changes through its Kafka API handlers.
+ */
+import { createServer, type IncomingMessage, type ServerResponse } from 'node:http';
+import { once } from 'node:events';
+import type { BrokerContext } from '../broker/broker-context.js';
+import { formatHostPort } from '../server/host-port.js';
+import { ApiError } from './api-input.js';
+import { LiveEvents } from './live-events.js';
+import { MetricSamples } from './metric-samples.js';
+import { overview } from './overview-api.js';
+import { createTopic, deleteTopic, describeTopic, listTopics } from './topics-api.js';
+import { loadWebFiles, type WebFile, type WebFiles } from './web-files.js';
+
+export interface ConsoleOptions {
+  readonly host: string;
+  readonly port: number;
+  readonly startedAt: number;
+}
+
+export interface ConsoleServer {
+  readonly port: number;
+  readonly url: string;
+  close(): Promise<void>;
+}
+
+/** Largest JSON body taken: a message produced from the page is at most about this. */
+const MAX_BODY_BYTES = 4 * 1024 * 1024;
+const SAMPLE_MS = 5000;
+/** An hour of samples. */
+const SAMPLES_KEPT = 720;
+
+interface Call {
+  readonly broker: BrokerContext;
+  readonly params: readonly string[];
+  readonly query: URLSearchParams;
+  readonly body: unknown;
+  readonly remoteAddress: string;
+}
+
+type Route = readonly [method: string, path: RegExp, answer: (call: Call) => unknown];
+
+const NAME = '([^/]+)';
+
+export async function serveConsole(broker: BrokerContext, options: ConsoleOptions): Promise<ConsoleServer> {
+  const web = await loadWebFiles();
+  const samples = new MetricSamples(broker.metrics, SAMPLE_MS, SAMPLES_KEPT);
+  const events = new LiveEvents(samples);
+  let url = '';
+  const routes: Route[] = [
+    ['GET', /^\/api\/overview$/, () => overview(broker, options.startedAt, samples, { url })],
+    ['GET', /^\/api\/topics$/, (c) => listTopics(c.broker, c.query)],
+    ['POST', /^\/api\/topics$/, (c) => createTopic(c.broker, c.body, c.remoteAddress)],
+    ['GET', new RegExp(`^/api/topics/${NAME}$`), (c) => describeTopic(c.broker, c.params[0]!, c.query)],
+    ['DELETE', new RegExp(`^/api/topics/${NAME}$`), (c) => deleteTopic(c.broker, c.params[0]!, c.remoteAddress)],
+  ];
+
+  const handle = async (req: IncomingMessage, res: ServerResponse): Promise<void> => {
+    const { pathname, searchParams } = new URL(req.url ?? '/', 'http://console');
+    const method = req.method ?? 'GET';
+    if (!pathname.startsWith('/api/')) return serveFile(web, pathname, method, res);
+    if (pathname === '/api/session' && method === 'GET') return json(res, 200, { loginRequired: false, user: null });
+    // A JSON body is what the page sends: a form posted from another site cannot be one without CORS' leave.
+    const body = method === 'GET' || method === 'DELETE' ? undefined : await jsonBody(req);
+    if (pathname === '/api/events' && method === 'GET') {
+      if (!events.open(req, res)) throw new ApiError(503, 'too many live views open');
+      return;
+    }
+    for (const [m, path, answer] of routes) {
+      const match = path.exec(pathname);
+      if (match === null || m !== method) continue;
+      const params = match.slice(1).map(decodePart);
+      return json(res, 200, await answer({ broker, params, query: searchParams, body, remoteAddress: req.socket.remoteAddress ?? '' }));
+    }
+    throw new ApiError(404, `no ${method} ${pathname} in the console's API`);
+  };
+
+  const listener = (req: IncomingMessage, res: ServerResponse): void => {
+    for (const [name, value] of Object.entries(SECURITY_HEADERS)) res.setHeader(name, value);
+    res.setHeader('content-security-policy', web.policy);
+    handle(req, res).catch((err: unknown) => {
+      if (res.headersSent) return void res.destroy();
+      if (err instanceof ApiError) return json(res, err.status, { error: err.message });
+      broker.logger.error({ err }, 'console request failed');
+      json(res, 500, { error: (err as Error).message });
+    });
+  };
+  const server = createServer(listener);
+  server.listen({ host: options.host, port: options.port });
+  try {
+    await Promise.race([once(server, 'listening'), once(server, 'error').then(([err]) => Promise.reject(err))]);
+  } catch (err) {
+    events.close();
+    samples.stop();
+    const { code, message } = err as NodeJS.ErrnoException;
+    throw Object.assign(new Error(`cannot serve the console on ${formatHostPort(options.host, options.port)}: ${message}`), { code });
+  }
+  const port = (server.address() as { port: number }).port;
+  url = `http://${formatHostPort(options.host, port)}/`;
+  return {
+    port,
+    url,
+    close() {
+      events.close();
+      samples.stop();
+      const closed = new Promise<void>((resolve) => server.close(() => resolve()));
+      server.closeAllConnections();
+      return closed;
+    },
+  };
+}
+
+const SECURITY_HEADERS = {
+  'x-content-type-options': 'nosniff',
+  'referrer-policy': 'no-referrer',
+  'x-frame-options': 'DENY',
+  'cache-control': 'no-store',
+};
+
+function serveFile(web: WebFiles, pathname: string, method: string, res: ServerResponse): void {
+  if (method !== 'GET' && method !== 'HEAD') throw new ApiError(405, `${method} is not served here`);
+  // Every other path is a view's URL, which the page itself shows.
+  const file: WebFile = pathname.startsWith('/assets/') || pathname.startsWith('/vendor/') ? (web.files.get(pathname) ?? notFound(pathname)) : web.page;
+  res.writeHead(200, { 'content-type': file.type, 'content-length': file.body.length });
+  res.end(method === 'HEAD' ? undefined : file.body);
+}
+
+function decodePart(part: string): string {
+  try {
+    return decodeURIComponent(part);
+  } catch {
+    throw new ApiError(400, `${part} is not a well-formed URL part`);
+  }
+}
+
+function notFound(pathname: string): never {
+  throw new ApiError(404, `no file ${pathname}`);
+}
+
+async function jsonBody(req: IncomingMessage): Promise<unknown> {
+  if (!(req.headers['content-type'] ?? '').startsWith('application/json')) throw new ApiError(415, 'send JSON (content-type: application/json)');
+  const chunks: Buffer[] = [];
+  let size = 0;
+  for await (const chunk of req as AsyncIterable<Buffer>) {
+    size += chunk.length;
+    if (size > MAX_BODY_BYTES) throw new ApiError(413, `a body may be at most ${MAX_BODY_BYTES} bytes`);
+    chunks.push(chunk);
+  }
+  try {
+    return JSON.parse(Buffer.concat(chunks).toString('utf8'));
+  } catch {
+    throw new ApiError(400, 'the body is not JSON');
+  }
+}
+
+function json(res: ServerResponse, status: number, value: unknown): void {
+  const body = JSON.stringify(value, (_, v: unknown) => (typeof v === 'bigint' ? String(v) : v));
+  res.writeHead(status, { 'content-type': 'application/json; charset=utf-8' });
+  res.end(body);
+}

@@ -1,0 +1,74 @@
+// The console's page: the navigation, and the view each URL names.
+import { render } from 'preact';
+import { useEffect, useState } from 'preact/hooks';
+import { api, html, navigate, ErrorNote } from './ui.js';
+import { Overview } from './overview.js';
+import { TopicList, TopicDetail } from './topics.js';
+
+const VIEWS = [
+  { path: /^\/$/, title: 'Overview', nav: '/', view: () => html`<${Overview} />` },
+  { path: /^\/topics$/, title: 'Topics', nav: '/topics', view: () => html`<${TopicList} />` },
+  { path: /^\/topics\/([^/]+)$/, title: 'Topic', nav: '/topics', view: (m) => html`<${TopicDetail} name=${m[1]} />` },
+];
+
+const NAV = [
+  ['/', 'Overview'],
+  ['/topics', 'Topics'],
+];
+
+function useLocation() {
+  const [, setTick] = useState(0);
+  useEffect(() => {
+    const changed = () => setTick((t) => t + 1);
+    addEventListener('popstate', changed);
+    return () => removeEventListener('popstate', changed);
+  }, []);
+  return location.pathname;
+}
+
+function App() {
+  const path = useLocation();
+  const [session, setSession] = useState();
+  const [error, setError] = useState();
+  const check = () => api('/api/session').then(setSession, setError);
+  useEffect(() => {
+    check();
+  }, []);
+  if (error !== undefined) return html`<${ErrorNote} error=${error} />`;
+  if (session === undefined) return html`<p class="loading">Loading…</p>`;
+  const decoded = decodeURI(path);
+  const found = VIEWS.map((v) => [v, v.path.exec(path)]).find(([, m]) => m !== null);
+  const [view, match] = found ?? [undefined, undefined];
+  document.title = `${view?.title ?? 'Not found'} · brook console`;
+  return html`<a class="skip" href="#main">Skip to content</a>
+    <header>
+      <a class="brand" href="/">brook console</a>
+      <nav aria-label="Views">
+        <ul>
+          ${NAV.map(([href, label]) => html`<li><a href=${href} aria-current=${view?.nav === href ? 'page' : undefined}>${label}</a></li>`)}
+        </ul>
+      </nav>
+    </header>
+    <main id="main" tabindex="-1">
+      ${
+        view === undefined
+          ? html`<h1>Not found</h1>
+              <p>No view is at ${decoded}.</p>`
+          : view.view(match.map((p) => (p === undefined ? p : decodeURIComponent(p))))
+      }
+    </main>`;
+}
+
+// Links inside the page change the view without a reload; the browser's back button goes back.
+addEventListener('click', (e) => {
+  const a = e.target.closest?.('a[href]');
+  if (a === null || a === undefined || e.defaultPrevented || e.button !== 0 || e.metaKey || e.ctrlKey || e.shiftKey || e.altKey) return;
+  const url = new URL(a.href);
+  if (url.origin !== location.origin || a.target !== '' || a.hasAttribute('download')) return;
+  if (url.hash !== '' && url.pathname === location.pathname) return;
+  e.preventDefault();
+  navigate(url.pathname + url.search);
+  document.getElementById('main')?.focus();
+});
+
+render(html`<${App} />`, document.getElementById('app'));
