@@ -94,6 +94,36 @@ test('a topic created on the topics page is there for clients, and deleting it t
     .waitFor();
 });
 
+test("the producers page shows a kafkajs idempotent producer's window, and counts its retry as a duplicate as it arrives", async () => {
+  await page.goto(`${base}/producers`);
+  await page.getByRole('heading', { name: 'Producers' }).waitFor();
+  // The page is not reloaded from here on: what changes comes over its event stream.
+  await page.evaluate(() => Object.assign(globalThis, { sameDocument: true }));
+  const producer = kafkajs(broker.bootstrap, 'payments-producer').producer({ idempotent: true, maxInFlightRequests: 1, allowAutoTopicCreation: true });
+  await producer.connect();
+  try {
+    await producer.send({ topic: 'payments', acks: -1, messages: [{ value: 'first' }] });
+    const table = page.getByRole('table', { name: 'payments partition 0' });
+    const row = table.getByRole('row').nth(1);
+    await row.locator('td.accepted', { hasText: '1' }).waitFor();
+    const slots = row.getByRole('list', { name: /^window of producer/ });
+    assert.deepEqual(await slots.getByRole('listitem').allInnerTexts(), ['0..0\n@0', '·', '·', '·', '·']);
+    assert.equal(await row.locator('td.duplicate').innerText(), '0');
+
+    // The broker writes the next batch but its answer is lost: kafkajs sends it again.
+    const lost = broker.faults.add({ api: 'Produce', topic: 'payments', dropResponse: true, count: 1 });
+    await producer.send({ topic: 'payments', acks: -1, messages: [{ value: 'second' }] });
+    assert.equal(lost.fired, 1);
+    await row.locator('td.duplicate', { hasText: '1' }).waitFor();
+    assert.deepEqual(await slots.getByRole('listitem').allInnerTexts(), ['0..0\n@0', '1..1\n@1', '·', '·', '·']);
+    assert.deepEqual(await row.locator('td.num').allInnerTexts(), ['0', '2', '1', '0', '0'], 'epoch, accepted, duplicate, out of order, fenced');
+    assert.equal(await page.evaluate(() => (globalThis as { sameDocument?: boolean }).sameDocument), true, 'updated without a reload');
+    await screenshot(page, 'producers');
+  } finally {
+    await producer.disconnect();
+  }
+});
+
 test('API: a change sent as a form (as another site could) is refused; unknown paths are 404 JSON', async () => {
   const form = await fetch(`${base}/api/topics`, { method: 'POST', headers: { 'content-type': 'application/x-www-form-urlencoded' }, body: 'name=x' });
   assert.equal(form.status, 415);

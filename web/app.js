@@ -4,16 +4,19 @@ import { useEffect, useState } from 'preact/hooks';
 import { api, html, navigate, ErrorNote } from './ui.js';
 import { Overview } from './overview.js';
 import { TopicList, TopicDetail } from './topics.js';
+import { Producers } from './producers.js';
 
 const VIEWS = [
   { path: /^\/$/, title: 'Overview', nav: '/', view: () => html`<${Overview} />` },
   { path: /^\/topics$/, title: 'Topics', nav: '/topics', view: () => html`<${TopicList} />` },
   { path: /^\/topics\/([^/]+)$/, title: 'Topic', nav: '/topics', view: (m) => html`<${TopicDetail} name=${m[1]} />` },
+  { path: /^\/producers$/, title: 'Producers', nav: '/producers', view: () => html`<${Producers} />` },
 ];
 
 const NAV = [
   ['/', 'Overview'],
   ['/topics', 'Topics'],
+  ['/producers', 'Producers'],
 ];
 
 function useLocation() {

@@ -97,7 +97,7 @@ export function TopicDetail({ name }) {
     }
   };
   return html`<h1>Topic <span class="name">${name}</span></h1>
-    <p><a href=${`/topics/${enc(name)}/messages`}>Browse its messages</a></p>
+    <p><a href=${`/topics/${enc(name)}/messages`}>Browse its messages</a> · <a href=${`/producers${query({ q: name })}`}>Its producers</a></p>
     <${ErrorNote} error=${error} />
     ${
       data !== undefined &&

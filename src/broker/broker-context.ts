@@ -10,6 +10,7 @@ import type { PartitionWaiters } from './partition-waiters.js';
 import type { SaslGate } from './sasl-gate.js';
 import type { BufferPool } from '../memory/buffer-pool.js';
 import type { FaultRegistry } from '../faults/registry.js';
+import type { ProducerActivity } from './producer-activity.js';
 
 export interface BrokerContext {
   readonly config: BrokerConfig;
@@ -30,4 +31,6 @@ export interface BrokerContext {
   readonly fetchMemory: BufferPool;
   /** Faults installed to act on requests. */
   readonly faults: FaultRegistry;
+  /** Produce's decisions per idempotent producer and partition. */
+  readonly producerActivity: ProducerActivity;
 }

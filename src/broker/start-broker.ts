@@ -25,6 +25,7 @@ import { CredentialStore } from '../auth/credential-store.js';
 import { BufferPool } from '../memory/buffer-pool.js';
 import { FaultRegistry, type Faults } from '../faults/registry.js';
 import { serveConsole } from '../console/console-server.js';
+import { ProducerActivity } from './producer-activity.js';
 
 /** Free memory kept for Fetch reads between responses. */
 const KEPT_FETCH_BYTES = 16 * 1024 * 1024;
@@ -170,6 +171,7 @@ async function run(config: BrokerConfig, logger: Logger, faults: FaultRegistry):
       credentials,
       fetchMemory: new BufferPool(KEPT_FETCH_BYTES),
       faults,
+      producerActivity: new ProducerActivity(),
     };
     const server = new TcpServer(
       createDispatcher(buildApiTable(sasl), context),

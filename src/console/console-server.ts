@@ -11,6 +11,7 @@ import { ApiError } from './api-input.js';
 import { LiveEvents } from './live-events.js';
 import { MetricSamples } from './metric-samples.js';
 import { overview } from './overview-api.js';
+import { listProducers } from './producers-api.js';
 import { createTopic, deleteTopic, describeTopic, listTopics } from './topics-api.js';
 import { loadWebFiles, type WebFile, type WebFiles } from './web-files.js';
 
@@ -47,7 +48,7 @@ const NAME = '([^/]+)';
 export async function serveConsole(broker: BrokerContext, options: ConsoleOptions): Promise<ConsoleServer> {
   const web = await loadWebFiles();
   const samples = new MetricSamples(broker.metrics, SAMPLE_MS, SAMPLES_KEPT);
-  const events = new LiveEvents(samples);
+  const events = new LiveEvents(broker.producerActivity, samples);
   let url = '';
   const routes: Route[] = [
     ['GET', /^\/api\/overview$/, () => overview(broker, options.startedAt, samples, { url })],
@@ -55,6 +56,7 @@ export async function serveConsole(broker: BrokerContext, options: ConsoleOption
     ['POST', /^\/api\/topics$/, (c) => createTopic(c.broker, c.body, c.remoteAddress)],
     ['GET', new RegExp(`^/api/topics/${NAME}$`), (c) => describeTopic(c.broker, c.params[0]!, c.query)],
     ['DELETE', new RegExp(`^/api/topics/${NAME}$`), (c) => deleteTopic(c.broker, c.params[0]!, c.remoteAddress)],
+    ['GET', /^\/api\/producers$/, (c) => listProducers(c.broker, c.query)],
   ];
 
   const handle = async (req: IncomingMessage, res: ServerResponse): Promise<void> => {

@@ -1,22 +1,35 @@
 /**
- * Server-sent events for the console's live views: each new metrics sample. Bounded: at most MAX_STREAMS at once, and a stream
+ * Server-sent events for the console's live views: which partitions' producers changed (at most
+ * every FLUSH_MS) and each new metrics sample. Bounded: at most MAX_STREAMS at once, and a stream
  * whose reader falls MAX_UNSENT_BYTES behind is closed (the browser's EventSource reconnects).
  */
 import type { IncomingMessage, ServerResponse } from 'node:http';
+import type { ProducerActivity } from '../broker/producer-activity.js';
 import type { MetricSamples } from './metric-samples.js';
 
 const MAX_STREAMS = 100;
 const MAX_UNSENT_BYTES = 256 * 1024;
+const FLUSH_MS = 200;
 const KEEP_ALIVE_MS = 15_000;
+/** Past this many changed partitions in one flush, the event says "all" instead of naming them. */
+const MAX_NAMED = 200;
 
 export class LiveEvents {
   private readonly streams = new Set<ServerResponse>();
+  private changed = new Map<string, { topic: string; partition: number }>();
+  private overflow = false;
   private readonly timers: NodeJS.Timeout[];
   private readonly stopListening: (() => void)[];
 
-  constructor(samples: MetricSamples) {
-    this.stopListening = [samples.listen((sample) => this.send('sample', sample))];
-    this.timers = [setInterval(() => this.write(': keep-alive\n\n'), KEEP_ALIVE_MS).unref()];
+  constructor(activity: ProducerActivity, samples: MetricSamples) {
+    this.stopListening = [
+      activity.listen(({ topic, partition }) => {
+        if (this.changed.size >= MAX_NAMED) this.overflow = true;
+        else this.changed.set(`${partition}:${topic}`, { topic, partition });
+      }),
+      samples.listen((sample) => this.send('sample', sample)),
+    ];
+    this.timers = [setInterval(() => this.flush(), FLUSH_MS).unref(), setInterval(() => this.write(': keep-alive\n\n'), KEEP_ALIVE_MS).unref()];
   }
 
   /** Answers `req` with an event stream; false when there are too many. */
@@ -34,6 +47,13 @@ export class LiveEvents {
     for (const stop of this.stopListening) stop();
     for (const res of this.streams) res.end();
     this.streams.clear();
+  }
+
+  private flush(): void {
+    if (this.changed.size === 0 && !this.overflow) return;
+    this.send('producers', this.overflow ? { all: true } : { partitions: [...this.changed.values()] });
+    this.changed = new Map();
+    this.overflow = false;
   }
 
   private send(event: string, data: unknown): void {
