@@ -9,6 +9,7 @@ import type { Browser, Page } from 'playwright-core';
 import { startBroker, type Broker } from '../src/index.js';
 import { launchBrowser, screenshot } from './helpers/browser.js';
 import { kafkajs } from './helpers/kafkajs.js';
+import { until } from './helpers/until.js';
 
 const { version } = createRequire(import.meta.url)('../package.json') as { version: string };
 
@@ -28,6 +29,13 @@ after(async () => {
   await browser?.close();
   await broker?.close();
 });
+
+async function send(topic: string, messages: { key?: string; value: string }[]): Promise<void> {
+  const producer = kafkajs(broker.bootstrap).producer({ allowAutoTopicCreation: true });
+  await producer.connect();
+  await producer.send({ topic, acks: -1, messages });
+  await producer.disconnect();
+}
 
 test('the overview shows the version, the listeners and charts of the metrics', async () => {
   await page.goto(`${base}/`);
@@ -122,6 +130,54 @@ test("the producers page shows a kafkajs idempotent producer's window, and count
   } finally {
     await producer.disconnect();
   }
+});
+
+test('the message browser shows produced values as text, JSON and hex, escapes HTML, and produces from the page', async () => {
+  const html = '<img src=x onerror="document.title=\'pwned\'"><b>bold?</b>';
+  await send('greetings', [
+    { key: 'k1', value: 'hello brook' },
+    { key: '<script>document.title="pwned"</script>', value: html },
+    { value: '{"a":1,"b":[true]}' },
+  ]);
+  await page.goto(`${base}/topics/greetings/messages`);
+  const rows = page.getByRole('table').getByRole('row');
+  await page.getByLabel('value of offset 0').getByText('hello brook').waitFor();
+  assert.equal(await page.getByLabel('value of offset 1').innerText(), html, 'the HTML is shown as text');
+  assert.equal(await page.getByLabel('key of offset 1').innerText(), '<script>document.title="pwned"</script>');
+  assert.equal(await page.locator('main img, main b, main script').count(), 0, 'no element was made from a message');
+  assert.notEqual(await page.title(), 'pwned');
+  await screenshot(page, 'messages');
+
+  await page.getByLabel('Show as').selectOption('json');
+  assert.equal(await page.getByLabel('value of offset 2').innerText(), '{\n  "a": 1,\n  "b": [\n    true\n  ]\n}');
+  await page.getByLabel('Show as').selectOption('hex');
+  assert.equal(await page.getByLabel('value of offset 0').innerText(), '68 65 6c 6c 6f 20 62 72 6f 6f 6b');
+  await page.getByLabel('Show as').selectOption('text');
+
+  await page.getByLabel('Value', { exact: true }).fill('x'.repeat(5000));
+  await page.getByLabel(/^Headers/).fill('origin=the page');
+  await page.getByRole('button', { name: 'Produce' }).click();
+  await page.getByRole('status').getByText('Stored at offset 3').waitFor();
+  await page.getByRole('button', { name: 'Show all 5000 bytes' }).click();
+  await until(async () => (await page.getByLabel('value of offset 3').innerText()).length === 5000, 'the whole value is shown');
+  assert.equal(await page.getByLabel('header origin').innerText(), 'the page');
+  assert.equal(await rows.count(), 5);
+  const consumer = kafkajs(broker.bootstrap).consumer({ groupId: 'greetings-check', maxWaitTimeInMs: 100 });
+  await consumer.connect();
+  await consumer.subscribe({ topic: 'greetings', fromBeginning: true });
+  const read: string[] = [];
+  await consumer.run({ eachMessage: async ({ message }) => void read.push(message.value?.toString() ?? '') });
+  await until(() => read.length === 4, 'a client reads the message produced on the page');
+  await consumer.disconnect();
+  assert.equal(read[3], 'x'.repeat(5000));
+});
+
+test('the message browser follows the end of a partition live', async () => {
+  await send('ticks', [{ value: 'tick 0' }]);
+  await page.goto(`${base}/topics/ticks/messages?from=end`);
+  await page.getByLabel('value of offset 0').getByText('tick 0').waitFor();
+  await send('ticks', [{ value: 'tick 1' }]);
+  await page.getByLabel('value of offset 1').getByText('tick 1').waitFor();
 });
 
 test('API: a change sent as a form (as another site could) is refused; unknown paths are 404 JSON', async () => {

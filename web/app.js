@@ -4,11 +4,13 @@ import { useEffect, useState } from 'preact/hooks';
 import { api, html, navigate, ErrorNote } from './ui.js';
 import { Overview } from './overview.js';
 import { TopicList, TopicDetail } from './topics.js';
+import { Messages } from './messages.js';
 import { Producers } from './producers.js';
 
 const VIEWS = [
   { path: /^\/$/, title: 'Overview', nav: '/', view: () => html`<${Overview} />` },
   { path: /^\/topics$/, title: 'Topics', nav: '/topics', view: () => html`<${TopicList} />` },
+  { path: /^\/topics\/([^/]+)\/messages$/, title: 'Messages', nav: '/topics', view: (m) => html`<${Messages} topic=${m[1]} />` },
   { path: /^\/topics\/([^/]+)$/, title: 'Topic', nav: '/topics', view: (m) => html`<${TopicDetail} name=${m[1]} />` },
   { path: /^\/producers$/, title: 'Producers', nav: '/producers', view: () => html`<${Producers} />` },
 ];

@@ -9,6 +9,7 @@ import type { BrokerContext } from '../broker/broker-context.js';
 import { formatHostPort } from '../server/host-port.js';
 import { ApiError } from './api-input.js';
 import { LiveEvents } from './live-events.js';
+import { browseMessages, oneMessage, produceMessage } from './messages-api.js';
 import { MetricSamples } from './metric-samples.js';
 import { overview } from './overview-api.js';
 import { listProducers } from './producers-api.js';
@@ -56,6 +57,13 @@ export async function serveConsole(broker: BrokerContext, options: ConsoleOption
     ['POST', /^\/api\/topics$/, (c) => createTopic(c.broker, c.body, c.remoteAddress)],
     ['GET', new RegExp(`^/api/topics/${NAME}$`), (c) => describeTopic(c.broker, c.params[0]!, c.query)],
     ['DELETE', new RegExp(`^/api/topics/${NAME}$`), (c) => deleteTopic(c.broker, c.params[0]!, c.remoteAddress)],
+    ['GET', new RegExp(`^/api/topics/${NAME}/partitions/${NAME}/messages$`), (c) => browseMessages(c.broker, c.params[0]!, c.params[1]!, c.query)],
+    [
+      'POST',
+      new RegExp(`^/api/topics/${NAME}/partitions/${NAME}/messages$`),
+      (c) => produceMessage(c.broker, c.params[0]!, c.params[1]!, c.body, c.remoteAddress),
+    ],
+    ['GET', new RegExp(`^/api/topics/${NAME}/partitions/${NAME}/messages/${NAME}$`), (c) => oneMessage(c.broker, c.params[0]!, c.params[1]!, c.params[2]!)],
     ['GET', /^\/api\/producers$/, (c) => listProducers(c.broker, c.query)],
   ];
 
