@@ -180,6 +180,50 @@ test('the message browser follows the end of a partition live', async () => {
   await page.getByLabel('value of offset 1').getByText('tick 1').waitFor();
 });
 
+test("the group page shows a running consumer's assignment, its committed offsets and its lag", async () => {
+  await send(
+    'events',
+    [1, 2, 3, 4, 5].map((n) => ({ value: `event ${n}` })),
+  );
+  const kafka = kafkajs(broker.bootstrap, 'events-reader');
+  const consumer = kafka.consumer({ groupId: 'readers', maxWaitTimeInMs: 100 });
+  const admin = kafka.admin();
+  await Promise.all([consumer.connect(), admin.connect()]);
+  try {
+    await consumer.subscribe({ topic: 'events', fromBeginning: true });
+    await consumer.run({ eachMessage: async () => {} });
+    await until(async () => (await admin.fetchOffsets({ groupId: 'readers', topics: ['events'] }))[0]?.partitions[0]?.offset === '5', 'the group commits 5');
+    consumer.pause([{ topic: 'events' }]);
+    await send(
+      'events',
+      [6, 7, 8].map((n) => ({ value: `event ${n}` })),
+    );
+    await page.goto(`${base}/groups`);
+    await page
+      .getByRole('row', { name: /readers/ })
+      .getByRole('cell')
+      .nth(3)
+      .getByText('3')
+      .waitFor();
+    await page.getByRole('link', { name: 'readers' }).click();
+    const offsets = page.getByRole('table', { name: 'Committed offsets and lag' });
+    await offsets.getByRole('row', { name: /events/ }).waitFor();
+    assert.deepEqual(
+      await offsets
+        .getByRole('row', { name: /events/ })
+        .getByRole('cell')
+        .allInnerTexts(),
+      ['events', '0', '5', '8', '3'],
+    );
+    assert.equal(await page.locator('dt:has-text("State") + dd').innerText(), 'Stable');
+    const member = page.getByRole('table', { name: 'Members and their assignments' }).getByRole('row').nth(1);
+    assert.equal(await member.getByRole('cell').nth(3).innerText(), 'events [0]');
+    await screenshot(page, 'group');
+  } finally {
+    await Promise.all([consumer.disconnect(), admin.disconnect()]);
+  }
+});
+
 test('API: a change sent as a form (as another site could) is refused; unknown paths are 404 JSON', async () => {
   const form = await fetch(`${base}/api/topics`, { method: 'POST', headers: { 'content-type': 'application/x-www-form-urlencoded' }, body: 'name=x' });
   assert.equal(form.status, 415);

@@ -5,6 +5,7 @@ import { api, html, navigate, ErrorNote } from './ui.js';
 import { Overview } from './overview.js';
 import { TopicList, TopicDetail } from './topics.js';
 import { Messages } from './messages.js';
+import { GroupList, GroupDetail } from './groups.js';
 import { Producers } from './producers.js';
 
 const VIEWS = [
@@ -12,12 +13,15 @@ const VIEWS = [
   { path: /^\/topics$/, title: 'Topics', nav: '/topics', view: () => html`<${TopicList} />` },
   { path: /^\/topics\/([^/]+)\/messages$/, title: 'Messages', nav: '/topics', view: (m) => html`<${Messages} topic=${m[1]} />` },
   { path: /^\/topics\/([^/]+)$/, title: 'Topic', nav: '/topics', view: (m) => html`<${TopicDetail} name=${m[1]} />` },
+  { path: /^\/groups$/, title: 'Consumer groups', nav: '/groups', view: () => html`<${GroupList} />` },
+  { path: /^\/groups\/([^/]+)$/, title: 'Consumer group', nav: '/groups', view: (m) => html`<${GroupDetail} id=${m[1]} />` },
   { path: /^\/producers$/, title: 'Producers', nav: '/producers', view: () => html`<${Producers} />` },
 ];
 
 const NAV = [
   ['/', 'Overview'],
   ['/topics', 'Topics'],
+  ['/groups', 'Consumer groups'],
   ['/producers', 'Producers'],
 ];
 

@@ -8,6 +8,7 @@ import { once } from 'node:events';
 import type { BrokerContext } from '../broker/broker-context.js';
 import { formatHostPort } from '../server/host-port.js';
 import { ApiError } from './api-input.js';
+import { describeGroup, listGroups } from './groups-api.js';
 import { LiveEvents } from './live-events.js';
 import { browseMessages, oneMessage, produceMessage } from './messages-api.js';
 import { MetricSamples } from './metric-samples.js';
@@ -64,6 +65,8 @@ export async function serveConsole(broker: BrokerContext, options: ConsoleOption
       (c) => produceMessage(c.broker, c.params[0]!, c.params[1]!, c.body, c.remoteAddress),
     ],
     ['GET', new RegExp(`^/api/topics/${NAME}/partitions/${NAME}/messages/${NAME}$`), (c) => oneMessage(c.broker, c.params[0]!, c.params[1]!, c.params[2]!)],
+    ['GET', /^\/api\/groups$/, (c) => listGroups(c.broker, c.query)],
+    ['GET', new RegExp(`^/api/groups/${NAME}$`), (c) => describeGroup(c.broker, c.params[0]!)],
     ['GET', /^\/api\/producers$/, (c) => listProducers(c.broker, c.query)],
   ];
 
