@@ -8,6 +8,7 @@ import { createRequire } from 'node:module';
 import type { Browser, Page } from 'playwright-core';
 import { startBroker, type Broker } from '../src/index.js';
 import { launchBrowser, screenshot } from './helpers/browser.js';
+import { runBrook } from './helpers/cli.js';
 import { kafkajs } from './helpers/kafkajs.js';
 import { until } from './helpers/until.js';
 
@@ -222,6 +223,43 @@ test("the group page shows a running consumer's assignment, its committed offset
   } finally {
     await Promise.all([consumer.disconnect(), admin.disconnect()]);
   }
+});
+
+test('the replay page steps through a trace with the verdicts and windows `brook replay` gives', async () => {
+  const trace = [
+    'producer=7 epoch=0 partition=p-0 seq=0 count=3',
+    'producer=7 epoch=0 partition=p-0 seq=3 count=2',
+    'producer=7 epoch=0 partition=p-0 seq=3 count=2',
+    '# skipping ahead',
+    'producer=7 epoch=0 partition=p-0 seq=9 count=1',
+    'producer=7 epoch=1 partition=p-0 seq=0 count=1',
+    'producer=7 epoch=0 partition=p-0 seq=5 count=1',
+    'producer=7 epoch=0 partition=p-0',
+  ];
+  const cli = await runBrook(['replay', '--explain'], trace.join('\n') + '\n');
+  const replies = cli.stdout.trim().split('\n');
+  assert.deepEqual(
+    replies.map((r) => r.split('  ')[0]),
+    ['OK base=0', 'OK base=3', 'DUPLICATE base=3', 'OUT_OF_ORDER', 'OK base=5', 'FENCED', "ERROR missing field 'seq'"],
+  );
+  await page.goto(`${base}/replay`);
+  await page.getByLabel('Batch lines').fill(trace.join('\n'));
+  await page.getByRole('button', { name: 'Replay' }).click();
+  await page.getByRole('heading', { name: 'Step 1 of 7' }).waitFor();
+  const current = page.locator('.current');
+  for (const [i, reply] of replies.entries()) {
+    const [verdict, logEnd, window] = reply.split('  ');
+    await page.getByRole('heading', { name: `Step ${i + 1} of 7` }).waitFor();
+    assert.equal(await current.locator('.verdict strong').innerText(), verdict);
+    if (logEnd !== undefined) {
+      assert.match(await current.innerText(), new RegExp(`log end is ${logEnd!.slice('log_end='.length)}; producer 7 has epoch \\d+ and window`));
+      const shown = await current.getByRole('list', { name: 'window after this line' }).locator('.seq').allInnerTexts();
+      assert.equal(shown.map((s) => `[${s}]`).join(' ') || '[]', window!.slice('window='.length));
+    }
+    if (i === 2) await screenshot(page, 'replay');
+    if (i + 1 < replies.length) await page.getByRole('button', { name: 'Next' }).click();
+  }
+  assert.match(await current.innerText(), /a duplicate|fenced|missing field/);
 });
 
 test('API: a change sent as a form (as another site could) is refused; unknown paths are 404 JSON', async () => {

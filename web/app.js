@@ -7,6 +7,7 @@ import { TopicList, TopicDetail } from './topics.js';
 import { Messages } from './messages.js';
 import { GroupList, GroupDetail } from './groups.js';
 import { Producers } from './producers.js';
+import { Replay } from './replay.js';
 
 const VIEWS = [
   { path: /^\/$/, title: 'Overview', nav: '/', view: () => html`<${Overview} />` },
@@ -16,6 +17,7 @@ const VIEWS = [
   { path: /^\/groups$/, title: 'Consumer groups', nav: '/groups', view: () => html`<${GroupList} />` },
   { path: /^\/groups\/([^/]+)$/, title: 'Consumer group', nav: '/groups', view: (m) => html`<${GroupDetail} id=${m[1]} />` },
   { path: /^\/producers$/, title: 'Producers', nav: '/producers', view: () => html`<${Producers} />` },
+  { path: /^\/replay$/, title: 'Replay', nav: '/replay', view: () => html`<${Replay} />` },
 ];
 
 const NAV = [
@@ -23,6 +25,7 @@ const NAV = [
   ['/topics', 'Topics'],
   ['/groups', 'Consumer groups'],
   ['/producers', 'Producers'],
+  ['/replay', 'Replay'],
 ];
 
 function useLocation() {

@@ -14,6 +14,7 @@ import { browseMessages, oneMessage, produceMessage } from './messages-api.js';
 import { MetricSamples } from './metric-samples.js';
 import { overview } from './overview-api.js';
 import { listProducers } from './producers-api.js';
+import { replayLines } from './replay-api.js';
 import { createTopic, deleteTopic, describeTopic, listTopics } from './topics-api.js';
 import { loadWebFiles, type WebFile, type WebFiles } from './web-files.js';
 
@@ -68,6 +69,7 @@ export async function serveConsole(broker: BrokerContext, options: ConsoleOption
     ['GET', /^\/api\/groups$/, (c) => listGroups(c.broker, c.query)],
     ['GET', new RegExp(`^/api/groups/${NAME}$`), (c) => describeGroup(c.broker, c.params[0]!)],
     ['GET', /^\/api\/producers$/, (c) => listProducers(c.broker, c.query)],
+    ['POST', /^\/api\/replay$/, (c) => replayLines(c.body)],
   ];
 
   const handle = async (req: IncomingMessage, res: ServerResponse): Promise<void> => {
