@@ -1,7 +1,7 @@
-// The console's page: the navigation, and the view each URL names.
+// The console's page: the login when the broker asks for one, the navigation, and the view each URL names.
 import { render } from 'preact';
 import { useEffect, useState } from 'preact/hooks';
-import { api, html, navigate, ErrorNote } from './ui.js';
+import { api, html, navigate, whenLoggedOut, ErrorNote } from './ui.js';
 import { Overview } from './overview.js';
 import { TopicList, TopicDetail } from './topics.js';
 import { Messages } from './messages.js';
@@ -38,6 +38,36 @@ function useLocation() {
   return location.pathname;
 }
 
+function Login({ onLogin }) {
+  const [error, setError] = useState();
+  const [busy, setBusy] = useState(false);
+  const submit = async (e) => {
+    e.preventDefault();
+    const form = new FormData(e.target);
+    setBusy(true);
+    try {
+      await api('/api/login', { method: 'POST', body: { user: form.get('user'), password: form.get('password') } });
+      onLogin();
+    } catch (err) {
+      setError(err);
+    } finally {
+      setBusy(false);
+    }
+  };
+  return html`<main id="main" class="login">
+    <h1>brook console</h1>
+    <p>This broker asks for a SASL user. Log in with the user's password.</p>
+    <form onSubmit=${submit}>
+      <label for="user">User</label>
+      <input id="user" name="user" autocomplete="username" required />
+      <label for="password">Password</label>
+      <input id="password" name="password" type="password" autocomplete="current-password" required />
+      <button type="submit" disabled=${busy}>Log in</button>
+    </form>
+    <${ErrorNote} error=${error} />
+  </main>`;
+}
+
 function App() {
   const path = useLocation();
   const [session, setSession] = useState();
@@ -45,13 +75,19 @@ function App() {
   const check = () => api('/api/session').then(setSession, setError);
   useEffect(() => {
     check();
+    whenLoggedOut(() => setSession((s) => ({ ...s, user: null })));
   }, []);
   if (error !== undefined) return html`<${ErrorNote} error=${error} />`;
   if (session === undefined) return html`<p class="loading">Loading…</p>`;
+  if (session.loginRequired && session.user === null) return html`<${Login} onLogin=${check} />`;
   const decoded = decodeURI(path);
   const found = VIEWS.map((v) => [v, v.path.exec(path)]).find(([, m]) => m !== null);
   const [view, match] = found ?? [undefined, undefined];
   document.title = `${view?.title ?? 'Not found'} · brook console`;
+  const logout = async () => {
+    await api('/api/logout', { method: 'POST', body: {} });
+    check();
+  };
   return html`<a class="skip" href="#main">Skip to content</a>
     <header>
       <a class="brand" href="/">brook console</a>
@@ -60,6 +96,7 @@ function App() {
           ${NAV.map(([href, label]) => html`<li><a href=${href} aria-current=${view?.nav === href ? 'page' : undefined}>${label}</a></li>`)}
         </ul>
       </nav>
+      ${session.user !== null && html`<span class="user">${session.user} <button type="button" onClick=${logout}>Log out</button></span>`}
     </header>
     <main id="main" tabindex="-1">
       ${

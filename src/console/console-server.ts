@@ -1,15 +1,18 @@
 /**
- * The web console: an HTTP server beside the broker,
+ * The web console: an HTTP (HTTPS with the broker's TLS certificate) server beside the broker,
  * serving the page and its JSON API (README, "Web console"). It reads the broker's state through
- * the broker's own modules and makes changes through its Kafka API handlers.
+ * the broker's own modules and makes changes through its Kafka API handlers; with SASL users,
+ * nothing but the login is answered before a user logs in.
  */
-import { createServer, type IncomingMessage, type ServerResponse } from 'node:http';
+import { createServer as createHttpServer, type IncomingMessage, type Server, type ServerResponse } from 'node:http';
+import { createServer as createHttpsServer } from 'node:https';
 import { once } from 'node:events';
 import type { BrokerContext } from '../broker/broker-context.js';
 import { formatHostPort } from '../server/host-port.js';
 import { ApiError } from './api-input.js';
 import { describeGroup, listGroups } from './groups-api.js';
 import { LiveEvents } from './live-events.js';
+import { LOGIN_COOKIE, Logins } from './logins.js';
 import { browseMessages, oneMessage, produceMessage } from './messages-api.js';
 import { MetricSamples } from './metric-samples.js';
 import { overview } from './overview-api.js';
@@ -52,6 +55,8 @@ export async function serveConsole(broker: BrokerContext, options: ConsoleOption
   const web = await loadWebFiles();
   const samples = new MetricSamples(broker.metrics, SAMPLE_MS, SAMPLES_KEPT);
   const events = new LiveEvents(broker.producerActivity, samples);
+  const logins = broker.credentials === undefined ? undefined : new Logins(broker.credentials, broker.config.failedAuthenticationDelayMs);
+  const tls = broker.config.tls;
   let url = '';
   const routes: Route[] = [
     ['GET', /^\/api\/overview$/, () => overview(broker, options.startedAt, samples, { url })],
@@ -76,9 +81,18 @@ export async function serveConsole(broker: BrokerContext, options: ConsoleOption
     const { pathname, searchParams } = new URL(req.url ?? '/', 'http://console');
     const method = req.method ?? 'GET';
     if (!pathname.startsWith('/api/')) return serveFile(web, pathname, method, res);
-    if (pathname === '/api/session' && method === 'GET') return json(res, 200, { loginRequired: false, user: null });
+    if (pathname === '/api/session' && method === 'GET') {
+      const user = logins?.userOf(req.headers.cookie) ?? null;
+      return json(res, 200, { loginRequired: logins !== undefined, user });
+    }
     // A JSON body is what the page sends: a form posted from another site cannot be one without CORS' leave.
     const body = method === 'GET' || method === 'DELETE' ? undefined : await jsonBody(req);
+    if (pathname === '/api/login' && method === 'POST') return login(logins, body, tls !== undefined, res);
+    if (pathname === '/api/logout' && method === 'POST') {
+      logins?.logout(req.headers.cookie);
+      return json(res, 200, {}, { 'set-cookie': cookie('', tls !== undefined, 0) });
+    }
+    if (logins !== undefined && logins.userOf(req.headers.cookie) === undefined) throw new ApiError(401, 'log in first');
     if (pathname === '/api/events' && method === 'GET') {
       if (!events.open(req, res)) throw new ApiError(503, 'too many live views open');
       return;
@@ -102,7 +116,7 @@ export async function serveConsole(broker: BrokerContext, options: ConsoleOption
       json(res, 500, { error: (err as Error).message });
     });
   };
-  const server = createServer(listener);
+  const server: Server = tls === undefined ? createHttpServer(listener) : createHttpsServer({ cert: tls.cert, key: tls.key }, listener);
   server.listen({ host: options.host, port: options.port });
   try {
     await Promise.race([once(server, 'listening'), once(server, 'error').then(([err]) => Promise.reject(err))]);
@@ -113,7 +127,7 @@ export async function serveConsole(broker: BrokerContext, options: ConsoleOption
     throw Object.assign(new Error(`cannot serve the console on ${formatHostPort(options.host, options.port)}: ${message}`), { code });
   }
   const port = (server.address() as { port: number }).port;
-  url = `http://${formatHostPort(options.host, port)}/`;
+  url = `${tls === undefined ? 'http' : 'https'}://${formatHostPort(options.host, port)}/`;
   return {
     port,
     url,
@@ -154,6 +168,19 @@ function notFound(pathname: string): never {
   throw new ApiError(404, `no file ${pathname}`);
 }
 
+async function login(logins: Logins | undefined, body: unknown, secure: boolean, res: ServerResponse): Promise<void> {
+  if (logins === undefined) return json(res, 200, { user: null });
+  const { user, password } = (body ?? {}) as { user?: unknown; password?: unknown };
+  if (typeof user !== 'string' || typeof password !== 'string') throw new ApiError(400, 'user and password must be strings');
+  const token = await logins.login(user, password);
+  if (token === undefined) throw new ApiError(401, 'wrong user or password');
+  json(res, 200, { user }, { 'set-cookie': cookie(token, secure, undefined) });
+}
+
+function cookie(token: string, secure: boolean, maxAge: number | undefined): string {
+  return `${LOGIN_COOKIE}=${token}; Path=/; HttpOnly; SameSite=Strict${secure ? '; Secure' : ''}${maxAge === undefined ? '' : `; Max-Age=${maxAge}`}`;
+}
+
 async function jsonBody(req: IncomingMessage): Promise<unknown> {
   if (!(req.headers['content-type'] ?? '').startsWith('application/json')) throw new ApiError(415, 'send JSON (content-type: application/json)');
   const chunks: Buffer[] = [];
@@ -170,8 +197,8 @@ async function jsonBody(req: IncomingMessage): Promise<unknown> {
   }
 }
 
-function json(res: ServerResponse, status: number, value: unknown): void {
+function json(res: ServerResponse, status: number, value: unknown, headers: Record<string, string> = {}): void {
   const body = JSON.stringify(value, (_, v: unknown) => (typeof v === 'bigint' ? String(v) : v));
-  res.writeHead(status, { 'content-type': 'application/json; charset=utf-8' });
+  res.writeHead(status, { 'content-type': 'application/json; charset=utf-8', ...headers });
   res.end(body);
 }
