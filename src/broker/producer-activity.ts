@@ -1,8 +1,9 @@
 /**
  * What Produce decided for each idempotent producer of each partition: counts of accepted,
  * duplicate, out-of-order and fenced batches, and a way to be told of each decision (the web
- * console's live producers view). Bounded: past MAX_TRACKED (partition, producer) pairs the one
- * that wrote least recently is forgotten.
+ * console's live producers view). Kept beside each partition's log, so a deleted partition's go
+ * with it, and bounded: past MAX_PER_PARTITION producers of one partition, the one counted first
+ * is forgotten.
  */
 import type { Verdict } from '../idempotence/rules.js';
 
@@ -15,27 +16,30 @@ export interface ProducerDecision {
   readonly verdict: Verdict['kind'];
 }
 
-const MAX_TRACKED = 100_000;
+const MAX_PER_PARTITION = 1000;
 
 export class ProducerActivity {
-  /** In order of last decision, oldest first, so the first key is the one to forget. */
-  private readonly counts = new Map<string, VerdictCounts>();
+  /** By partition log, then producer id, in the order first counted. */
+  private readonly counts = new WeakMap<object, Map<bigint, VerdictCounts>>();
   private readonly listeners = new Set<(decision: ProducerDecision) => void>();
 
-  constructor(private readonly maxTracked = MAX_TRACKED) {}
+  constructor(private readonly maxPerPartition = MAX_PER_PARTITION) {}
 
-  record(decision: ProducerDecision): void {
-    const key = keyOf(decision.topic, decision.partition, decision.producerId);
-    const counts = this.counts.get(key) ?? { append: 0, duplicate: 0, out_of_order: 0, fenced: 0 };
-    counts[decision.verdict]++;
-    this.counts.delete(key);
-    this.counts.set(key, counts);
-    if (this.counts.size > this.maxTracked) this.counts.delete(this.counts.keys().next().value!);
-    for (const listener of this.listeners) listener(decision);
+  /** On the produce path: a lookup and an addition, no key built. */
+  record(log: object, topic: string, partition: number, producerId: bigint, verdict: Verdict['kind']): void {
+    let producers = this.counts.get(log);
+    if (producers === undefined) this.counts.set(log, (producers = new Map()));
+    let counts = producers.get(producerId);
+    if (counts === undefined) {
+      if (producers.size >= this.maxPerPartition) producers.delete(producers.keys().next().value!);
+      producers.set(producerId, (counts = { append: 0, duplicate: 0, out_of_order: 0, fenced: 0 }));
+    }
+    counts[verdict]++;
+    for (const listener of this.listeners) listener({ topic, partition, producerId, verdict });
   }
 
-  countsOf(topic: string, partition: number, producerId: bigint): VerdictCounts | undefined {
-    return this.counts.get(keyOf(topic, partition, producerId));
+  countsOf(log: object, producerId: bigint): Readonly<VerdictCounts> | undefined {
+    return this.counts.get(log)?.get(producerId);
   }
 
   /** Calls `listener` on every decision from now on; returns what stops that. */
@@ -44,5 +48,3 @@ export class ProducerActivity {
     return () => this.listeners.delete(listener);
   }
 }
-
-const keyOf = (topic: string, partition: number, producerId: bigint): string => `${topic}\u0000${partition}\u0000${producerId}`;

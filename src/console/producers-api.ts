@@ -21,7 +21,7 @@ export function producersOf(broker: BrokerContext, topic: string, partition: num
   return [...log.producers()]
     .sort(([a], [b]) => (a < b ? -1 : 1))
     .map(([producerId, entry]) => {
-      const counts = broker.producerActivity.countsOf(topic, partition, producerId);
+      const counts = broker.producerActivity.countsOf(log, producerId);
       return {
         producerId: String(producerId),
         epoch: entry.state.epoch,

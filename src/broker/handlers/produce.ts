@@ -134,7 +134,7 @@ function appendPartition(
   const verdict: Verdict = header.producerId >= 0n ? judge(broker, log, header) : { kind: 'append' };
   if (header.producerId >= 0n) {
     broker.metrics.idempotence(verdict.kind);
-    broker.producerActivity.record({ topic, partition: index, producerId: header.producerId, verdict: verdict.kind });
+    broker.producerActivity.record(log, topic, index, header.producerId, verdict.kind);
   }
   if (verdict.kind === 'out_of_order' || verdict.kind === 'fenced') {
     response.errorCode = VERDICT_ERRORS[verdict.kind];
