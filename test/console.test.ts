@@ -262,6 +262,23 @@ test('the replay page steps through a trace with the verdicts and windows `brook
   assert.match(await current.innerText(), /a duplicate|fenced|missing field/);
 });
 
+/** Run in the page (the tests' TypeScript has no DOM types): the controls with no name a screen reader could say. */
+const UNNAMED_CONTROLS = `[...document.querySelectorAll('input, select, textarea, button, a')]
+  .filter((el) => (el.labels?.length ?? 0) === 0 && !el.getAttribute('aria-label') && !el.closest('label') && el.textContent.trim() === '')
+  .map((el) => el.outerHTML)`;
+
+test('every view can be used from the keyboard: a skip link first, and every control named', async () => {
+  for (const path of ['/', '/topics', '/topics/orders', '/topics/orders/messages', '/groups', '/groups/readers', '/producers', '/replay']) {
+    await page.goto(`${base}${path}`);
+    await page.locator('main h1').waitFor();
+    await page.keyboard.press('Tab');
+    assert.equal(await page.evaluate('document.activeElement.textContent'), 'Skip to content', path);
+    await page.keyboard.press('Enter');
+    assert.equal(await page.evaluate('document.activeElement.id'), 'main', path);
+    assert.deepEqual(await page.evaluate(UNNAMED_CONTROLS), [], path);
+  }
+});
+
 test('API: a change sent as a form (as another site could) is refused; unknown paths are 404 JSON', async () => {
   const form = await fetch(`${base}/api/topics`, { method: 'POST', headers: { 'content-type': 'application/x-www-form-urlencoded' }, body: 'name=x' });
   assert.equal(form.status, 415);
