@@ -1,0 +1,78 @@
+/** The web console's HTTP side without a browser: `brook serve --console-port`, the page's headers, its event stream and its bounds. */
+import { test } from 'node:test';
+import assert from 'node:assert/strict';
+import { startBroker } from '../src/index.js';
+import { kafkajs } from './helpers/kafkajs.js';
+import { startServe } from './helpers/serve-process.js';
+
+test('serve --console-port serves the page with a policy allowing only its own scripts, and says where in its JSON log', async () => {
+  const serve = await startServe(['--console-port', '0', '--console-host', '127.0.0.1', '--log-level', 'info']);
+  try {
+    const announced = serve
+      .output()
+      .split('\n')
+      .filter((line) => line.startsWith('{'))
+      .map((line) => JSON.parse(line) as { msg: string; consolePort?: number })
+      .find((l) => l.msg.startsWith('listening on'));
+    const consolePort = announced?.consolePort;
+    assert.ok(typeof consolePort === 'number', serve.output());
+    assert.equal(announced!.msg, `listening on 127.0.0.1:${serve.port}, console on http://127.0.0.1:${consolePort}/`);
+    const page = await fetch(`http://127.0.0.1:${consolePort}/topics/anything`);
+    assert.equal(page.status, 200);
+    assert.match(await page.text(), /<script type="module" src="\/assets\/app.js">/);
+    assert.match(page.headers.get('content-security-policy') ?? '', /script-src 'self' 'sha256-[A-Za-z0-9+/]+=*'/);
+    assert.equal(page.headers.get('x-content-type-options'), 'nosniff');
+    const preact = await fetch(`http://127.0.0.1:${consolePort}/vendor/preact.mjs`);
+    assert.equal(preact.headers.get('content-type'), 'text/javascript; charset=utf-8');
+    assert.equal((await fetch(`http://127.0.0.1:${consolePort}/assets/nothing.js`)).status, 404);
+  } finally {
+    await serve.stop();
+  }
+});
+
+test('the event stream names the partitions whose producers changed; streams and bodies are bounded; a restart keeps the console', async () => {
+  const broker = await startBroker({ consolePort: 0 });
+  const base = `http://127.0.0.1:${broker.consolePort}`;
+  const streams: AbortController[] = [];
+  try {
+    const first = new AbortController();
+    streams.push(first);
+    const events = await fetch(`${base}/api/events`, { signal: first.signal });
+    assert.equal(events.headers.get('content-type'), 'text/event-stream');
+    const producer = kafkajs(broker.bootstrap).producer({ idempotent: true, allowAutoTopicCreation: true });
+    await producer.connect();
+    await producer.send({ topic: 'watched', messages: [{ value: 'v' }] });
+    await producer.disconnect();
+    const reader = events.body!.getReader();
+    let text = '';
+    while (!text.includes('event: producers')) text += Buffer.from((await reader.read()).value!).toString();
+    const data = /event: producers\ndata: (.*)\n/.exec(text)?.[1];
+    assert.deepEqual(JSON.parse(data!), { partitions: [{ topic: 'watched', partition: 0 }] });
+
+    for (let i = 1; i < 100; i++) {
+      const controller = new AbortController();
+      streams.push(controller);
+      assert.equal((await fetch(`${base}/api/events`, { signal: controller.signal })).status, 200);
+    }
+    const refused = await fetch(`${base}/api/events`);
+    assert.equal(refused.status, 503);
+    for (const s of streams.splice(0)) s.abort();
+
+    const tooLarge = await fetch(`${base}/api/replay`, {
+      method: 'POST',
+      headers: { 'content-type': 'application/json' },
+      body: JSON.stringify({ lines: 'x'.repeat(5 * 1024 * 1024) }),
+    });
+    assert.equal(tooLarge.status, 413);
+
+    await broker.restart();
+    const topics = (await (await fetch(`${base}/api/topics`)).json()) as { items: { name: string }[] };
+    assert.deepEqual(
+      topics.items.map((t) => t.name),
+      ['watched'],
+    );
+  } finally {
+    for (const s of streams) s.abort();
+    await broker.close();
+  }
+});
