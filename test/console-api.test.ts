@@ -1,6 +1,7 @@
 /** The web console's HTTP side without a browser: `brook serve --console-port`, the page's headers, its event stream and its bounds. */
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
+import { request } from 'node:http';
 import { startBroker } from '../src/index.js';
 import { kafkajs } from './helpers/kafkajs.js';
 import { startServe } from './helpers/serve-process.js';
@@ -64,6 +65,16 @@ test('the event stream names the partitions whose producers changed; streams and
       body: JSON.stringify({ lines: 'x'.repeat(5 * 1024 * 1024) }),
     });
     assert.equal(tooLarge.status, 413);
+    // Sent in chunks, without a length: read to its end, kept only up to the bound.
+    const chunked = await new Promise<number | undefined>((resolve, reject) => {
+      const req = request(`${base}/api/replay`, { method: 'POST', headers: { 'content-type': 'application/json' } }, (res) => {
+        res.resume();
+        resolve(res.statusCode);
+      }).on('error', reject);
+      for (let i = 0; i < 80; i++) req.write(Buffer.alloc(64 * 1024, 0x20));
+      req.end();
+    });
+    assert.equal(chunked, 413);
 
     await broker.restart();
     const topics = (await (await fetch(`${base}/api/topics`)).json()) as { items: { name: string }[] };

@@ -183,13 +183,20 @@ function cookie(token: string, secure: boolean, maxAge: number | undefined): str
 
 async function jsonBody(req: IncomingMessage): Promise<unknown> {
   if (!(req.headers['content-type'] ?? '').startsWith('application/json')) throw new ApiError(415, 'send JSON (content-type: application/json)');
+  const tooLarge = (): ApiError => new ApiError(413, `a body may be at most ${MAX_BODY_BYTES} bytes`);
+  // Answered before the body is read, Node reads the rest and drops it, so the client hears the answer.
+  if (Number(req.headers['content-length']) > MAX_BODY_BYTES) throw tooLarge();
   const chunks: Buffer[] = [];
   let size = 0;
-  for await (const chunk of req as AsyncIterable<Buffer>) {
-    size += chunk.length;
-    if (size > MAX_BODY_BYTES) throw new ApiError(413, `a body may be at most ${MAX_BODY_BYTES} bytes`);
-    chunks.push(chunk);
-  }
+  await new Promise<void>((resolve, reject) => {
+    req.on('data', (chunk: Buffer) => {
+      size += chunk.length;
+      if (size <= MAX_BODY_BYTES) chunks.push(chunk);
+    });
+    req.on('end', resolve);
+    req.on('error', reject);
+  });
+  if (size > MAX_BODY_BYTES) throw tooLarge();
   try {
     return JSON.parse(Buffer.concat(chunks).toString('utf8'));
   } catch {
