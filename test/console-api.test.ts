@@ -26,6 +26,22 @@ test('serve --console-port serves the page with a policy allowing only its own s
     const preact = await fetch(`http://127.0.0.1:${consolePort}/vendor/preact.mjs`);
     assert.equal(preact.headers.get('content-type'), 'text/javascript; charset=utf-8');
     assert.equal((await fetch(`http://127.0.0.1:${consolePort}/assets/nothing.js`)).status, 404);
+    // A page of another site whose name was pointed at 127.0.0.1 is not answered.
+    for (const [host, status] of [
+      [`rebound.example:${consolePort}`, 421],
+      [`localhost:${consolePort}`, 200],
+      [`[::1]:${consolePort}`, 200],
+    ] as const) {
+      const answered = await new Promise<number | undefined>((resolve, reject) => {
+        request(`http://127.0.0.1:${consolePort}/api/overview`, { headers: { host } }, (res) => {
+          res.resume();
+          resolve(res.statusCode);
+        })
+          .on('error', reject)
+          .end();
+      });
+      assert.equal(answered, status, host);
+    }
   } finally {
     await serve.stop();
   }

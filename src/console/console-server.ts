@@ -109,7 +109,10 @@ export async function serveConsole(broker: BrokerContext, options: ConsoleOption
   const listener = (req: IncomingMessage, res: ServerResponse): void => {
     for (const [name, value] of Object.entries(SECURITY_HEADERS)) res.setHeader(name, value);
     res.setHeader('content-security-policy', web.policy);
-    handle(req, res).catch((err: unknown) => {
+    const answer = misdirected(options.host, req.headers.host)
+      ? Promise.reject(new ApiError(421, 'this console answers to loopback names only'))
+      : handle(req, res);
+    answer.catch((err: unknown) => {
       if (res.headersSent) return void res.destroy();
       if (err instanceof ApiError) return json(res, err.status, { error: err.message });
       broker.logger.error({ err }, 'console request failed');
@@ -154,6 +157,20 @@ function serveFile(web: WebFiles, pathname: string, method: string, res: ServerR
   const file: WebFile = pathname.startsWith('/assets/') || pathname.startsWith('/vendor/') ? (web.files.get(pathname) ?? notFound(pathname)) : web.page;
   res.writeHead(200, { 'content-type': file.type, 'content-length': file.body.length });
   res.end(method === 'HEAD' ? undefined : file.body);
+}
+
+/**
+ * Whether a console on a loopback address is asked by another name: a page of some site whose name
+ * was made to point at 127.0.0.1 (DNS rebinding) would otherwise read and change the broker.
+ */
+function misdirected(bound: string, hostHeader: string | undefined): boolean {
+  if (!isLoopback(bound)) return false;
+  const name = (hostHeader ?? '').replace(/:\d+$/, '').replace(/^\[(.*)\]$/, '$1');
+  return !isLoopback(name);
+}
+
+function isLoopback(host: string): boolean {
+  return host === 'localhost' || host.endsWith('.localhost') || host === '::1' || /^127\.\d+\.\d+\.\d+$/.test(host);
 }
 
 function decodePart(part: string): string {
