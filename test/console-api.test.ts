@@ -5,16 +5,21 @@ import { request } from 'node:http';
 import { startBroker } from '../src/index.js';
 import { kafkajs } from './helpers/kafkajs.js';
 import { startServe } from './helpers/serve-process.js';
+import { until } from './helpers/until.js';
 
 test('serve --console-port serves the page with a policy allowing only its own scripts, and says where in its JSON log', async () => {
   const serve = await startServe(['--console-port', '0', '--console-host', '127.0.0.1', '--log-level', 'info']);
   try {
-    const announced = serve
-      .output()
-      .split('\n')
-      .filter((line) => line.startsWith('{'))
-      .map((line) => JSON.parse(line) as { msg: string; consolePort?: number })
-      .find((l) => l.msg.startsWith('listening on'));
+    // The JSON log is written apart from the plain line serve waits for: it may come after it.
+    const announcement = (): { msg: string; consolePort?: number } | undefined =>
+      serve
+        .output()
+        .split('\n')
+        .filter((line) => line.startsWith('{'))
+        .map((line) => JSON.parse(line) as { msg: string; consolePort?: number })
+        .find((l) => l.msg.startsWith('listening on'));
+    await until(() => announcement() !== undefined, 'the JSON log says where the console is');
+    const announced = announcement();
     const consolePort = announced?.consolePort;
     assert.ok(typeof consolePort === 'number', serve.output());
     assert.equal(announced!.msg, `listening on 127.0.0.1:${serve.port}, console on http://127.0.0.1:${consolePort}/`);
