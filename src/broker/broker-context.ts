@@ -12,6 +12,7 @@ import type { SaslGate } from './sasl-gate.js';
 import type { BufferPool } from '../memory/buffer-pool.js';
 import type { FaultRegistry } from '../faults/registry.js';
 import type { TxnCoordinator } from '../transactions/txn-coordinator.js';
+import type { ProducerActivity } from './producer-activity.js';
 
 export interface BrokerContext {
   readonly config: BrokerConfig;
@@ -35,4 +36,6 @@ export interface BrokerContext {
   readonly authorizer: Authorizer | undefined;
   /** Faults installed to act on requests. */
   readonly faults: FaultRegistry;
+  /** Produce's decisions per idempotent producer and partition. */
+  readonly producerActivity: ProducerActivity;
 }

@@ -29,6 +29,8 @@ import { CredentialStore } from '../auth/credential-store.js';
 import { Authorizer } from '../acl/authorizer.js';
 import { BufferPool } from '../memory/buffer-pool.js';
 import { FaultRegistry, type Faults } from '../faults/registry.js';
+import { serveConsole } from '../console/console-server.js';
+import { ProducerActivity } from './producer-activity.js';
 
 /** Free memory kept for Fetch reads between responses. */
 const KEPT_FETCH_BYTES = 16 * 1024 * 1024;
@@ -49,6 +51,8 @@ export interface Broker {
   readonly dataDir: string;
   /** The bound metrics port, when `metricsPort` was given. */
   readonly metricsPort: number | undefined;
+  /** The bound web console port, when `consolePort` was given. */
+  readonly consolePort: number | undefined;
   /** Faults that make requests fail as they fail with Kafka: errors, lost answers, delays, closed connections. */
   readonly faults: Faults;
   /**
@@ -64,6 +68,7 @@ export interface Broker {
 interface Running {
   readonly port: number;
   readonly metricsPort: number | undefined;
+  readonly consolePort: number | undefined;
   close(): Promise<void>;
 }
 
@@ -86,7 +91,7 @@ export async function startBroker(options: BrokerOptions = {}): Promise<Broker> 
     await removeTemporary();
     throw err;
   }
-  const { port, metricsPort } = running;
+  const { port, metricsPort, consolePort } = running;
   // Restarts and the close happen one after another, in the order asked for.
   let lifecycle = Promise.resolve();
   let closing: Promise<void> | undefined;
@@ -96,6 +101,7 @@ export async function startBroker(options: BrokerOptions = {}): Promise<Broker> 
     port,
     dataDir,
     metricsPort,
+    consolePort,
     faults,
     restart({ downMs = 0 }: RestartOptions = {}) {
       if (!Number.isInteger(downMs) || downMs < 0 || downMs > MAX_TIMER_MS)
@@ -107,7 +113,7 @@ export async function startBroker(options: BrokerOptions = {}): Promise<Broker> 
           logger.info({ downMs }, 'restarting');
           await running.close();
           await sleep(downMs);
-          running = await run({ ...config, port, metricsPort }, logger, faults);
+          running = await run({ ...config, port, metricsPort, consolePort }, logger, faults);
         });
       return lifecycle;
     },
@@ -183,6 +189,7 @@ async function run(config: BrokerConfig, logger: Logger, faults: FaultRegistry):
       fetchMemory: new BufferPool(KEPT_FETCH_BYTES),
       authorizer,
       faults,
+      producerActivity: new ProducerActivity(),
     };
     const server = new TcpServer(
       createDispatcher(authorizer === undefined ? buildApiTable(sasl) : guardedTable(buildApiTable(sasl)), context),
@@ -210,14 +217,24 @@ async function run(config: BrokerConfig, logger: Logger, faults: FaultRegistry):
     if (metricsServer !== undefined) metrics.collectProcessMetrics();
     if (metricsServer !== undefined) closers.push(() => metricsServer.close());
     if (config.advertisedListener === undefined) context.advertised = { host: config.host, port: bound.port };
+    const consoleServer =
+      config.consolePort === undefined
+        ? undefined
+        : await serveConsole(context, { host: config.consoleHost ?? config.host, port: config.consolePort, startedAt: Date.now() });
+    if (consoleServer !== undefined) closers.push(() => consoleServer.close());
     const metricsPort = metricsServer?.port;
     const bootstrap = formatHostPort(config.host, bound.port);
     const metricsNote = metricsPort === undefined ? '' : `, metrics on http://${formatHostPort(config.host, metricsPort)}/metrics`;
-    logger.info({ host: config.host, port: bound.port, dataDir, metricsPort }, `listening on ${bootstrap}${metricsNote}`);
+    const consoleNote = consoleServer === undefined ? '' : `, console on ${consoleServer.url}`;
+    logger.info(
+      { host: config.host, port: bound.port, dataDir, metricsPort, consolePort: consoleServer?.port },
+      `listening on ${bootstrap}${metricsNote}${consoleNote}`,
+    );
     let closing: Promise<void> | undefined;
     return {
       port: bound.port,
       metricsPort,
+      consolePort: consoleServer?.port,
       close() {
         closing ??= closeAll();
         return closing;

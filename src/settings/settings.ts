@@ -294,6 +294,18 @@ export const SETTINGS = {
     unset: 'no endpoint',
     description: "serve Prometheus metrics at http://HOST:PORT/metrics, on the broker's host (0: a free port)",
   }),
+  consolePort: setting({
+    kind: port(0),
+    default: undefined,
+    unset: 'no console',
+    description: "serve the web console at http://HOST:PORT/ (https with `--tls-cert`), on the broker's host unless `--console-host` (0: a free port)",
+  }),
+  consoleHost: setting({
+    kind: text('a host name or address', '<host>'),
+    default: undefined,
+    unset: "the broker's `--host`",
+    description: 'address the web console listens on',
+  }),
   faults: setting({
     kind: faultRules,
     default: undefined,
