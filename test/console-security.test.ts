@@ -75,6 +75,25 @@ test('with SASL users, the console shows nothing before a user logs in with a pa
   await page.close();
 });
 
+test('with an authorizer, only a super user may use the console, which goes past ACLs', async () => {
+  const usersFile = join(await mkdtemp(join(tmpdir(), 'brook-console-')), 'users.json');
+  for (const user of ['root', 'bob']) assert.equal((await runBrook(['add-user', '--users-file', usersFile, '--user', user], `${user}-secret\n`)).code, 0);
+  const b = await broker({ saslUsersFile: usersFile, failedAuthenticationDelayMs: 10, authorizer: true, superUsers: ['User:root'] });
+  const base = `http://127.0.0.1:${b.consolePort}`;
+  const statusAs = async (user: string): Promise<number> => {
+    const loggedIn = await fetch(`${base}/api/login`, {
+      method: 'POST',
+      headers: { 'content-type': 'application/json' },
+      body: JSON.stringify({ user, password: `${user}-secret` }),
+    });
+    assert.equal(loggedIn.status, 200);
+    const cookie = loggedIn.headers.get('set-cookie')!.split(';')[0]!;
+    return (await fetch(`${base}/api/topics`, { headers: { cookie } })).status;
+  };
+  assert.equal(await statusAs('bob'), 403);
+  assert.equal(await statusAs('root'), 200);
+});
+
 test("with TLS, the console serves HTTPS with the broker's certificate", async () => {
   const b = await broker({ tls: { cert: certs.cert, key: certs.key, clientAuth: 'none' } });
   const answer = await new Promise<{ status: number; body: string }>((resolve, reject) => {

@@ -92,7 +92,12 @@ export async function serveConsole(broker: BrokerContext, options: ConsoleOption
       logins?.logout(req.headers.cookie);
       return json(res, 200, {}, { 'set-cookie': cookie('', tls !== undefined, 0) });
     }
-    if (logins !== undefined && logins.userOf(req.headers.cookie) === undefined) throw new ApiError(401, 'log in first');
+    const user = logins?.userOf(req.headers.cookie);
+    if (logins !== undefined && user === undefined) throw new ApiError(401, 'log in first');
+    // The console shows and changes everything, past any ACL: with an authorizer, it is a super user's.
+    if (broker.authorizer !== undefined && !(broker.config.superUsers ?? []).includes(`User:${user ?? 'ANONYMOUS'}`)) {
+      throw new ApiError(403, 'with --authorizer, only a super user may use the console');
+    }
     if (pathname === '/api/events' && method === 'GET') {
       if (!events.open(req, res)) throw new ApiError(503, 'too many live views open');
       return;
