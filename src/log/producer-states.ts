@@ -46,7 +46,8 @@ export class ProducerStates {
   apply(header: BatchHeader, baseOffset: number, writtenAt: number): void {
     if (header.producerId < 0n) return;
     const previous = this.byId.get(header.producerId)?.state;
-    const batch = { epoch: header.producerEpoch, firstSeq: header.baseSequence, count: header.recordCount };
+    // Counted by offsets, not records: a batch compaction emptied keeps its sequence numbers' span.
+    const batch = { epoch: header.producerEpoch, firstSeq: header.baseSequence, count: header.lastOffsetDelta + 1 };
     this.byId.set(header.producerId, { state: commit(previous, batch, baseOffset), lastTimestamp: header.maxTimestamp, writtenAt });
   }
 
