@@ -1,7 +1,7 @@
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import fc from 'fast-check';
-import { cleanSegment, type BatchFate, type BatchToJudge, type CleaningRules } from '../src/log/cleaner/clean-rule.js';
+import { batchFate, type BatchFate, type BatchToJudge, type CleaningRules } from '../src/log/cleaner/clean-rule.js';
 import { OffsetMap } from '../src/log/cleaner/offset-map.js';
 import { ProducerStates } from '../src/log/producer-states.js';
 import type { BatchHeader } from '../src/protocol/record-batch.js';
@@ -103,7 +103,7 @@ function clean(log: Log, segments: number, rules: CleaningRules): BatchFate[] {
   const bounds = [...log.segmentStarts, log.batches.length];
   for (let s = 0; s < log.segmentStarts.length; s++) {
     const batches = log.batches.slice(bounds[s], bounds[s + 1]);
-    fates.push(...(s < segments ? cleanSegment(batches, rules) : batches.map(() => ({ kind: 'whole' }) as const)));
+    fates.push(...batches.map((batch, i): BatchFate => (s < segments ? batchFate(batch, rules, i === batches.length - 1) : { kind: 'whole' })));
   }
   return fates;
 }
@@ -137,10 +137,18 @@ test('cleaning the whole log keeps the latest record of each key at its offset, 
         }
       }
       for (const { offset, tombstone, time } of latest.values()) if (!tombstone || time >= horizon) expected.add(offset);
-      assert.deepEqual([...keptOffsets(log, fates)].sort((a, b) => a - b), [...expected].sort((a, b) => a - b));
+      assert.deepEqual(
+        [...keptOffsets(log, fates)].sort((a, b) => a - b),
+        [...expected].sort((a, b) => a - b),
+      );
 
       // Batches stay where some record does, for a producer's window, and at each segment's end.
-      const ends = new Set(log.segmentStarts.slice(1).map((s) => s - 1).concat(log.batches.length - 1));
+      const ends = new Set(
+        log.segmentStarts
+          .slice(1)
+          .map((s) => s - 1)
+          .concat(log.batches.length - 1),
+      );
       const rules = rulesFor(log, log.batches.length, horizon);
       log.batches.forEach((batch, i) => {
         const stays = batch.records.some((r) => expected.has(r.offset)) || rules.producerBatches.has(batch.baseOffset) || ends.has(i);
@@ -166,7 +174,8 @@ test('cleaning part of the log, with an offset map too small for every key, remo
       for (const r of all) {
         if (kept.has(r.offset)) continue;
         assert.ok(!r.batch.untouchable, `a record of an untouchable batch went: ${r.offset}`);
-        const superseded = r.key !== undefined && all.some((later) => later.offset > r.offset && !later.batch.untouchable && later.key?.equals(r.key!) === true);
+        const superseded =
+          r.key !== undefined && all.some((later) => later.offset > r.offset && !later.batch.untouchable && later.key?.equals(r.key!) === true);
         const oldTombstone = r.tombstone && r.batch.time < horizon;
         assert.ok(r.key === undefined || superseded || oldTombstone, `record ${r.offset} went with nothing standing for it`);
       }

@@ -16,6 +16,7 @@ import { readdir, rm } from 'node:fs/promises';
 import { join } from 'node:path';
 import { crc32c } from '../protocol/crc32c.js';
 import { readFileIfExists, writeFileDurably } from '../files/durable-file.js';
+import { isCleaningFileName } from './cleaner/swap-files.js';
 import { offsetFileName, parseOffsetFileName } from './segment.js';
 
 export interface RecoveryPoint {
@@ -86,6 +87,7 @@ export function isPartitionFileName(name: string): boolean {
     name === RECOVERY_POINT_FILE ||
     name === LOG_START_OFFSET_FILE ||
     name.endsWith('.tmp') ||
+    isCleaningFileName(name) ||
     ['.log', '.index', SNAPSHOT_SUFFIX].some((suffix) => parseOffsetFileName(name, suffix) !== undefined)
   );
 }

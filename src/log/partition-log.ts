@@ -67,6 +67,8 @@ const MAX_RELATIVE_OFFSET = 0xffffffff;
  * the index entry and the batch wanted, rather than read again from that batch.
  */
 const SKIPPED_SHARE = 1 / 8;
+/** How long a segment compaction replaced stays open for readers that still hold it (Kafka's file.delete.delay.ms). */
+const RETIRED_MS = 60_000;
 /** What a read outside the stored batches returns. */
 const NOTHING: Buffer = Buffer.alloc(0);
 
@@ -102,6 +104,8 @@ export class PartitionLog {
   private maintenance: Promise<void> = Promise.resolve();
   private retaining: Promise<void> | undefined;
   private readonly timers: NodeJS.Timeout[] = [];
+  /** Segments compaction replaced, open for the readers that still hold them, until RETIRED_MS later. */
+  private readonly retired = new Set<Segment>();
   private failure: Error | undefined;
   private closing: Promise<void> | undefined;
 
@@ -357,6 +361,57 @@ export class PartitionLog {
     return this.retaining;
   }
 
+  /**
+   * What compaction may rewrite: the segments before the one being written (all written), up to
+   * `end`, that one's base offset; how their indexes are spaced; a segment's time (its largest batch time).
+   */
+  cleanable(): {
+    readonly segments: readonly Segment[];
+    readonly end: number;
+    readonly indexIntervalBytes: number;
+    readonly time: (segment: Segment) => Promise<number>;
+  } {
+    return {
+      segments: this.segments.slice(0, this.segments.indexOf(this.writeSegment)),
+      end: this.writeSegment.baseOffset,
+      indexIntervalBytes: this.options.indexIntervalBytes,
+      time: (segment) => this.fromSegment(segment, -1, () => segment.largest()),
+    };
+  }
+
+  /**
+   * Puts `cleaned`, a compacted copy of `old` with the same base offset, in its place once
+   * `commit` has swapped their files; queued with segment deletions. False, nothing committed,
+   * if `old` is no longer in the log. A failed commit fails the partition: a restart finishes or
+   * undoes the swap.
+   */
+  replaceSegment(old: Segment, cleaned: Segment, commit: () => Promise<void>): Promise<boolean> {
+    const replaced = this.maintenance.then(async () => {
+      const at = this.segments.indexOf(old);
+      if (at < 0 || this.closing !== undefined || this.failure !== undefined) return false;
+      await old.retire();
+      this.oldSegments.forget(old);
+      this.retired.add(old);
+      setTimeout(() => {
+        if (this.retired.delete(old)) old.close().catch(() => {});
+      }, RETIRED_MS).unref();
+      try {
+        await commit();
+      } catch (err) {
+        this.fail(err as Error);
+        throw err;
+      }
+      this.segments[at] = cleaned;
+      this.tail.forgetBelow(this.segments[at + 1]!.baseOffset);
+      return true;
+    });
+    this.maintenance = replaced.then(
+      () => {},
+      () => {},
+    );
+    return replaced;
+  }
+
   /** Writes what is queued, stores producer state and leaves the clean-shutdown recovery point. */
   close(): Promise<void> {
     this.closing ??= this.shutDown();
@@ -606,6 +661,6 @@ export class PartitionLog {
       await writeSnapshot(this.dir, this.logEnd, this.states.encode(this.logEnd), this.oldestBase);
       await writeRecoveryPoint(this.dir, { segmentBase: active.baseOffset, position: active.size, nextOffset: this.logEnd });
     }
-    await Promise.all(this.segments.map((s) => s.close()));
+    await Promise.all([...this.segments, ...this.retired].map((s) => s.close()));
   }
 }

@@ -48,17 +48,15 @@ export function recordStays(record: RecordToJudge, batch: BatchToJudge, rules: C
   return !record.tombstone || batch.time >= rules.tombstonesBefore;
 }
 
-/** The fate of each of a segment's batches, in order. */
-export function cleanSegment(batches: readonly BatchToJudge[], rules: CleaningRules): BatchFate[] {
-  return batches.map((batch, i) => {
-    if (batch.untouchable) return WHOLE;
-    const keep: number[] = [];
-    batch.records.forEach((record, index) => {
-      if (recordStays(record, batch, rules)) keep.push(index);
-    });
-    if (keep.length > 0) return keep.length === batch.records.length ? WHOLE : { kind: 'some', keep };
-    // Emptied, or left empty by an earlier cleaning: its header stays only while it is needed.
-    if (!rules.producerBatches.has(batch.baseOffset) && i < batches.length - 1) return GONE;
-    return batch.records.length === 0 ? WHOLE : { kind: 'some', keep };
+/** The fate of a batch; `last`: the last of its segment. */
+export function batchFate(batch: BatchToJudge, rules: CleaningRules, last: boolean): BatchFate {
+  if (batch.untouchable) return WHOLE;
+  const keep: number[] = [];
+  batch.records.forEach((record, index) => {
+    if (recordStays(record, batch, rules)) keep.push(index);
   });
+  if (keep.length > 0) return keep.length === batch.records.length ? WHOLE : { kind: 'some', keep };
+  // Emptied, or left empty by an earlier cleaning: its header stays only while it is needed.
+  if (!rules.producerBatches.has(batch.baseOffset) && !last) return GONE;
+  return batch.records.length === 0 ? WHOLE : { kind: 'some', keep };
 }

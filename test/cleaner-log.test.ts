@@ -1,0 +1,117 @@
+import { test, type TestContext } from 'node:test';
+import assert from 'node:assert/strict';
+import { readdir, rm } from 'node:fs/promises';
+import { join } from 'node:path';
+import { Storage } from '../src/log/storage.js';
+import type { PartitionLog } from '../src/log/partition-log.js';
+import { readBatchHeader, storedRecords } from '../src/protocol/record-batch.js';
+import { buildBatch, type TestRecord } from './helpers/batch.js';
+import { batchesIn, closeAtEnd, producerView, readAll, tempDir } from './helpers/log.js';
+import { seeded } from './helpers/seeded.js';
+
+const DAY = 24 * 3600 * 1000;
+/** Small segments, so that a few hundred batches make many; a cleaner that runs only when told. */
+const OPTIONS = { segmentBytes: 2048, cleaner: { dedupeBufferBytes: 1 << 20, backoffMs: 3_600_000 } };
+
+interface Written {
+  readonly offset: number;
+  readonly key: string;
+  readonly tombstone: boolean;
+}
+
+/** Appends `batches` batches of 1–3 records over keys k0–k19, every fifth a producer's, some tombstones; what was written at each offset. */
+async function fill(log: PartitionLog, batches: number, seed: number, now = Date.now()): Promise<Written[]> {
+  const random = seeded(seed);
+  const written: Written[] = [];
+  let sequence = 0;
+  for (let i = 0; i < batches; i++) {
+    const records: TestRecord[] = Array.from({ length: 1 + Math.floor(random() * 3) }, () => {
+      const key = `k${Math.floor(random() * 20)}`;
+      return { key: Buffer.from(key), value: random() < 0.15 ? null : Buffer.from(`${key}@${i}`) };
+    });
+    const idempotent = i % 5 === 0;
+    const bytes = buildBatch(records, idempotent ? { producerId: 7n, producerEpoch: 0, baseSequence: sequence, baseTimestamp: now } : { baseTimestamp: now });
+    if (idempotent) sequence += records.length;
+    const base = log.append(bytes, readBatchHeader(bytes), now);
+    records.forEach((r, j) => written.push({ offset: base + j, key: r.key!.toString(), tombstone: r.value === null }));
+  }
+  await log.whenWritten(log.logEndOffset - 1);
+  return written;
+}
+
+/** The records stored, by offset: whether each is a tombstone. */
+async function stored(log: PartitionLog): Promise<Map<number, Written>> {
+  const out = new Map<number, Written>();
+  for (const batch of await readAll(log)) {
+    const header = readBatchHeader(batch);
+    for (const r of storedRecords(batch, 1 << 20).records) {
+      out.set(header.baseOffset + r.offsetDelta, { offset: header.baseOffset + r.offsetDelta, key: r.key!.toString(), tombstone: r.tombstone });
+    }
+  }
+  return out;
+}
+
+/** What cleaning below `cleanedTo` must leave: each key's latest record there (its tombstone too, unless `dropTombstones`), and everything after. */
+function expected(written: readonly Written[], cleanedTo: number, dropTombstones: boolean): number[] {
+  const latest = new Map<string, Written>();
+  for (const w of written) if (w.offset < cleanedTo) latest.set(w.key, w);
+  const below = [...latest.values()].filter((w) => !(dropTombstones && w.tombstone)).map((w) => w.offset);
+  return [...below, ...written.filter((w) => w.offset >= cleanedTo).map((w) => w.offset)].sort((a, b) => a - b);
+}
+
+async function compactedLog(t: TestContext, dir: string, configs: Record<string, string> = {}): Promise<{ storage: Storage; log: PartitionLog }> {
+  const storage = closeAtEnd(t, await Storage.open(dir, OPTIONS));
+  await storage.createTopic('table', 1, { 'cleanup.policy': 'compact', 'min.cleanable.dirty.ratio': '0.01', ...configs });
+  return { storage, log: storage.partition('table', 0)! };
+}
+
+test('cleaning keeps the latest record of each key at its offset, tombstones until delete.retention.ms, and reads go across the gaps', async (t) => {
+  const dir = await tempDir(t);
+  const { storage, log } = await compactedLog(t, dir);
+  const written = await fill(log, 300, 1);
+  const done = await storage.cleaner!.cleanOnce(Date.now());
+  assert.ok(done !== undefined && done.segmentsSwapped > 0, 'a cleaning ran');
+  const after = await stored(log);
+  assert.deepEqual([...after.keys()], expected(written, done.cleanedTo, false));
+  for (const [offset, record] of after) assert.deepEqual(record, written[offset], `the record at ${offset} is the one written there`);
+
+  // A consumer at any offset, a gap's too, gets the first batch holding a record at or after it.
+  const kept = [...after.keys()];
+  for (let offset = 0; offset < log.highWatermark; offset += 7) {
+    const [first] = batchesIn(await log.read(offset, 1));
+    const header = readBatchHeader(first!);
+    assert.ok(header.baseOffset + header.lastOffsetDelta >= offset, `a read at ${offset} answers a batch reaching it`);
+    const next = kept.find((o) => o >= offset)!;
+    assert.ok(header.baseOffset <= next, `a read at ${offset} answers from the batch before ${next}`);
+  }
+
+  // Cleaned again a day and more later, nothing new written: the tombstones go, the rest stays.
+  const { storage: later, log: again } = await reopen(t, storage, dir);
+  const second = await later.cleaner!.cleanOnce(Date.now() + DAY + 1000);
+  assert.ok(second !== undefined, 'a restart cleans again');
+  assert.deepEqual([...(await stored(again)).keys()], expected(written, second.cleanedTo, true));
+});
+
+async function reopen(t: TestContext, storage: Storage, dir: string): Promise<{ storage: Storage; log: PartitionLog }> {
+  await storage.close();
+  const reopened = closeAtEnd(t, await Storage.open(dir, OPTIONS));
+  return { storage: reopened, log: reopened.partition('table', 0)! };
+}
+
+test('producer state rebuilt from a compacted log, without snapshots, is what it was', async (t) => {
+  const dir = await tempDir(t);
+  const { storage, log } = await compactedLog(t, dir, { 'delete.retention.ms': '0' });
+  await fill(log, 400, 2);
+  const producers = producerView(log);
+  const done = await storage.cleaner!.cleanOnce(Date.now() + 1000);
+  assert.ok(done !== undefined && done.segmentsSwapped > 0);
+  const cleaned = await stored(log);
+  await storage.close();
+  const partition = join(dir, 'table-0');
+  for (const name of await readdir(partition)) if (name.endsWith('.snapshot')) await rm(join(partition, name));
+  const reopened = closeAtEnd(t, await Storage.open(dir, OPTIONS));
+  const log2 = reopened.partition('table', 0)!;
+  assert.ok(log2.recovery.replayedBatches > 0, 'producer state was replayed from the log');
+  assert.deepEqual(producerView(log2), producers);
+  assert.deepEqual(await stored(log2), cleaned);
+});
