@@ -1,9 +1,10 @@
 import { test, type TestContext } from 'node:test';
 import assert from 'node:assert/strict';
-import { readdir, rm } from 'node:fs/promises';
+import { cp, readdir, readFile, rm, writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import { Storage } from '../src/log/storage.js';
 import type { PartitionLog } from '../src/log/partition-log.js';
+import { offsetFileName, parseOffsetFileName } from '../src/log/segment.js';
 import { readBatchHeader, storedRecords } from '../src/protocol/record-batch.js';
 import { buildBatch, type TestRecord } from './helpers/batch.js';
 import { batchesIn, closeAtEnd, producerView, readAll, tempDir } from './helpers/log.js';
@@ -115,3 +116,60 @@ test('producer state rebuilt from a compacted log, without snapshots, is what it
   assert.deepEqual(producerView(log2), producers);
   assert.deepEqual(await stored(log2), cleaned);
 });
+
+test('a stop at any step of a swap leaves the old segment or the cleaned one, whole', async (t) => {
+  const dir = await tempDir(t);
+  const { storage, log } = await compactedLog(t, dir);
+  await fill(log, 120, 3);
+  const before = await stored(log);
+  await storage.close();
+  const partition = join(dir, 'table-0');
+  const files = async (d: string): Promise<Map<string, Buffer>> => new Map(await Promise.all((await readdir(d)).map(async (n) => [n, await readFile(join(d, n))] as const)));
+  const old = await files(partition);
+
+  // The cleaned version, made by the cleaner on a copy.
+  const copy = await tempDir(t);
+  await cp(dir, copy, { recursive: true });
+  const cleaner = closeAtEnd(t, await Storage.open(copy, OPTIONS));
+  const done = await cleaner.cleaner!.cleanOnce(Date.now());
+  assert.ok(done !== undefined && done.segmentsSwapped > 0);
+  const after = await stored(cleaner.partition('table', 0)!);
+  assert.ok(after.size < before.size);
+  const base = (await readdir(partition)).flatMap((n) => parseOffsetFileName(n, '.log') ?? []).sort((a, b) => a - b)[0]!;
+  await cleaner.close();
+  const fresh = await files(join(copy, 'table-0'));
+  const [log0, index0] = [offsetFileName(base, '.log'), offsetFileName(base, '.index')];
+
+  // The first segment's swap, stopped after each step: the files as the stop leaves them.
+  const steps: [string, Record<string, Buffer | undefined>][] = [
+    ['cleaned files written', { [log0 + '.cleaned']: fresh.get(log0), [index0 + '.cleaned']: fresh.get(index0) }],
+    ['index renamed to .swap', { [index0 + '.swap']: fresh.get(index0) }],
+    ['log renamed to .swap', { [index0 + '.swap']: fresh.get(index0), [log0 + '.swap']: fresh.get(log0) }],
+    ['index swapped in', { [index0]: fresh.get(index0), [log0 + '.swap']: fresh.get(log0) }],
+    ['log swapped in', { [index0]: fresh.get(index0), [log0]: fresh.get(log0) }],
+  ];
+  for (const [i, [step, changes]] of steps.entries()) {
+    const image = await tempDir(t);
+    await cp(dir, image, { recursive: true });
+    for (const [name, bytes] of Object.entries(changes)) await writeFile(join(image, 'table-0', name), bytes!);
+    const reopened = closeAtEnd(t, await Storage.open(image, OPTIONS));
+    const got = await stored(reopened.partition('table', 0)!);
+    const second = secondBase(old);
+    const firstSegmentOf = (m: Map<number, Written>): Written[] => [...m.values()].filter((w) => w.offset < second);
+    // Whole: the first segment as it was, or as cleaned, the rest as it was.
+    assert.deepEqual(firstSegmentOf(got), firstSegmentOf(i < 2 ? before : after), `stopped after: ${step}`);
+    assert.deepEqual(
+      [...got.values()].filter((w) => w.offset >= second),
+      [...before.values()].filter((w) => w.offset >= second),
+    );
+    const left = (await readdir(join(image, 'table-0'))).filter((n) => n.endsWith('.cleaned') || n.endsWith('.swap'));
+    assert.deepEqual(left, [], `nothing of the swap is left after: ${step}`);
+    await reopened.close();
+  }
+});
+
+/** The base offset of the second segment among a partition's files. */
+function secondBase(files: Map<string, Buffer>): number {
+  return [...files.keys()].flatMap((n) => parseOffsetFileName(n, '.log') ?? []).sort((a, b) => a - b)[1]!;
+}
+
