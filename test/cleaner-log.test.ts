@@ -124,7 +124,8 @@ test('a stop at any step of a swap leaves the old segment or the cleaned one, wh
   const before = await stored(log);
   await storage.close();
   const partition = join(dir, 'table-0');
-  const files = async (d: string): Promise<Map<string, Buffer>> => new Map(await Promise.all((await readdir(d)).map(async (n) => [n, await readFile(join(d, n))] as const)));
+  const files = async (d: string): Promise<Map<string, Buffer>> =>
+    new Map(await Promise.all((await readdir(d)).map(async (n) => [n, await readFile(join(d, n))] as const)));
   const old = await files(partition);
 
   // The cleaned version, made by the cleaner on a copy.
@@ -172,4 +173,3 @@ test('a stop at any step of a swap leaves the old segment or the cleaned one, wh
 function secondBase(files: Map<string, Buffer>): number {
   return [...files.keys()].flatMap((n) => parseOffsetFileName(n, '.log') ?? []).sort((a, b) => a - b)[1]!;
 }
-
