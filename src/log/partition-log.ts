@@ -8,7 +8,7 @@
  * only a restart (which re-reads the disk) brings it back.
  */
 import type { FileHandle } from 'node:fs/promises';
-import { assignBaseOffset, BATCH_HEADER_SIZE, batchTime, type BatchHeader } from '../protocol/record-batch.js';
+import { assignBaseOffset, BATCH_HEADER_SIZE, batchTime, holdsRecords, type BatchHeader } from '../protocol/record-batch.js';
 import { readAt, scanBatches, type ReadMemory } from './batch-file.js';
 import { syncDir } from '../files/durable-file.js';
 import { intactBatches, LogDamageError } from './log-damage.js';
@@ -252,7 +252,9 @@ export class PartitionLog {
     ) {
       if (fetchOffset < this.logStartOffset) return NOTHING; // retention has raced
       const bytes = await this.readSegment(segment, fetchOffset, maxBytes, hw, memory);
-      if (bytes.length > 0) return bytes;
+      // Batches compaction emptied, all a segment holds from the offset on, are passed over as
+      // gaps are: a consumer given only them (kafkajs) may not move past them.
+      if (holdsRecords(bytes)) return bytes;
     }
     return NOTHING;
   }

@@ -137,6 +137,14 @@ export function batchTime(header: BatchHeader): number {
   return header.maxTimestamp === NO_TIMESTAMP ? header.baseTimestamp : header.maxTimestamp;
 }
 
+/** Whether any of the stored batches back to back in `batches` holds a record. */
+export function holdsRecords(batches: Buffer): boolean {
+  for (let pos = 0; pos + BATCH_HEADER_SIZE <= batches.length; pos += batches.readInt32BE(pos + 8) + BATCH_LOG_OVERHEAD) {
+    if (batches.readInt32BE(pos + RECORD_COUNT) > 0) return true;
+  }
+  return false;
+}
+
 /** baseOffset and partitionLeaderEpoch lie outside the CRC: the broker may set them. */
 export function assignBaseOffset(buf: Buffer, pos: number, baseOffset: number): void {
   // Offsets are below 2^53: two 32-bit halves, without making a BigInt per batch.
