@@ -8,7 +8,7 @@
  * only a restart (which re-reads the disk) brings it back.
  */
 import type { FileHandle } from 'node:fs/promises';
-import { assignBaseOffset, BATCH_HEADER_SIZE, batchTime, holdsRecords, type BatchHeader } from '../protocol/record-batch.js';
+import { assignBaseOffset, BATCH_HEADER_SIZE, batchTime, holdsRecords, offsetAfter, type BatchHeader } from '../protocol/record-batch.js';
 import { readAt, scanBatches, type ReadMemory } from './batch-file.js';
 import { syncDir } from '../files/durable-file.js';
 import { intactBatches, LogDamageError } from './log-damage.js';
@@ -245,16 +245,20 @@ export class PartitionLog {
     if (cached !== undefined) return cached;
     // A segment holding nothing at or after the offset (cut short, or one missing, while brook
     // was stopped) hands on to the next, as in Kafka, so that consumers get past the gap.
+    let offset = fetchOffset;
     for (
       let segment: Segment | undefined = this.segmentFor(fetchOffset);
       segment !== undefined && segment.baseOffset < hw;
       segment = this.segmentAfter(segment)
     ) {
       if (fetchOffset < this.logStartOffset) return NOTHING; // retention has raced
-      const bytes = await this.readSegment(segment, fetchOffset, maxBytes, hw, memory);
-      // Batches compaction emptied, all a segment holds from the offset on, are passed over as
-      // gaps are: a consumer given only them (kafkajs) may not move past them.
-      if (holdsRecords(bytes)) return bytes;
+      // Batches compaction emptied are passed over as gaps are, when they are all an answer
+      // would hold: a consumer given only them (kafkajs) may not move past them.
+      for (let bytes = await this.readSegment(segment, offset, maxBytes, hw, memory); bytes.length > 0;) {
+        if (holdsRecords(bytes)) return bytes;
+        offset = offsetAfter(bytes);
+        bytes = await this.readSegment(segment, offset, maxBytes, hw, memory);
+      }
     }
     return NOTHING;
   }

@@ -145,6 +145,13 @@ export function holdsRecords(batches: Buffer): boolean {
   return false;
 }
 
+/** The offset after the last of the stored batches back to back in `batches` (which holds at least one). */
+export function offsetAfter(batches: Buffer): number {
+  let pos = 0;
+  for (let next = 0; next + BATCH_HEADER_SIZE <= batches.length; next += batches.readInt32BE(next + 8) + BATCH_LOG_OVERHEAD) pos = next;
+  return Number(batches.readBigInt64BE(pos)) + batches.readInt32BE(pos + LAST_OFFSET_DELTA) + 1;
+}
+
 /** baseOffset and partitionLeaderEpoch lie outside the CRC: the broker may set them. */
 export function assignBaseOffset(buf: Buffer, pos: number, baseOffset: number): void {
   // Offsets are below 2^53: two 32-bit halves, without making a BigInt per batch.
