@@ -34,6 +34,9 @@ export interface DirtyState {
 export interface CleaningDone {
   /** Where the next cleaning's dirty part begins. */
   readonly cleanedTo: number;
+  /** Bytes of the segments cleaned. */
+  readonly bytesCleaned: number;
+  /** Bytes read, building the offset map and cleaning. */
   readonly bytesRead: number;
   readonly bytesWritten: number;
   readonly segmentsSwapped: number;
@@ -57,7 +60,7 @@ export async function dirtyState(log: PartitionLog, firstDirty: number, config: 
   let firstDirtySegment: Segment | undefined;
   segments.forEach((segment, i) => {
     totalBytes += segment.size;
-    if ((segments[i + 1]?.baseOffset ?? Infinity) > firstDirty) {
+    if ((segments[i + 1]?.baseOffset ?? end) > firstDirty) {
       dirtyBytes += segment.size;
       firstDirtySegment ??= segment;
     }
@@ -113,6 +116,7 @@ export async function cleanPartition(
   const cleanTo = mappedTo ?? state.end;
   if (mappedTo !== undefined && mappedTo <= Math.max(firstDirty, segments[0]!.baseOffset)) return undefined;
 
+  let bytesCleaned = 0;
   let bytesWritten = 0;
   let segmentsSwapped = 0;
   for (let i = 0; i < segments.length && !stopped(); i++) {
@@ -122,6 +126,7 @@ export async function cleanPartition(
     const rules: CleaningRules = { latest: (key) => map.get(key), tombstonesBefore: now - config.deleteRetentionMs, producerBatches };
     const rewritten = await rewriteSegment(log, segment, rules);
     bytesRead += segment.size;
+    bytesCleaned += segment.size;
     if (rewritten === undefined) continue;
     const swapped = await log.replaceSegment(segment, rewritten, () => swapInCleaned(log.dir, segment.baseOffset));
     if (!swapped) {
@@ -131,7 +136,7 @@ export async function cleanPartition(
     bytesWritten += rewritten.size;
     segmentsSwapped++;
   }
-  return { cleanedTo: cleanTo, bytesRead, bytesWritten, segmentsSwapped };
+  return { cleanedTo: cleanTo, bytesCleaned, bytesRead, bytesWritten, segmentsSwapped };
 }
 
 /**

@@ -7,6 +7,7 @@
  * map, bounded by log.cleaner.dedupe.buffer.size, and a chunk.
  */
 import type { Reporter } from '../options.js';
+import { readCleanerOffset, writeCleanerOffset } from '../partition-files.js';
 import type { PartitionLog } from '../partition-log.js';
 import { cleanPartition, dirtyState, type CleaningDone } from './clean-partition.js';
 import type { CompactionConfig } from './compaction-config.js';
@@ -26,7 +27,7 @@ export interface CompactedPartition {
 }
 
 export class LogCleaner {
-  /** Where each partition's dirty part begins: where the last cleaning's offset map ended. */
+  /** Where each partition's dirty part begins: where the last cleaning's offset map ended (its `cleaner-offset` file). */
   private readonly firstDirty = new WeakMap<PartitionLog, number>();
   /** Partitions whose data the cleaner could not read: left alone until a restart. */
   private readonly uncleanable = new WeakSet<PartitionLog>();
@@ -61,7 +62,7 @@ export class LogCleaner {
     for (const part of this.partitions()) {
       const { log, config } = part;
       if (log.failed || this.uncleanable.has(log)) continue;
-      const state = await dirtyState(log, this.firstDirty.get(log) ?? 0, config, now);
+      const state = await dirtyState(log, await this.firstDirtyOf(log), config, now);
       if (state.dirtyBytes === 0) continue;
       const ratio = state.dirtyBytes / state.totalBytes;
       if (ratio < config.minCleanableDirtyRatio && !state.overdue) continue;
@@ -70,7 +71,7 @@ export class LogCleaner {
     if (dirtiest === undefined || this.closed) return undefined;
     const { log, config } = dirtiest.part;
     try {
-      const done = await cleanPartition(log, dirtiest.state, this.firstDirty.get(log) ?? 0, config, this.map, now, () => this.closed);
+      const done = await cleanPartition(log, dirtiest.state, await this.firstDirtyOf(log), config, this.map, now, () => this.closed);
       if (done === undefined) {
         if (!this.closed) {
           this.uncleanable.add(log);
@@ -78,6 +79,7 @@ export class LogCleaner {
         }
         return undefined;
       }
+      await writeCleanerOffset(log.dir, done.cleanedTo);
       this.firstDirty.set(log, done.cleanedTo);
       this.options.report.info('cleaned a compacted partition', { dir: log.dir, ...done });
       return { ...done, log };
@@ -88,6 +90,17 @@ export class LogCleaner {
     } finally {
       this.map.clear();
     }
+  }
+
+  /** Where the partition's dirty part begins: stored by its last cleaning, before a restart too; the log start if none was, or it lies past the log end. */
+  private async firstDirtyOf(log: PartitionLog): Promise<number> {
+    let offset = this.firstDirty.get(log);
+    if (offset === undefined) {
+      const stored = (await readCleanerOffset(log.dir)) ?? 0;
+      offset = stored <= log.logEndOffset ? stored : 0;
+      this.firstDirty.set(log, offset);
+    }
+    return offset;
   }
 
   /** Stops cleaning; resolves once a cleaning under way has stopped between segments. */
