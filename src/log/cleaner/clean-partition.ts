@@ -16,6 +16,8 @@ import type { OffsetMap } from './offset-map.js';
 import { eachSegmentBatch } from './segment-batches.js';
 import { CLEANED, swapInCleaned } from './swap-files.js';
 
+/** What the cleaned copy of a segment gathers before each write. */
+const WRITE_BYTES = 64 * 1024;
 /** The most one batch's records may take decompressed, for the cleaner to judge them. */
 const MAX_DECOMPRESSED_BYTES = 256 * 1024 * 1024;
 
@@ -150,9 +152,11 @@ async function rewriteSegment(log: PartitionLog, segment: Segment, rules: Cleani
   try {
     await cleaned.openForAppend(true);
     let pending: Buffer[] = [];
+    let pendingBytes = 0;
     const flush = async (): Promise<void> => {
       if (pending.length > 0) await cleaned.write(pending, cleaned.appendIndex.entries);
       pending = [];
+      pendingBytes = 0;
     };
     await eachSegmentBatch(segment.logPath, segment.size, async (batch, header, last) => {
       const out = cleanedBatch(batch, header, rules, last);
@@ -160,10 +164,11 @@ async function rewriteSegment(log: PartitionLog, segment: Segment, rules: Cleani
       if (out !== undefined) {
         cleaned.place(header.baseOffset, out === batch ? header : readBatchHeader(out), indexIntervalBytes);
         pending.push(out);
+        pendingBytes += out.length;
       }
-      if (last) await flush();
+      // Written as it comes, so that a large segment is never held in memory.
+      if (last || pendingBytes >= WRITE_BYTES) await flush();
     });
-    await flush();
     if (!changed) {
       await removeCleaned(cleaned);
       return undefined;

@@ -5,7 +5,7 @@ import { BATCH_HEADER_SIZE, crcMatches, readBatchHeader, type BatchHeader } from
 import { readAt } from '../batch-file.js';
 
 /** What one read takes, unless a batch is larger: bounds the cleaner's memory and the time between its turns. */
-const CHUNK_BYTES = 256 * 1024;
+const CHUNK_BYTES = 64 * 1024;
 
 /** Return false to stop. `last`: the segment's last batch. */
 export type SegmentBatchVisitor = (batch: Buffer, header: BatchHeader, last: boolean) => boolean | void | Promise<boolean | void>;
