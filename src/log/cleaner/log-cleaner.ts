@@ -11,7 +11,7 @@ import { readCleanerOffset, writeCleanerOffset } from '../partition-files.js';
 import type { PartitionLog } from '../partition-log.js';
 import { cleanPartition, dirtyState, type CleaningDone } from './clean-partition.js';
 import type { CompactionConfig } from './compaction-config.js';
-import { OffsetMap } from './offset-map.js';
+import { CleanerThread } from './cleaner-thread.js';
 
 export interface CleanerOptions {
   /** log.cleaner.dedupe.buffer.size: the offset map's bytes. */
@@ -31,7 +31,8 @@ export class LogCleaner {
   private readonly firstDirty = new WeakMap<PartitionLog, number>();
   /** Partitions whose data the cleaner could not read: left alone until a restart. */
   private readonly uncleanable = new WeakSet<PartitionLog>();
-  private readonly map: OffsetMap;
+  /** Holds the offset map and does the work on files; started with the first cleaning. */
+  private thread: CleanerThread | undefined;
   private timer: NodeJS.Timeout | undefined;
   private pass: Promise<unknown> = Promise.resolve();
   private closed = false;
@@ -39,19 +40,16 @@ export class LogCleaner {
   constructor(
     private readonly partitions: () => Iterable<CompactedPartition>,
     private readonly options: CleanerOptions,
-  ) {
-    this.map = new OffsetMap(options.dedupeBufferBytes);
-  }
+  ) {}
 
   /** Cleans in the background until closed. */
   start(): void {
     const loop = (): void => {
-      this.pass = this.cleanOnce(Date.now()).then(
-        (done) => {
+      this.pass = this.cleanOnce(Date.now())
+        .catch((err: Error) => this.options.report.warn('log cleaner failed', { error: err.message }))
+        .then((done) => {
           if (!this.closed) this.timer = setTimeout(loop, done === undefined ? this.options.backoffMs : 0).unref();
-        },
-        (err: Error) => this.options.report.warn('log cleaner failed', { error: err.message }),
-      );
+        });
     };
     this.timer = setTimeout(loop, this.options.backoffMs).unref();
   }
@@ -71,7 +69,15 @@ export class LogCleaner {
     if (dirtiest === undefined || this.closed) return undefined;
     const { log, config } = dirtiest.part;
     try {
-      const done = await cleanPartition(log, dirtiest.state, await this.firstDirtyOf(log), config, this.map, now, () => this.closed);
+      const done = await cleanPartition(
+        log,
+        dirtiest.state,
+        await this.firstDirtyOf(log),
+        config,
+        (this.thread ??= new CleanerThread(this.options.dedupeBufferBytes)),
+        now,
+        () => this.closed,
+      );
       if (done === undefined) {
         if (!this.closed) {
           this.uncleanable.add(log);
@@ -84,11 +90,11 @@ export class LogCleaner {
       this.options.report.info('cleaned a compacted partition', { dir: log.dir, ...done });
       return { ...done, log };
     } catch (err) {
+      // A segment retention or DeleteRecords deleted meanwhile, or a topic deleted: the next look finds the log as it is now.
+      if ((err as NodeJS.ErrnoException).code === 'ENOENT') return undefined;
       this.uncleanable.add(log);
       this.options.report.warn('log cleaner: leaving a partition alone until restarted', { dir: log.dir, error: (err as Error).message });
       return undefined;
-    } finally {
-      this.map.clear();
     }
   }
 
@@ -108,5 +114,6 @@ export class LogCleaner {
     this.closed = true;
     clearTimeout(this.timer);
     await this.pass.catch(() => {});
+    await this.thread?.close();
   }
 }
