@@ -176,3 +176,22 @@ test('a stop at any step of a swap leaves the old segment or the cleaned one, wh
 function secondBase(files: Map<string, Buffer>): number {
   return [...files.keys()].flatMap((n) => parseOffsetFileName(n, '.log') ?? []).sort((a, b) => a - b)[1]!;
 }
+
+test('compact,delete: retention deletes old segments, and the cleaner compacts what stays', async (t) => {
+  const dir = await tempDir(t);
+  const { storage, log } = await compactedLog(t, dir, { 'cleanup.policy': 'compact,delete', 'retention.bytes': '8192' });
+  const written = await fill(log, 300, 5);
+  await log.enforceRetention(Date.now());
+  const start = log.logStartOffset;
+  assert.ok(start > 0, 'retention moved the log start');
+  const done = await storage.cleaner!.cleanOnce(Date.now());
+  assert.ok(done !== undefined && done.segmentsSwapped > 0);
+  assert.deepEqual(
+    [...(await stored(log)).keys()],
+    expected(
+      written.filter((w) => w.offset >= start),
+      done.cleanedTo,
+      false,
+    ),
+  );
+});
