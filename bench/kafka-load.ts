@@ -1,5 +1,6 @@
 /** kafka-load.c, the librdkafka load generator: compiled once per run, then run as produce or consume. */
 import { execFileSync, spawn } from 'node:child_process';
+import { renameSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
@@ -47,8 +48,11 @@ export interface Load {
   passes?: number;
 }
 
+/** Built beside it and renamed into place, so that a run building it meanwhile never finds it half-written. */
 export function buildKafkaLoad(): void {
-  execFileSync('gcc', ['-O2', '-Wall', '-o', BINARY, SOURCE, '-lrdkafka'], { stdio: 'inherit' });
+  const built = `${BINARY}.${process.pid}`;
+  execFileSync('gcc', ['-O2', '-Wall', '-o', built, SOURCE, '-lrdkafka'], { stdio: 'inherit' });
+  renameSync(built, BINARY);
 }
 
 /** `target` is a bootstrap address or 'mock' (librdkafka's in-memory cluster, in the load process). */

@@ -2,9 +2,9 @@
 import { after, before, test } from 'node:test';
 import assert from 'node:assert/strict';
 import { readdir } from 'node:fs/promises';
-import { tmpdir } from 'node:os';
 import { startBroker, FaultRuleError, type Broker, type FaultRule } from '../src/index.js';
 import { parseFaultSpec } from '../src/cli/fault-spec.js';
+import { tempDir } from './helpers/log.js';
 
 let broker: Broker;
 
@@ -59,18 +59,21 @@ test('a rule with something wrong is refused with a sentence naming it', () => {
   broker.faults.clear();
 });
 
-test('startBroker refuses a bad rule among its faults before it opens anything', async () => {
-  const before = await readdir(tmpdir());
+test('startBroker refuses a bad rule among its faults before it opens anything', async (t) => {
+  // A temp directory of its own, where a data directory would be made: other test files make theirs meanwhile.
+  const dir = await tempDir(t);
+  const tmpdirWas = process.env.TMPDIR;
+  process.env.TMPDIR = dir;
+  t.after(() => {
+    if (tmpdirWas === undefined) delete process.env.TMPDIR;
+    else process.env.TMPDIR = tmpdirWas;
+  });
   await assert.rejects(
     startBroker({ faults: [{ api: 'Produce', dropResponse: true }, { api: 'Produce', error: 'NOPE' } as FaultRule] }),
     /names unknown error 'NOPE'/,
   );
   await assert.rejects(startBroker({ faults: { api: 'Produce' } as unknown as FaultRule[] }), /option 'faults' cannot be .*: an array of fault rules/);
-  assert.deepEqual(
-    (await readdir(tmpdir())).filter((name) => name.startsWith('brook-') && !before.includes(name)),
-    [],
-    'no data directory made',
-  );
+  assert.deepEqual(await readdir(dir), [], 'no data directory made');
 });
 
 test('--fault specs read as rules; one that does not is a sentence about it', () => {

@@ -189,13 +189,9 @@ export class Segment {
     return this.largestTimestamp;
   }
 
-  /**
-   * What retention measures the segment's age by: its largest batch time or, when no batch has
-   * one, when the file was last written, as Kafka does.
-   */
-  async retentionTime(): Promise<number> {
-    const largest = await this.largest();
-    return largest >= 0 ? largest : (await stat(this.logPath)).mtimeMs;
+  /** When the file was last written: retention's measure of a segment none of whose batches has a time. */
+  async modifiedMs(): Promise<number> {
+    return (await stat(this.logPath)).mtimeMs;
   }
 
   get idle(): boolean {

@@ -307,6 +307,14 @@ function decompressRecords(codec: Exclude<Compression, Compression.None>, payloa
 }
 
 /**
+ * Whether the batch may hold a record at offset `from` or later whose timestamp is at least
+ * `timestamp` (ListOffsets by time). A max timestamp left unset is no bound: the records say.
+ */
+export function batchMayReach(header: BatchHeader, timestamp: number, from: number): boolean {
+  return header.baseOffset + header.lastOffsetDelta >= from && (header.maxTimestamp === NO_TIMESTAMP || header.maxTimestamp >= timestamp);
+}
+
+/**
  * The first record at offset `from` or later, in the stored batch at the start of `batch`, whose
  * timestamp is at least `timestamp` (ListOffsets by time). A compressed batch is not opened: its
  * base offset (or `from`, if later) and time stand for its records, as they do in a LogAppendTime
@@ -314,9 +322,7 @@ function decompressRecords(codec: Exclude<Compression, Compression.None>, payloa
  */
 export function firstRecordAtOrAfter(batch: Buffer, timestamp: number, from = 0): { offset: number; timestamp: number } | undefined {
   const header = readBatchHeader(batch, 0);
-  if (header.baseOffset + header.lastOffsetDelta < from) return undefined;
-  // A max timestamp left unset is no bound: the records say.
-  if (header.maxTimestamp !== NO_TIMESTAMP && header.maxTimestamp < timestamp) return undefined;
+  if (!batchMayReach(header, timestamp, from)) return undefined;
   if (compressionOf(header.attributes) !== Compression.None || isLogAppendTime(header.attributes)) {
     return batchTime(header) < timestamp ? undefined : { offset: Math.max(header.baseOffset, from), timestamp: batchTime(header) };
   }

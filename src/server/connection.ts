@@ -143,6 +143,12 @@ export class Connection {
   private cutOff = false;
   /** Set while the decoder hands on frames: flow is settled once it is done. */
   private decoding = false;
+  /** Answers written this event-loop turn wait in the socket until the turn is over. */
+  private corked = false;
+  private readonly uncorkAfterTurn = (): void => {
+    this.corked = false;
+    this.socket.uncork();
+  };
   private readonly retryFlow = (): void => this.updateFlow();
   private readonly onFrame = (frame: Buffer): void => {
     if (!this.closing) this.dispatch(frame);
@@ -261,9 +267,13 @@ export class Connection {
     slot.complete(response);
     if (slot.isCut) this.context.end();
     if (this.slots[0] !== slot) return;
-    // Several answers ready at once, or an answer in pieces, leave in one system call.
-    const several = (this.slots.length > 1 && this.slots[1]!.done) || Array.isArray(response);
-    if (several) this.socket.cork();
+    // Pipelined answers complete one by one, each in its own microtask; all those of one turn leave
+    // in one system call, since each loopback send also costs the receiver's TCP work.
+    if (!this.corked) {
+      this.corked = true;
+      this.socket.cork();
+      setImmediate(this.uncorkAfterTurn);
+    }
     while (this.slots.length > 0 && this.slots[0]!.done) {
       const written = this.slots.shift()!;
       if (written.isCut && !this.cutOff) {
@@ -281,7 +291,6 @@ export class Connection {
       if (Buffer.isBuffer(bytes)) this.socket.write(bytes, onWritten);
       else bytes.forEach((part, i) => this.socket.write(part, i === bytes.length - 1 ? onWritten : undefined));
     }
-    if (several) this.socket.uncork();
     this.endIfDone();
     this.updateFlow();
   }
