@@ -31,10 +31,6 @@ export class OffsetMap {
     return this.latest.get(key.toString('latin1'));
   }
 
-  get size(): number {
-    return this.latest.size;
-  }
-
   clear(): void {
     this.latest.clear();
     this.used = 0;

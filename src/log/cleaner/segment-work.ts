@@ -3,9 +3,10 @@
  * segment's keys in the offset map, and writing a segment's cleaned copy beside it.
  */
 import { rm } from 'node:fs/promises';
+import { join } from 'node:path';
 import { batchOfRecords, batchTime, isControl, isTransactional, readBatchHeader, storedRecords, type BatchHeader } from '../../protocol/record-batch.js';
 import { OffsetIndex } from '../offset-index.js';
-import { Segment } from '../segment.js';
+import { offsetFileName, Segment } from '../segment.js';
 import { batchFate, type BatchToJudge, type CleaningRules } from './clean-rule.js';
 import type { OffsetMap } from './offset-map.js';
 import { eachSegmentBatch } from './segment-batches.js';
@@ -30,6 +31,10 @@ export interface CleanedCopy {
   readonly firstTimestamp: number | undefined;
 }
 
+function segmentPath(segment: SegmentFile): string {
+  return join(segment.dir, offsetFileName(segment.baseOffset, '.log'));
+}
+
 /** Whether a batch is one the rule cannot judge yet: a transaction's, or a control batch. */
 function untouchable(header: BatchHeader): boolean {
   return isControl(header.attributes) || isTransactional(header.attributes);
@@ -38,7 +43,7 @@ function untouchable(header: BatchHeader): boolean {
 /** Puts the segment's keys in `map`, each at its latest offset; false once the map is full (what was put stays). */
 export async function mapSegment(segment: SegmentFile, map: OffsetMap): Promise<boolean> {
   let full = false;
-  await eachSegmentBatch(new Segment(segment.dir, segment.baseOffset, segment.size).logPath, segment.size, (batch, header) => {
+  await eachSegmentBatch(segmentPath(segment), segment.size, (batch, header) => {
     if (untouchable(header)) return true;
     for (const record of storedRecords(batch, MAX_DECOMPRESSED_BYTES).records) {
       if (record.key !== undefined && !map.put(record.key, header.baseOffset + record.offsetDelta)) {
@@ -56,9 +61,9 @@ export async function mapSegment(segment: SegmentFile, map: OffsetMap): Promise<
  * left behind, when cleaning changes nothing.
  */
 export async function cleanSegmentFile(segment: SegmentFile, rules: CleaningRules, indexIntervalBytes: number): Promise<CleanedCopy | undefined> {
-  const source = new Segment(segment.dir, segment.baseOffset, segment.size);
   const cleaned = new Segment(segment.dir, segment.baseOffset, 0, OffsetIndex.empty(), CLEANED);
   let changed = false;
+  let sealed = false;
   try {
     await cleaned.openForAppend(true);
     let pending: Buffer[] = [];
@@ -68,7 +73,7 @@ export async function cleanSegmentFile(segment: SegmentFile, rules: CleaningRule
       pending = [];
       pendingBytes = 0;
     };
-    await eachSegmentBatch(source.logPath, segment.size, async (batch, header, last) => {
+    await eachSegmentBatch(segmentPath(segment), segment.size, async (batch, header, last) => {
       const out = cleanedBatch(batch, header, rules, last);
       if (out !== batch) changed = true;
       if (out !== undefined) {
@@ -79,17 +84,15 @@ export async function cleanSegmentFile(segment: SegmentFile, rules: CleaningRule
       // Written as it comes, so that a large segment is never held in memory.
       if (last || pendingBytes >= WRITE_BYTES) await flush();
     });
-    if (!changed) {
-      await removeCleaned(segment);
-      return undefined;
+    if (changed) {
+      await cleaned.seal();
+      sealed = true;
     }
-    await cleaned.seal();
+  } finally {
     await cleaned.close();
-  } catch (err) {
-    await cleaned.close();
-    await removeCleaned(segment);
-    throw err;
+    if (!sealed) await removeCleaned(segment);
   }
+  if (!sealed) return undefined;
   return { size: cleaned.size, largestTimestamp: cleaned.largestTimestamp, firstTimestamp: cleaned.firstTimestamp };
 }
 
