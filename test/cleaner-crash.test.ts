@@ -6,6 +6,7 @@ import { setTimeout as sleep } from 'node:timers/promises';
 import { readBatchHeader, storedRecords } from '../src/protocol/record-batch.js';
 import { buildBatch, type TestRecord } from './helpers/batch.js';
 import { seeded } from './helpers/seeded.js';
+import { until } from './helpers/until.js';
 import { startServe, tempDataDir, type ServeProcess } from './helpers/serve-process.js';
 import { WireClient } from './helpers/wire-client.js';
 import { fetchAllBatches } from './helpers/wire-fetch.js';
@@ -49,7 +50,7 @@ test('kill -9 at random moments while the cleaner works, then a restart: no ackn
   const sentValues = new Map<string, string>();
   let n = 0;
   for (let round = 0; round <= ROUNDS; round++) {
-    // The cleaner looks for work every millisecond (each segment holds a dozen batches or so); the
+    // The cleaner looks for work every millisecond (each segment holds some fifty batches); the
     // last start only recovers, so that what the kills left is what is read.
     serve = await startServe(round === ROUNDS ? ['--no-cleaner-enable'] : ['--cleaner-backoff-ms', '1'], dataDir);
     const client = await WireClient.connect(serve.port);
@@ -79,9 +80,18 @@ test('kill -9 at random moments while the cleaner works, then a restart: no ackn
         if (answer === undefined) return;
         assert.equal(answer.errorCode, 0);
         sent.forEach((s, i) => acked.set(answer.baseOffset + i, s));
+        // Paced, so that the log stays small enough for a cleaning to finish in each round: every
+        // cleaning goes through all of its segments.
+        await sleep(2);
       }
     })();
-    await sleep(150 + random() * 600);
+    // Killed at a random moment once a cleaning has finished: the cleaner is at work again by
+    // then, as the writes go on.
+    await until(() => serve!.output().includes('cleaned a compacted partition'), 'a cleaning finishes').catch((e) => {
+      console.log(serve!.output().slice(-3000));
+      throw e;
+    });
+    await sleep(random() * 500);
     await serve.stop('SIGKILL');
     producing = false;
     client.close();

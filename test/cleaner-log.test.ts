@@ -40,13 +40,15 @@ async function fill(log: PartitionLog, batches: number, seed: number, now = Date
   return written;
 }
 
-/** The records stored, by offset: whether each is a tombstone. */
+/** The records a consumer reads from the log start, by offset: whether each is a tombstone. */
 async function stored(log: PartitionLog): Promise<Map<number, Written>> {
   const out = new Map<number, Written>();
   for (const batch of await readAll(log)) {
     const header = readBatchHeader(batch);
     for (const r of storedRecords(batch, 1 << 20).records) {
-      out.set(header.baseOffset + r.offsetDelta, { offset: header.baseOffset + r.offsetDelta, key: r.key!.toString(), tombstone: r.tombstone });
+      const offset = header.baseOffset + r.offsetDelta;
+      // The batch the log start lies inside may hold records before it, which consumers pass over.
+      if (offset >= log.logStartOffset) out.set(offset, { offset, key: r.key!.toString(), tombstone: r.tombstone });
     }
   }
   return out;
@@ -194,4 +196,23 @@ test('compact,delete: retention deletes old segments, and the cleaner compacts w
       false,
     ),
   );
+});
+
+test('DeleteRecords to an offset in a gap compaction left: the log start is there, reads begin at the next record kept, and a restart keeps it', async (t) => {
+  const dir = await tempDir(t);
+  const { storage, log } = await compactedLog(t, dir);
+  await fill(log, 300, 6);
+  const done = await storage.cleaner!.cleanOnce(Date.now());
+  assert.ok(done !== undefined && done.segmentsSwapped > 0);
+  const kept = [...(await stored(log)).keys()];
+  // An offset no record is kept at, between two that are.
+  const gap = kept.findIndex((o, i) => i > 0 && o - kept[i - 1]! > 1);
+  const start = kept[gap - 1]! + 1;
+  await log.advanceLogStart(start);
+  const expected = kept.filter((o) => o >= start);
+  assert.equal(log.logStartOffset, start);
+  assert.deepEqual([...(await stored(log)).keys()], expected);
+  const { log: reopened } = await reopen(t, storage, dir);
+  assert.equal(reopened.logStartOffset, start);
+  assert.deepEqual([...(await stored(reopened)).keys()], expected);
 });

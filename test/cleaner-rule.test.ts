@@ -2,7 +2,7 @@ import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import fc from 'fast-check';
 import { batchFate, type BatchFate, type BatchToJudge, type CleaningRules } from '../src/log/cleaner/clean-rule.js';
-import { OffsetMap } from '../src/log/cleaner/offset-map.js';
+import { ENTRY_OVERHEAD_BYTES, OffsetMap } from '../src/log/cleaner/offset-map.js';
 import { ProducerStates } from '../src/log/producer-states.js';
 import type { BatchHeader } from '../src/protocol/record-batch.js';
 
@@ -167,7 +167,7 @@ test('cleaning part of the log, with an offset map too small for every key, remo
       const segments = segmentPick % log.segmentStarts.length;
       const mapped = [...log.segmentStarts, log.batches.length][segments]!;
       // Room for a few one-byte keys: the map holds the first of them it meets, as a full map stops.
-      const rules = rulesFor(log, mapped, horizon, mapEntries * 65);
+      const rules = rulesFor(log, mapped, horizon, mapEntries * (1 + ENTRY_OVERHEAD_BYTES));
       const fates = clean(log, segments, rules);
       const kept = keptOffsets(log, fates);
       const all = log.batches.flatMap((batch) => batch.records.map((r) => ({ ...r, batch })));
