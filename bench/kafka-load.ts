@@ -60,13 +60,18 @@ export function produceLoad(target: string, topic: string, load: Load): Promise<
   return run<ProduceResult>('produce', target, topic, load, load.rate ?? 0);
 }
 
+/** As produceLoad, unpaced, by a transactional producer committing every `batchesPerTxn` batches. */
+export function produceTransactionalLoad(target: string, topic: string, load: Load, batchesPerTxn: number): Promise<ProduceResult> {
+  return run<ProduceResult>('produce-txn', target, topic, load, batchesPerTxn);
+}
+
 /** Reads `topic`, filled beforehand with `load.messages` messages (the mock is filled in the load process). */
 export function consumeLoad(target: string, topic: string, load: Load): Promise<ConsumeResult> {
   return run<ConsumeResult>('consume', target, topic, load, load.passes ?? 1);
 }
 
-function run<Result>(mode: string, target: string, topic: string, load: Load, rateOrPasses: number): Promise<Result> {
-  const args = [mode, target, topic, PARTITIONS, load.messages, load.msgBytes ?? MSG_BYTES, load.batch, rateOrPasses].map(String);
+function run<Result>(mode: string, target: string, topic: string, load: Load, last: number): Promise<Result> {
+  const args = [mode, target, topic, PARTITIONS, load.messages, load.msgBytes ?? MSG_BYTES, load.batch, last].map(String);
   return new Promise((resolve, reject) => {
     const child = spawn(BINARY, args, { stdio: ['ignore', 'pipe', 'pipe'] });
     let out = '';

@@ -8,13 +8,14 @@ import { mkdtemp, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { startServe } from '../test/helpers/serve-process.js';
+import { authorizerBench } from './authorizer.js';
 import { fetchThroughput } from './fetch.js';
 import { flushAlways } from './flush.js';
 import { compactionBench } from './compaction.js';
 import { buildKafkaLoad, PARTITIONS } from './kafka-load.js';
 import { memoryBench } from './memory.js';
 import { offsetCommitBench } from './offsets.js';
-import { produceLatency, produceThroughput } from './produce.js';
+import { produceLatency, produceThroughput, produceTransactional } from './produce.js';
 import { recoveryBench } from './recovery.js';
 import { replayBench } from './replay.js';
 import { rulesBench } from './rules.js';
@@ -29,6 +30,7 @@ async function main(): Promise<void> {
   const serve = await startServe(['--log-level', 'warn', '--partitions', String(PARTITIONS)], dataDir);
   try {
     rows.push(...(await produceThroughput(smoke)));
+    rows.push(...(await produceTransactional(smoke)));
     rows.push(...(await produceLatency(serve, smoke)));
     rows.push(...(await fetchThroughput(serve, smoke)));
     rows.push(...(await flushAlways(serve, smoke)));
@@ -37,6 +39,7 @@ async function main(): Promise<void> {
     await rm(dataDir, { recursive: true, force: true });
   }
   rows.push(...(await compactionBench(smoke)));
+  rows.push(...(await authorizerBench(smoke)));
   rows.push(...(await offsetCommitBench(smoke)));
   rows.push(...(await recoveryBench(smoke)));
   rows.push(...memoryBench(smoke));

@@ -1,5 +1,6 @@
 /** Everything a handler may reach: settings, the stored topics, waiting fetches, consumer groups, the log, metrics, faults. */
 import type { Logger } from 'pino';
+import type { Authorizer } from '../acl/authorizer.js';
 import type { CredentialStore } from '../auth/credential-store.js';
 import type { GroupCoordinator } from '../groups/group-coordinator.js';
 import type { ProducerEpochs } from '../log/producer-epochs.js';
@@ -10,6 +11,7 @@ import type { PartitionWaiters } from './partition-waiters.js';
 import type { SaslGate } from './sasl-gate.js';
 import type { BufferPool } from '../memory/buffer-pool.js';
 import type { FaultRegistry } from '../faults/registry.js';
+import type { TxnCoordinator } from '../transactions/txn-coordinator.js';
 
 export interface BrokerContext {
   readonly config: BrokerConfig;
@@ -17,6 +19,7 @@ export interface BrokerContext {
   readonly producerEpochs: ProducerEpochs;
   readonly waiters: PartitionWaiters;
   readonly groups: GroupCoordinator;
+  readonly transactions: TxnCoordinator;
   readonly logger: Logger;
   readonly metrics: BrokerMetrics;
   /** The host and port clients are told to connect to. */
@@ -28,6 +31,8 @@ export interface BrokerContext {
   readonly credentials: CredentialStore | undefined;
   /** Memory Fetch reads the log into, given back once each response is sent. */
   readonly fetchMemory: BufferPool;
+  /** Present with --authorizer: the ACLs and the decisions from them. */
+  readonly authorizer: Authorizer | undefined;
   /** Faults installed to act on requests. */
   readonly faults: FaultRegistry;
 }

@@ -5,6 +5,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { pino, type Logger } from 'pino';
 import { GroupCoordinator } from '../groups/group-coordinator.js';
+import { TxnCoordinator } from '../transactions/txn-coordinator.js';
 import { lockDirectory } from '../log/dir-lock.js';
 import { makeDirectory } from '../log/make-directory.js';
 import { ProducerEpochs } from '../log/producer-epochs.js';
@@ -14,14 +15,18 @@ import { serveMetrics } from '../metrics/metrics-server.js';
 import { TcpServer } from '../server/tcp-server.js';
 import { buildApiTable } from './api-table.js';
 import type { BrokerContext } from './broker-context.js';
+import type { ApiHandler } from './api-handler.js';
 import { DEFAULT_CONFIG, type BrokerConfig } from '../settings/settings.js';
 import { MAX_TIMER_MS } from '../settings/kinds.js';
 import { listenerProblem, optionProblem } from './option-checks.js';
 import { formatHostPort } from '../server/host-port.js';
 import { createDispatcher } from './dispatch.js';
+import { guarded } from './authorization.js';
 import { PartitionWaiters } from './partition-waiters.js';
+import { txnParticipants } from './txn-participants.js';
 import { SaslGate } from './sasl-gate.js';
 import { CredentialStore } from '../auth/credential-store.js';
+import { Authorizer } from '../acl/authorizer.js';
 import { BufferPool } from '../memory/buffer-pool.js';
 import { FaultRegistry, type Faults } from '../faults/registry.js';
 
@@ -147,17 +152,29 @@ async function run(config: BrokerConfig, logger: Logger, faults: FaultRegistry):
     });
     closers.push(() => groups.close());
     await groups.deleteOffsetsOfMissingTopics((topic) => storage.topic(topic) !== undefined);
+    const waiters = new PartitionWaiters();
+    const metrics = new BrokerMetrics();
+    // Opened once partitions and groups are: it completes what a stop left decided.
+    const transactions = await TxnCoordinator.open(dataDir, txnParticipants(storage, groups, waiters), {
+      flush: config.flush,
+      maxTimeoutMs: config.transactionMaxTimeoutMs,
+      abortIntervalMs: config.transactionAbortTimedOutTransactionCleanupIntervalMs,
+      log: logger,
+      events: { begun: () => metrics.transactionBegun(), ended: (outcome) => metrics.transactionEnded(outcome) },
+    });
+    closers.push(() => transactions.close());
     const producerEpochs = await ProducerEpochs.open(dataDir, config.producerIdExpirationMs, Date.now());
     const credentials = config.saslUsersFile === undefined ? undefined : await CredentialStore.open(config.saslUsersFile);
     const sasl = credentials === undefined ? undefined : new SaslGate(credentials, config.failedAuthenticationDelayMs);
-    const waiters = new PartitionWaiters();
-    const metrics = new BrokerMetrics();
+    const policy = { superUsers: new Set(config.superUsers ?? []), allowIfNoAclFound: config.allowEveryoneIfNoAclFound };
+    const authorizer = config.authorizer ? await Authorizer.open(dataDir, policy) : undefined;
     const context: { -readonly [K in keyof BrokerContext]: BrokerContext[K] } = {
       config,
       storage,
       producerEpochs,
       waiters,
       groups,
+      transactions,
       logger,
       metrics,
       advertised: config.advertisedListener ?? { host: config.host, port: config.port },
@@ -165,10 +182,11 @@ async function run(config: BrokerConfig, logger: Logger, faults: FaultRegistry):
       sasl,
       credentials,
       fetchMemory: new BufferPool(KEPT_FETCH_BYTES),
+      authorizer,
       faults,
     };
     const server = new TcpServer(
-      createDispatcher(buildApiTable(sasl), context),
+      createDispatcher(authorizer === undefined ? buildApiTable(sasl) : guardedTable(buildApiTable(sasl)), context),
       {
         maxRequestBytes: config.maxRequestBytes,
         maxQueuedResponses: config.maxQueuedResponsesPerConnection,
@@ -182,6 +200,8 @@ async function run(config: BrokerConfig, logger: Logger, faults: FaultRegistry):
     );
     metrics.countConnections(() => server.connectionCount);
     metrics.countFailedPartitions(() => storage.failedPartitions());
+    metrics.countOpenTransactions(() => transactions.openCount());
+    metrics.countUnstableOffsets(() => storage.unstableOffsets());
     closers.push(async () => {
       waiters.close();
       await server.close();
@@ -208,6 +228,10 @@ async function run(config: BrokerConfig, logger: Logger, faults: FaultRegistry):
     await closeAll();
     throw err;
   }
+}
+
+function guardedTable(table: ReadonlyMap<number, ApiHandler>): ReadonlyMap<number, ApiHandler> {
+  return new Map([...table].map(([apiKey, handler]) => [apiKey, guarded(handler)]));
 }
 
 function withoutUndefined<T extends object>(o: T): Partial<T> {

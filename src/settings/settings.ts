@@ -22,6 +22,7 @@ import {
   pemFile,
   pinoLogger,
   port,
+  principals,
   text,
   tlsListener,
   type Kind,
@@ -158,6 +159,18 @@ export const SETTINGS = {
     broker: 'log.cleaner.dedupe.buffer.size',
     description: "the log cleaner's offset map: at most this much memory for the keys of one cleaning",
   }),
+  transactionMaxTimeoutMs: setting({
+    kind: int(1, INT32_MAX, 'ms'),
+    default: 900_000,
+    broker: 'transaction.max.timeout.ms',
+    description: 'the longest transaction timeout a producer may ask for',
+  }),
+  transactionAbortTimedOutTransactionCleanupIntervalMs: setting({
+    kind: int(1, INT32_MAX, 'ms'),
+    default: 10_000,
+    broker: 'transaction.abort.timed.out.transaction.cleanup.interval.ms',
+    description: 'how often transactions open past their timeout are looked for and aborted',
+  }),
   offsetsRetentionMinutes: setting({
     kind: int(1, INT32_MAX),
     default: (7 * DAY) / 60_000,
@@ -273,6 +286,25 @@ export const SETTINGS = {
     default: 1000,
     broker: 'connection.failed.authentication.delay.ms',
     description: 'wait this long before answering a failed authentication (Kafka: 100 ms)',
+  }),
+  authorizer: setting({
+    kind: bool,
+    default: false,
+    kafka: '`authorizer.class.name` (StandardAuthorizer)',
+    description: 'authorize every request by the ACLs (see Authorization), kept in the data directory',
+  }),
+  superUsers: setting({
+    kind: principals,
+    default: undefined,
+    unset: 'none',
+    kafka: '`super.users`',
+    description: 'principals the authorizer allows everything, such as `User:admin`',
+  }),
+  allowEveryoneIfNoAclFound: setting({
+    kind: bool,
+    default: false,
+    kafka: '`allow.everyone.if.no.acl.found`',
+    description: 'let the authorizer allow anyone anything on a resource that no ACL names',
   }),
   metricsPort: setting({
     kind: port(0),
