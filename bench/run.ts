@@ -11,6 +11,7 @@ import { startServe } from '../test/helpers/serve-process.js';
 import { authorizerBench } from './authorizer.js';
 import { fetchThroughput } from './fetch.js';
 import { flushAlways } from './flush.js';
+import { compactionBench } from './compaction.js';
 import { buildKafkaLoad, PARTITIONS } from './kafka-load.js';
 import { memoryBench } from './memory.js';
 import { offsetCommitBench } from './offsets.js';
@@ -37,6 +38,7 @@ async function main(): Promise<void> {
     await serve.stop();
     await rm(dataDir, { recursive: true, force: true });
   }
+  rows.push(...(await compactionBench(smoke)));
   rows.push(...(await authorizerBench(smoke)));
   rows.push(...(await offsetCommitBench(smoke)));
   rows.push(...(await recoveryBench(smoke)));

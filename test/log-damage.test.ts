@@ -187,9 +187,9 @@ const DAMAGES: [what: string, errorCode: number, damage: Damage][] = [
   ['a batch length running past the file', KAFKA_STORAGE_ERROR, (file, [, victim]) => edit(file, (b) => (b.writeInt32BE(0x7ffffff0, victim!.position + 8), b))],
   ['a byte flipped inside the records', CORRUPT_MESSAGE, (file, [, victim]) => edit(file, (b) => ((b[victim!.position + victim!.size - 3]! ^= 0x10), b))],
   [
-    'a base offset changed',
+    'a base offset moved back',
     KAFKA_STORAGE_ERROR,
-    (file, [, victim]) => edit(file, (b) => (b.writeBigInt64BE(BigInt(victim!.baseOffset + 1000), victim!.position), b)),
+    (file, [, victim]) => edit(file, (b) => (b.writeBigInt64BE(BigInt(victim!.baseOffset - 1), victim!.position), b)),
   ],
   ['the file cut short inside a batch', KAFKA_STORAGE_ERROR, (file, [, victim]) => truncate(file, victim!.position + 30)],
   [

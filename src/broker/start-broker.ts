@@ -147,6 +147,7 @@ async function run(config: BrokerConfig, logger: Logger, faults: FaultRegistry):
       retentionCheckIntervalMs: config.retentionCheckIntervalMs,
       producerIdExpirationMs: config.producerIdExpirationMs,
       logger,
+      cleaner: config.cleanerEnable ? { dedupeBufferBytes: config.cleanerDedupeBufferSize, backoffMs: config.cleanerBackoffMs } : undefined,
     });
     closers.push(() => storage.close());
     const groups = await GroupCoordinator.open(dataDir, {

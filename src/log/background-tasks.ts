@@ -23,9 +23,12 @@ export class BackgroundTasks {
   }
 
   /** Runs `task` after earlier ones and answers its outcome to the caller alone. */
-  then(task: () => Promise<void>): Promise<void> {
+  then<T>(task: () => Promise<T>): Promise<T> {
     const done = this.chain.then(task);
-    this.chain = done.catch(() => {});
+    this.chain = done.then(
+      () => {},
+      () => {},
+    );
     return done;
   }
 

@@ -53,7 +53,7 @@ export interface ScanRange {
    * (and, given `nextOffset`, headers) are checked, for data recovery already vouched for.
    */
   readonly verify: boolean;
-  /** The offset the first batch must start at: given, each batch's magic and base offset are checked as it is walked. */
+  /** The offset the first batch may start at, at the earliest: given, each batch's magic and base offset are checked as it is walked. */
   readonly nextOffset?: number;
   /** Bytes already read from `from` on, walked before the file is read again. */
   readonly read?: Buffer;
@@ -116,10 +116,13 @@ export async function scanBatches(handle: FileHandle, range: ScanRange, visit: B
   return { end: pos, nextOffset };
 }
 
-/** What is wrong with the header of a batch found where offset `due` should start, if anything. */
+/**
+ * What is wrong with the header of a batch found where offset `due` should start, if anything.
+ * A later base offset is a gap compaction left, as in Kafka: offsets only have to grow.
+ */
 export function headerProblem(magic: number, lastOffsetDelta: number, baseOffset: number, due: number): string | undefined {
   if (magic !== 2) return `batch magic is ${magic}`;
   if (lastOffsetDelta < 0) return `batch lastOffsetDelta is ${lastOffsetDelta}`;
-  if (baseOffset !== due) return `batch base offset ${baseOffset} where ${due} was due`;
+  if (baseOffset < due) return `batch base offset ${baseOffset} where ${due} was due`;
   return undefined;
 }

@@ -47,9 +47,9 @@ export function intactBatches(bytes: Buffer, maxBytes: number, hw: number, due: 
     const problem = headerProblem(bytes.readInt8(pos + MAGIC), lastOffsetDelta, baseOffset, next);
     if (problem !== undefined) return damaged(problem, false);
     if (baseOffset >= hw) break;
-    if (pos < checkedFrom && !crcMatches(bytes, pos, size)) return damaged(`batch at offset ${next} fails its CRC`, true);
+    if (pos < checkedFrom && !crcMatches(bytes, pos, size)) return damaged(`batch at offset ${baseOffset} fails its CRC`, true);
     pos += size;
-    next += lastOffsetDelta + 1;
+    next = baseOffset + lastOffsetDelta + 1;
   }
   return pos > 0 ? { length: pos } : { length: 0, problem: 'the file ends inside the batch', corrupt: false };
 }

@@ -11,11 +11,16 @@
  *   crc32c of the rest (u32) | version (u16) | log start offset (i64)
  *
  * `<offset>.snapshot`: producer state (see producer-states.ts), the newest few kept.
+ *
+ * `cleaner-offset`: of a compacted partition, where its last cleaning's offset map ended: the
+ * log before it is clean (Kafka's cleaner-offset-checkpoint).
+ *   crc32c of the rest (u32) | version (u16) | offset (i64)
  */
 import { readdir, rm } from 'node:fs/promises';
 import { join } from 'node:path';
 import { crc32c } from '../protocol/crc32c.js';
 import { readFileIfExists, writeFileDurably } from '../files/durable-file.js';
+import { isCleaningFileName } from './cleaner/swap-files.js';
 import { offsetFileName, parseOffsetFileName } from './segment.js';
 
 export interface RecoveryPoint {
@@ -27,6 +32,7 @@ export interface RecoveryPoint {
 
 const RECOVERY_POINT_FILE = 'recovery-point';
 const LOG_START_OFFSET_FILE = 'log-start-offset';
+const CLEANER_OFFSET_FILE = 'cleaner-offset';
 const VERSION = 1;
 /** Checksum and version, before each file's fields. */
 const HEADER_SIZE = 6;
@@ -55,15 +61,32 @@ export function writeRecoveryPoint(dir: string, point: RecoveryPoint): Promise<v
 }
 
 /** Undefined when none was stored, or the file is damaged. */
-export async function readLogStartOffset(dir: string): Promise<number | undefined> {
-  const bytes = await readChecked(join(dir, LOG_START_OFFSET_FILE), 8);
-  return bytes === undefined ? undefined : Number(bytes.readBigInt64BE(HEADER_SIZE));
+export function readLogStartOffset(dir: string): Promise<number | undefined> {
+  return readOffset(join(dir, LOG_START_OFFSET_FILE));
 }
 
 export function writeLogStartOffset(dir: string, offset: number): Promise<void> {
+  return writeOffset(join(dir, LOG_START_OFFSET_FILE), offset);
+}
+
+/** Undefined when none was stored, or the file is damaged. */
+export function readCleanerOffset(dir: string): Promise<number | undefined> {
+  return readOffset(join(dir, CLEANER_OFFSET_FILE));
+}
+
+async function readOffset(path: string): Promise<number | undefined> {
+  const bytes = await readChecked(path, 8);
+  return bytes === undefined ? undefined : Number(bytes.readBigInt64BE(HEADER_SIZE));
+}
+
+export function writeCleanerOffset(dir: string, offset: number): Promise<void> {
+  return writeOffset(join(dir, CLEANER_OFFSET_FILE), offset);
+}
+
+function writeOffset(path: string, offset: number): Promise<void> {
   const bytes = Buffer.alloc(HEADER_SIZE + 8);
   bytes.writeBigInt64BE(BigInt(offset), HEADER_SIZE);
-  return writeChecked(join(dir, LOG_START_OFFSET_FILE), bytes);
+  return writeChecked(path, bytes);
 }
 
 /** The file's bytes, header included, if it holds `fieldsSize` bytes of fields under a sound header. */
@@ -85,7 +108,9 @@ export function isPartitionFileName(name: string): boolean {
   return (
     name === RECOVERY_POINT_FILE ||
     name === LOG_START_OFFSET_FILE ||
+    name === CLEANER_OFFSET_FILE ||
     name.endsWith('.tmp') ||
+    isCleaningFileName(name) ||
     ['.log', '.index', SNAPSHOT_SUFFIX].some((suffix) => parseOffsetFileName(name, suffix) !== undefined)
   );
 }

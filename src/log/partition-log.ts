@@ -32,6 +32,9 @@ export type { RecoveryReport } from './recovery.js';
 /** An offset the log start cannot move to. */
 export class OffsetOutOfRangeError extends RangeError {}
 
+/** How long a segment compaction replaced stays open for readers that still hold it (Kafka's file.delete.delay.ms). */
+const RETIRED_MS = 60_000;
+
 export class PartitionLog {
   private options: ResolvedLogOptions;
   private readonly segments: SegmentList;
@@ -47,6 +50,8 @@ export class PartitionLog {
   private activeSince = Date.now();
   private retaining: Promise<void> | undefined;
   private stopTimers: () => void = () => {};
+  /** Segments compaction replaced, open for the readers that still hold them, until RETIRED_MS later. */
+  private readonly retired = new Set<Segment>();
   private closing: Promise<void> | undefined;
 
   private constructor(
@@ -245,6 +250,51 @@ export class PartitionLog {
     return this.retaining;
   }
 
+  /**
+   * What compaction may rewrite: the segments before the one being written (all written), up to
+   * `end`, that one's base offset; how their indexes are spaced; a segment's time (its largest batch time).
+   */
+  cleanable(): {
+    readonly segments: readonly Segment[];
+    readonly end: number;
+    readonly indexIntervalBytes: number;
+    readonly time: (segment: Segment) => Promise<number>;
+  } {
+    const writing = this.writer.writingTo;
+    return {
+      segments: this.segments.snapshot().slice(0, this.segments.indexOf(writing)),
+      end: writing.baseOffset,
+      indexIntervalBytes: this.options.indexIntervalBytes,
+      time: (segment) => this.segments.use(segment, -1, () => segment.largest()),
+    };
+  }
+
+  /**
+   * Puts `cleaned`, a compacted copy of `old` with the same base offset, in its place once
+   * `commit` has swapped their files; queued with segment deletions. False, nothing committed,
+   * if `old` is no longer in the log. A failed commit fails the partition: a restart finishes or
+   * undoes the swap.
+   */
+  replaceSegment(old: Segment, cleaned: Segment, commit: () => Promise<void>): Promise<boolean> {
+    return this.tasks.then(async () => {
+      if (this.segments.indexOf(old) < 0 || this.closing !== undefined || this.writer.failed) return false;
+      await old.retire();
+      this.retired.add(old);
+      setTimeout(() => {
+        if (this.retired.delete(old)) old.close().catch(() => {});
+      }, RETIRED_MS).unref();
+      try {
+        await commit();
+      } catch (err) {
+        this.writer.fail(err as Error);
+        throw err;
+      }
+      this.segments.replace(old, cleaned);
+      this.tail.forgetBelow(this.segments.after(cleaned)!.baseOffset);
+      return true;
+    });
+  }
+
   /** Writes what is queued, stores producer state and leaves the clean-shutdown recovery point. */
   close(): Promise<void> {
     this.closing ??= this.shutDown();
@@ -309,5 +359,6 @@ export class PartitionLog {
       await writeRecoveryPoint(this.dir, { segmentBase: active.baseOffset, position: active.size, nextOffset: this.logEnd });
     }
     await this.segments.close();
+    await Promise.all([...this.retired].map((s) => s.close()));
   }
 }

@@ -1,5 +1,5 @@
 /** What a partition answers from its segments and tail cache: Fetch's batches and ListOffsets' times. */
-import { BATCH_HEADER_SIZE, batchMayReach, batchTime } from '../protocol/record-batch.js';
+import { BATCH_HEADER_SIZE, batchMayReach, batchTime, holdsRecords, offsetAfter } from '../protocol/record-batch.js';
 import { readAt, scanBatches, type ReadMemory } from './batch-file.js';
 import { intactBatches, LogDamageError } from './log-damage.js';
 import type { Segment } from './segment.js';
@@ -35,14 +35,20 @@ export class PartitionReader {
     if (cached !== undefined) return cached;
     // A segment holding nothing at or after the offset (cut short, or one missing, while brook
     // was stopped) hands on to the next, as in Kafka, so that consumers get past the gap.
+    let offset = fetchOffset;
     for (
       let segment: Segment | undefined = this.segments.segmentFor(fetchOffset);
       segment !== undefined && segment.baseOffset < hw;
       segment = this.segments.after(segment)
     ) {
       if (fetchOffset < this.bounds.logStartOffset) return NOTHING; // retention has raced
-      const bytes = await this.readSegment(segment, fetchOffset, maxBytes, hw, memory);
-      if (bytes.length > 0) return bytes;
+      // Batches compaction emptied are passed over as gaps are, when they are all an answer
+      // would hold: a consumer given only them (kafkajs) may not move past them.
+      for (let bytes = await this.readSegment(segment, offset, maxBytes, hw, memory); bytes.length > 0;) {
+        if (holdsRecords(bytes)) return bytes;
+        offset = offsetAfter(bytes);
+        bytes = await this.readSegment(segment, offset, maxBytes, hw, memory);
+      }
     }
     return NOTHING;
   }

@@ -86,6 +86,11 @@ export class PartitionWriter {
     this.checkpointed = this.synced;
   }
 
+  /** The segment written to: those before it hold only written batches. */
+  get writingTo(): Segment {
+    return this.writeSegment;
+  }
+
   get failed(): boolean {
     return this.failure !== undefined;
   }

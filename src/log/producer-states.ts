@@ -77,7 +77,8 @@ export class ProducerStates {
       if (marker === 'abort') this.aborted.push({ producerId: id, firstOffset, lastOffset: baseOffset });
       return;
     }
-    const batch = { epoch: header.producerEpoch, firstSeq: header.baseSequence, count: header.recordCount };
+    // Counted by offsets, not records: a batch compaction emptied keeps its sequence numbers' span.
+    const batch = { epoch: header.producerEpoch, firstSeq: header.baseSequence, count: header.lastOffsetDelta + 1 };
     this.byId.set(id, { state: commit(previous, batch, baseOffset), lastTimestamp: header.maxTimestamp, writtenAt });
     if (isTransactional(header.attributes) && !this.openTxns.has(id)) this.openTxns.set(id, baseOffset);
   }

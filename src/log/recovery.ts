@@ -11,6 +11,7 @@ import { readAt, scanBatches } from './batch-file.js';
 import { OffsetIndex } from './offset-index.js';
 import type { ResolvedLogOptions } from './options.js';
 import { readRecoveryPoint, snapshotOffsets, snapshotPath, writeRecoveryPoint, writeSnapshot, type RecoveryPoint } from './partition-files.js';
+import { finishSwaps } from './cleaner/swap-files.js';
 import { ProducerStates } from './producer-states.js';
 import { closeSegments, offsetFileName, parseOffsetFileName, Segment } from './segment.js';
 
@@ -38,9 +39,12 @@ const PROGRESS_EVERY_BYTES = 256 * 1024 * 1024;
 export async function recoverPartition(dir: string, options: ResolvedLogOptions): Promise<RecoveredLog> {
   const started = Date.now();
   await mkdir(dir, { recursive: true });
-  const names = await readdir(dir);
+  const found = await readdir(dir);
   // Left by an atomic write that did not finish.
-  await Promise.all(names.filter((n) => n.endsWith('.tmp')).map((n) => rm(join(dir, n), { force: true })));
+  await Promise.all(found.filter((n) => n.endsWith('.tmp')).map((n) => rm(join(dir, n), { force: true })));
+  // Left by a cleaning: before its commit point undone, after it finished.
+  await finishSwaps(dir, found);
+  const names = await readdir(dir);
   const bases = names.flatMap((n) => parseOffsetFileName(n, '.log') ?? []).sort((a, b) => a - b);
   if (bases.length === 0) {
     await writeFile(join(dir, offsetFileName(0, '.log')), '');

@@ -46,6 +46,12 @@ export class SegmentList {
     this.segments.push(segment);
   }
 
+  /** Puts `replacement` where `old` is (compaction's copy of it), and forgets `old`. */
+  replace(old: Segment, replacement: Segment): void {
+    this.segments[this.segments.indexOf(old)] = replacement;
+    this.oldSegments.forget(old);
+  }
+
   /** Takes the oldest `count` segments out of the list (the caller deletes their files). */
   removeOldest(count: number): Segment[] {
     const removed = this.segments.splice(0, count);

@@ -62,9 +62,11 @@ export class Segment {
     readonly baseOffset: number,
     size: number,
     index?: OffsetIndex,
+    /** After the files' names: a segment being written beside the one it will replace. */
+    suffix = '',
   ) {
-    this.logPath = join(dir, offsetFileName(baseOffset, '.log'));
-    this.indexPath = join(dir, offsetFileName(baseOffset, '.index'));
+    this.logPath = join(dir, offsetFileName(baseOffset, '.log') + suffix);
+    this.indexPath = join(dir, offsetFileName(baseOffset, '.index') + suffix);
     this.size = size;
     this.written = size;
     this.checkedFrom = size;
@@ -213,6 +215,16 @@ export class Segment {
     if (log !== undefined) await (await log.catch(() => undefined))?.close();
   }
 
+  /**
+   * Replaced by a cleaned copy, whose files are about to take its files' names: from now on it
+   * serves readers that still hold it from the files it has open, and never opens them again.
+   */
+  async retire(): Promise<void> {
+    await this.index();
+    await this.logHandle();
+    this.deleted = true;
+  }
+
   async delete(): Promise<void> {
     this.deleted = true;
     await this.close();
@@ -221,6 +233,7 @@ export class Segment {
 
   private logHandle(): Promise<FileHandle> {
     if (this.log === undefined) {
+      if (this.deleted) return Promise.reject(new Error(`segment ${this.logPath} is deleted or replaced`));
       const opening = open(this.logPath, 'r');
       this.log = opening;
       opening.catch(() => {
@@ -243,6 +256,8 @@ export class SegmentCache {
   constructor(private readonly limit: number) {}
 
   touch(segment: Segment): void {
+    // A retired segment keeps its files open until it is closed.
+    if (segment.deleted) return;
     this.recent.delete(segment);
     this.recent.add(segment);
     for (const old of this.recent) {

@@ -10,6 +10,8 @@ import { randomBytes, randomUUID } from 'node:crypto';
 import { readdir, rm } from 'node:fs/promises';
 import { join } from 'node:path';
 import { DurableJsonFile, isJsonObject, isVersion1 } from '../files/durable-file.js';
+import { compactionConfig } from './cleaner/compaction-config.js';
+import { LogCleaner, type CleanerOptions, type CompactedPartition } from './cleaner/log-cleaner.js';
 import { makeDirectory } from './make-directory.js';
 import { resolveLogOptions, type LogOptions, type Reporter } from './options.js';
 import { isPartitionFileName } from './partition-files.js';
@@ -114,6 +116,11 @@ async function foreignFile(dir: string): Promise<string | undefined> {
   }
 }
 
+export interface StorageOptions extends LogOptions {
+  /** The log cleaner's settings; without them, no cleaner runs. */
+  readonly cleaner?: Omit<CleanerOptions, 'report'>;
+}
+
 interface Topic {
   readonly info: TopicInfo;
   readonly logs: PartitionLog[];
@@ -126,6 +133,8 @@ export class Storage {
   private reservedEnd: bigint;
   private reserving: Promise<void> | undefined;
   private closing: Promise<void> | undefined;
+  /** Compacts the compacted topics' partitions, when the broker runs one. */
+  cleaner: LogCleaner | undefined;
 
   private constructor(
     readonly dataDir: string,
@@ -141,7 +150,7 @@ export class Storage {
   }
 
   /** Opens every partition (recovering each) and reserves a block of producer ids. */
-  static async open(dataDir: string, options: LogOptions = {}): Promise<Storage> {
+  static async open(dataDir: string, { cleaner, ...options }: StorageOptions = {}): Promise<Storage> {
     const report = resolveLogOptions(options).report;
     await makeDirectory(dataDir);
     const metadataFile = new DurableJsonFile(join(dataDir, 'metadata.json'), isMetadata);
@@ -173,6 +182,10 @@ export class Storage {
     try {
       await storage.openTopics(metadata.topics, dirs);
       await storage.reserveProducerIds();
+      if (cleaner !== undefined) {
+        storage.cleaner = new LogCleaner(() => storage.compactedPartitions(), { ...cleaner, report });
+        storage.cleaner.start();
+      }
     } catch (err) {
       // Partitions opened before the failure are closed, their timers stopped.
       await storage.close().catch(() => {});
@@ -211,6 +224,14 @@ export class Storage {
   collidingTopic(name: string): TopicInfo | undefined {
     const key = name.replaceAll('.', '_');
     return this.topics().find((t) => t.name !== name && t.name.replaceAll('.', '_') === key);
+  }
+
+  /** The partitions of the topics whose cleanup.policy has `compact`, with their cleaning configs. */
+  private *compactedPartitions(): Iterable<CompactedPartition> {
+    for (const { info, logs } of this.byName.values()) {
+      const config = compactionConfig(info.configs);
+      if (config !== undefined) for (const log of logs) yield { log, config };
+    }
   }
 
   /** How many partitions have failed a write and take nothing until a restart. */
@@ -332,6 +353,7 @@ export class Storage {
 
   close(): Promise<void> {
     this.closing ??= (async () => {
+      await this.cleaner?.close();
       await this.changes.catch(() => {});
       await this.reserving?.catch(() => {});
       await Promise.all([...this.byName.values()].flatMap((t) => t.logs.map((l) => l.close())));

@@ -86,6 +86,11 @@ export class TailCache {
     return copy;
   }
 
+  /** Drops the batches below `offset`: compaction rewrote them. */
+  forgetBelow(offset: number): void {
+    while (this.head < this.batches.length && this.batches[this.head]!.base < offset) this.head++;
+  }
+
   /** Where a batch of `n` bytes goes: next, unless it would run past the ring's end; batches never wrap. */
   private placeFor(n: number): number {
     const size = this.ring.length;

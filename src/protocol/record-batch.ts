@@ -137,6 +137,21 @@ export function batchTime(header: BatchHeader): number {
   return header.maxTimestamp === NO_TIMESTAMP ? header.baseTimestamp : header.maxTimestamp;
 }
 
+/** Whether any of the stored batches back to back in `batches` holds a record. */
+export function holdsRecords(batches: Buffer): boolean {
+  for (let pos = 0; pos + BATCH_HEADER_SIZE <= batches.length; pos += batches.readInt32BE(pos + 8) + BATCH_LOG_OVERHEAD) {
+    if (batches.readInt32BE(pos + RECORD_COUNT) > 0) return true;
+  }
+  return false;
+}
+
+/** The offset after the last of the stored batches back to back in `batches` (which holds at least one). */
+export function offsetAfter(batches: Buffer): number {
+  let pos = 0;
+  for (let next = 0; next + BATCH_HEADER_SIZE <= batches.length; next += batches.readInt32BE(next + 8) + BATCH_LOG_OVERHEAD) pos = next;
+  return Number(batches.readBigInt64BE(pos)) + batches.readInt32BE(pos + LAST_OFFSET_DELTA) + 1;
+}
+
 /** baseOffset and partitionLeaderEpoch lie outside the CRC: the broker may set them. */
 export function assignBaseOffset(buf: Buffer, pos: number, baseOffset: number): void {
   // Offsets are below 2^53: two 32-bit halves, without making a BigInt per batch.
@@ -198,7 +213,7 @@ export function validateProducedBatch(records: Buffer, room: DecompressionRoom, 
 function refuseKeyless(body: RecordsBody, count: number, partition: string): never {
   const recordErrors: RecordError[] = [];
   const message = `Compacted topic cannot accept message without key in topic partition ${partition}.`;
-  walkRecords(body.buf, body.start, count, undefined, (batchIndex) => recordErrors.push({ batchIndex, message }));
+  walkRecords(body.buf, body.start, count, { keyless: (batchIndex) => recordErrors.push({ batchIndex, message }) });
   const shown = recordErrors.slice(0, 3).map((e) => `RecordError(batchIndex=${e.batchIndex}, message='${e.message}')`);
   throw new RecordBatchError(
     INVALID_RECORD,
@@ -233,15 +248,17 @@ function stampTimes(batch: Buffer, header: BatchHeader, body: RecordsBody, rules
     // The walk's extremes flag a batch to look at record by record: a record without a time (-1) is never out of range.
     if (header.baseTimestamp + walk.minDelta < earliest || header.baseTimestamp + walk.maxDelta > latest) {
       const recordErrors: RecordError[] = [];
-      walkRecords(body.buf, body.start, header.recordCount, (batchIndex, timestampDelta) => {
-        const timestamp = header.baseTimestamp + timestampDelta;
-        if (timestamp !== NO_TIMESTAMP && (timestamp < earliest || timestamp > latest)) {
-          recordErrors.push({
-            batchIndex,
-            message: `timestamp ${timestamp} of record ${batchIndex} is outside [${earliest}, ${latest}], the broker's clock less message.timestamp.before.max.ms and plus message.timestamp.after.max.ms`,
-          });
-        }
-        return false;
+      walkRecords(body.buf, body.start, header.recordCount, {
+        visit: (batchIndex, timestampDelta) => {
+          const timestamp = header.baseTimestamp + timestampDelta;
+          if (timestamp !== NO_TIMESTAMP && (timestamp < earliest || timestamp > latest)) {
+            recordErrors.push({
+              batchIndex,
+              message: `timestamp ${timestamp} of record ${batchIndex} is outside [${earliest}, ${latest}], the broker's clock less message.timestamp.before.max.ms and plus message.timestamp.after.max.ms`,
+            });
+          }
+          return false;
+        },
       });
       if (recordErrors.length > 0)
         throw new RecordBatchError(INVALID_TIMESTAMP, `${recordErrors.length} of ${header.recordCount} records have timestamps out of range`, recordErrors);
@@ -310,41 +327,98 @@ export function firstRecordAtOrAfter(batch: Buffer, timestamp: number, from = 0)
     return batchTime(header) < timestamp ? undefined : { offset: Math.max(header.baseOffset, from), timestamp: batchTime(header) };
   }
   let found: { offset: number; timestamp: number } | undefined;
-  walkRecords(batch.subarray(0, header.size), BATCH_HEADER_SIZE, header.recordCount, (offsetDelta, timestampDelta) => {
-    const recordTimestamp = header.baseTimestamp + timestampDelta;
-    if (recordTimestamp < timestamp || header.baseOffset + offsetDelta < from) return false;
-    found = { offset: header.baseOffset + offsetDelta, timestamp: recordTimestamp };
-    return true;
+  walkRecords(batch.subarray(0, header.size), BATCH_HEADER_SIZE, header.recordCount, {
+    sparse: true,
+    visit: (offsetDelta, timestampDelta) => {
+      const recordTimestamp = header.baseTimestamp + timestampDelta;
+      if (recordTimestamp < timestamp || header.baseOffset + offsetDelta < from) return false;
+      found = { offset: header.baseOffset + offsetDelta, timestamp: recordTimestamp };
+      return true;
+    },
   });
   return found;
 }
 
 /**
- * Where the record walk is, the smallest and largest timestamp delta it has seen and how many
- * records without a key: one
+ * The records of a stored batch, decompressed if need be (into at most `limit` bytes), each as
+ * compaction judges it; RecordBatchError where they do not hold together.
+ */
+export function storedRecords(batch: Buffer, limit: number): { readonly body: Buffer; readonly records: RecordSpan[] } {
+  const header = readBatchHeader(batch);
+  const codec = compressionOf(header.attributes);
+  const payload = batch.subarray(BATCH_HEADER_SIZE, header.size);
+  const body = codec === Compression.None ? payload : decompressRecords(codec, payload, { bytes: limit });
+  const records: RecordSpan[] = [];
+  walkRecords(body, 0, header.recordCount, { sparse: true, each: (record) => records.push(record) });
+  return { body, records };
+}
+
+/**
+ * The stored batch `batch` holding only `records` (whole records of its body, in order),
+ * uncompressed: its header stays as it was (base offset, last offset delta, times, producer id,
+ * epoch and base sequence, from which producer state is replayed), but for the length, the
+ * record count, the codec and the CRC. No records at all is the empty batch Kafka's cleaner keeps
+ * for a producer's sake.
+ */
+export function batchOfRecords(batch: Buffer, records: readonly Buffer[]): Buffer {
+  let size = BATCH_HEADER_SIZE;
+  for (const record of records) size += record.length;
+  const out = Buffer.allocUnsafe(size);
+  batch.copy(out, 0, 0, BATCH_HEADER_SIZE);
+  out.writeInt32BE(size - BATCH_LOG_OVERHEAD, 8);
+  out.writeInt16BE(batch.readInt16BE(ATTRIBUTES) & ~0x7, ATTRIBUTES);
+  out.writeInt32BE(records.length, RECORD_COUNT);
+  let pos = BATCH_HEADER_SIZE;
+  for (const record of records) pos += record.copy(out, pos);
+  out.writeUInt32BE(crc32c(out.subarray(ATTRIBUTES)), CRC);
+  return out;
+}
+
+/**
+ * Where the record walk is, the smallest and largest timestamp delta it has seen, how many
+ * records without a key and where the last bytes field skipped began: one
  * module-level cursor rather than one per call, as the walk is the produce path's tightest loop
  * (47 → 31 ns per record) and is never re-entered.
  */
-const walk = { pos: 0, minDelta: 0, maxDelta: 0, nullKeys: 0 };
+const walk = { pos: 0, minDelta: 0, maxDelta: 0, nullKeys: 0, fieldStart: 0 };
+
+/** One record of a batch, as compaction judges it. */
+export interface RecordSpan {
+  readonly offsetDelta: number;
+  /** Where the record's bytes (its length prefix first) begin and end in the records walked. */
+  readonly start: number;
+  readonly end: number;
+  /** The key's bytes (a view), undefined for a record without one. */
+  readonly key: Buffer | undefined;
+  /** Whether the value is null: a tombstone. */
+  readonly tombstone: boolean;
+}
+
+interface RecordVisitors {
+  /** Sees each record's offset and timestamp deltas, and may stop the walk by returning true. */
+  readonly visit?: (offsetDelta: number, timestampDelta: number) => boolean;
+  /** Told each record without a key. */
+  readonly keyless?: (offsetDelta: number) => void;
+  /** Sees each whole record. */
+  readonly each?: (record: RecordSpan) => void;
+  /** Offset deltas need only grow, as in a batch compaction kept some records of; produced ones run 0, 1, 2, … */
+  readonly sparse?: boolean;
+}
 
 /**
  * Steps through uncompressed records, from `start` to the end of `buf`, by their length prefixes
- * and checks each one's layout; `visit` sees each record's offset and timestamp deltas and may
- * stop the walk by returning true; `keyless` is told each record without a key.
+ * and checks each one's layout, telling `visitors` what it finds.
  */
-function walkRecords(
-  buf: Buffer,
-  start: number,
-  count: number,
-  visit?: (offsetDelta: number, timestampDelta: number) => boolean,
-  keyless?: (offsetDelta: number) => void,
-): void {
+function walkRecords(buf: Buffer, start: number, count: number, visitors: RecordVisitors = {}): void {
+  const { visit, keyless, each, sparse = false } = visitors;
   walk.pos = start;
+  let previousDelta = -1;
   walk.nullKeys = 0;
   walk.minDelta = Infinity;
   walk.maxDelta = -Infinity;
   for (let i = 0; i < count; i++) {
     if (walk.pos >= buf.length) throw new RecordBatchError(INVALID_RECORD, `batch claims ${count} records but holds ${i}`);
+    const recordStart = walk.pos;
     const length = readVarint(buf, buf.length);
     const end = walk.pos + length;
     if (length < 0 || end > buf.length) throw new RecordBatchError(INVALID_RECORD, `record ${i} length ${length} runs past the batch`);
@@ -353,13 +427,16 @@ function walkRecords(
     const offsetDelta = readVarint(buf, end);
     if (timestampDelta < walk.minDelta) walk.minDelta = timestampDelta;
     if (timestampDelta > walk.maxDelta) walk.maxDelta = timestampDelta;
-    if (offsetDelta !== i) throw new RecordBatchError(INVALID_RECORD, `record ${i} has offset delta ${offsetDelta}`);
+    if (sparse ? offsetDelta <= previousDelta : offsetDelta !== i) throw new RecordBatchError(INVALID_RECORD, `record ${i} has offset delta ${offsetDelta}`);
+    previousDelta = offsetDelta;
     if (visit?.(offsetDelta, timestampDelta)) return;
-    if (skipBytes(buf, end, true)) {
+    const hasKey = !skipBytes(buf, end, true);
+    if (!hasKey) {
       walk.nullKeys++;
       keyless?.(i);
     }
-    skipBytes(buf, end, true); // value
+    const key = hasKey && each !== undefined ? buf.subarray(walk.fieldStart, walk.pos) : undefined;
+    const tombstone = skipBytes(buf, end, true); // value
     const headers = readVarint(buf, end);
     if (headers < 0) throw new RecordBatchError(INVALID_RECORD, `record ${i} has ${headers} headers`);
     for (let h = 0; h < headers; h++) {
@@ -367,6 +444,7 @@ function walkRecords(
       skipBytes(buf, end, true);
     }
     if (walk.pos !== end) throw new RecordBatchError(INVALID_RECORD, `record ${i} fields do not fill its length ${length}`);
+    each?.({ offsetDelta, start: recordStart, end, key, tombstone });
   }
   if (walk.pos !== buf.length) throw new RecordBatchError(INVALID_RECORD, `batch holds bytes after its ${count} records`);
 }
@@ -404,6 +482,7 @@ function skipBytes(buf: Buffer, end: number, nullable: boolean): boolean {
   const length = readVarint(buf, end);
   if (length === -1 && nullable) return true;
   if (length < 0 || walk.pos + length > end) throw new RecordBatchError(INVALID_RECORD, `a record field length ${length} is invalid`);
+  walk.fieldStart = walk.pos;
   walk.pos += length;
   return false;
 }

@@ -141,6 +141,24 @@ export const SETTINGS = {
     broker: 'producer.id.expiration.ms',
     description: 'forget an idle producer this long after its last write',
   }),
+  cleanerEnable: setting({
+    kind: bool,
+    default: true,
+    broker: 'log.cleaner.enable',
+    description: 'run the log cleaner, which compacts topics with `cleanup.policy=compact`',
+  }),
+  cleanerBackoffMs: setting({
+    kind: long(1, MAX_TIMER_MS, 'ms'),
+    default: 15_000,
+    broker: 'log.cleaner.backoff.ms',
+    description: 'how long the log cleaner waits when no partition needs cleaning',
+  }),
+  cleanerDedupeBufferSize: setting({
+    kind: long(1024, ANY, 'bytes'),
+    default: 128 * MiB,
+    broker: 'log.cleaner.dedupe.buffer.size',
+    description: "the log cleaner's offset map: at most this much memory for the keys of one cleaning",
+  }),
   transactionMaxTimeoutMs: setting({
     kind: int(1, INT32_MAX, 'ms'),
     default: 900_000,

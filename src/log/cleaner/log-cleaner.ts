@@ -1,0 +1,119 @@
+/**
+ * The log cleaner: in the background, one partition at a time, it cleans the compacted
+ * partition whose dirty share of its cleanable bytes is largest, once that share reaches the
+ * topic's min.cleanable.dirty.ratio (or max.compaction.lag.ms makes it overdue), and waits
+ * log.cleaner.backoff.ms whenever none needs it. Its work comes in chunks with other work in
+ * between (segment-batches.ts), so produce and fetch go on meanwhile; its memory is the offset
+ * map, bounded by log.cleaner.dedupe.buffer.size, and a chunk.
+ */
+import type { Reporter } from '../options.js';
+import { readCleanerOffset, writeCleanerOffset } from '../partition-files.js';
+import type { PartitionLog } from '../partition-log.js';
+import { cleanPartition, dirtyState, type CleaningDone } from './clean-partition.js';
+import type { CompactionConfig } from './compaction-config.js';
+import { CleanerThread } from './cleaner-thread.js';
+
+export interface CleanerOptions {
+  /** log.cleaner.dedupe.buffer.size: the offset map's bytes. */
+  readonly dedupeBufferBytes: number;
+  /** log.cleaner.backoff.ms: the wait when no partition needs cleaning. */
+  readonly backoffMs: number;
+  readonly report: Reporter;
+}
+
+export interface CompactedPartition {
+  readonly log: PartitionLog;
+  readonly config: CompactionConfig;
+}
+
+export class LogCleaner {
+  /** Where each partition's dirty part begins: where the last cleaning's offset map ended (its `cleaner-offset` file). */
+  private readonly firstDirty = new WeakMap<PartitionLog, number>();
+  /** Partitions whose data the cleaner could not read: left alone until a restart. */
+  private readonly uncleanable = new WeakSet<PartitionLog>();
+  /** Holds the offset map and does the work on files; started with the first cleaning. */
+  private thread: CleanerThread | undefined;
+  private timer: NodeJS.Timeout | undefined;
+  private pass: Promise<unknown> = Promise.resolve();
+  private closed = false;
+
+  constructor(
+    private readonly partitions: () => Iterable<CompactedPartition>,
+    private readonly options: CleanerOptions,
+  ) {}
+
+  /** Cleans in the background until closed. */
+  start(): void {
+    const loop = (): void => {
+      this.pass = this.cleanOnce(Date.now())
+        .catch((err: Error) => this.options.report.warn('log cleaner failed', { error: err.message }))
+        .then((done) => {
+          if (!this.closed) this.timer = setTimeout(loop, done === undefined ? this.options.backoffMs : 0).unref();
+        });
+    };
+    this.timer = setTimeout(loop, this.options.backoffMs).unref();
+  }
+
+  /** Cleans the partition that needs it most, if any does; what it did. */
+  async cleanOnce(now: number): Promise<(CleaningDone & { readonly log: PartitionLog }) | undefined> {
+    let dirtiest: { part: CompactedPartition; ratio: number; state: Awaited<ReturnType<typeof dirtyState>> } | undefined;
+    for (const part of this.partitions()) {
+      const { log, config } = part;
+      if (log.failed || this.uncleanable.has(log)) continue;
+      const state = await dirtyState(log, await this.firstDirtyOf(log), config, now);
+      if (state.dirtyBytes === 0) continue;
+      const ratio = state.dirtyBytes / state.totalBytes;
+      if (ratio < config.minCleanableDirtyRatio && !state.overdue) continue;
+      if (dirtiest === undefined || ratio > dirtiest.ratio) dirtiest = { part, ratio, state };
+    }
+    if (dirtiest === undefined || this.closed) return undefined;
+    const { log, config } = dirtiest.part;
+    try {
+      const done = await cleanPartition(
+        log,
+        dirtiest.state,
+        await this.firstDirtyOf(log),
+        config,
+        (this.thread ??= new CleanerThread(this.options.dedupeBufferBytes)),
+        now,
+        () => this.closed,
+      );
+      if (done === undefined) {
+        if (!this.closed) {
+          this.uncleanable.add(log);
+          this.options.report.warn('log cleaner: the offset map cannot hold the keys of one segment: raise log.cleaner.dedupe.buffer.size', { dir: log.dir });
+        }
+        return undefined;
+      }
+      await writeCleanerOffset(log.dir, done.cleanedTo);
+      this.firstDirty.set(log, done.cleanedTo);
+      this.options.report.info('cleaned a compacted partition', { dir: log.dir, ...done });
+      return { ...done, log };
+    } catch (err) {
+      // A segment retention or DeleteRecords deleted meanwhile, or a topic deleted: the next look finds the log as it is now.
+      if ((err as NodeJS.ErrnoException).code === 'ENOENT') return undefined;
+      this.uncleanable.add(log);
+      this.options.report.warn('log cleaner: leaving a partition alone until restarted', { dir: log.dir, error: (err as Error).message });
+      return undefined;
+    }
+  }
+
+  /** Where the partition's dirty part begins: stored by its last cleaning, before a restart too; the log start if none was, or it lies past the log end. */
+  private async firstDirtyOf(log: PartitionLog): Promise<number> {
+    let offset = this.firstDirty.get(log);
+    if (offset === undefined) {
+      const stored = (await readCleanerOffset(log.dir)) ?? 0;
+      offset = stored <= log.logEndOffset ? stored : 0;
+      this.firstDirty.set(log, offset);
+    }
+    return offset;
+  }
+
+  /** Stops cleaning; resolves once a cleaning under way has stopped between segments. */
+  async close(): Promise<void> {
+    this.closed = true;
+    clearTimeout(this.timer);
+    await this.pass.catch(() => {});
+    await this.thread?.close();
+  }
+}
