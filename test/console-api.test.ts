@@ -108,3 +108,34 @@ test('the event stream names the partitions whose producers changed; streams and
     await broker.close();
   }
 });
+
+test("a topic's partitions show the last stable offset, held back by an open transaction until it commits", async () => {
+  const broker = await startBroker({ consolePort: 0 });
+  const producer = kafkajs(broker.bootstrap).producer({ transactionalId: 'console-txn', idempotent: true, maxInFlightRequests: 1 });
+  try {
+    const admin = kafkajs(broker.bootstrap).admin();
+    await admin.connect();
+    await admin.createTopics({ topics: [{ topic: 'staged', numPartitions: 1 }] });
+    await admin.disconnect();
+    await producer.connect();
+    const plain = kafkajs(broker.bootstrap).producer();
+    await plain.connect();
+    await plain.send({ topic: 'staged', messages: [{ value: 'before' }] });
+    await plain.disconnect();
+    const partition = async () => {
+      const answer = (await (await fetch(`http://127.0.0.1:${broker.consolePort}/api/topics/staged`)).json()) as {
+        partitions: { items: { highWatermark: number; lastStableOffset: number }[] };
+      };
+      return answer.partitions.items[0]!;
+    };
+    const txn = await producer.transaction();
+    await txn.send({ topic: 'staged', messages: [{ value: 'a' }, { value: 'b' }] });
+    assert.deepEqual(await partition(), { ...(await partition()), highWatermark: 3, lastStableOffset: 1 });
+    await txn.commit();
+    // The commit marker takes an offset too.
+    assert.deepEqual(await partition(), { ...(await partition()), highWatermark: 4, lastStableOffset: 4 });
+  } finally {
+    await producer.disconnect();
+    await broker.close();
+  }
+});

@@ -112,6 +112,7 @@ export function TopicDetail({ name }) {
               <th scope="col" class="num">Log start</th>
               <th scope="col" class="num">Log end</th>
               <th scope="col" class="num">High watermark</th>
+              <th scope="col" class="num">Last stable</th>
               <th scope="col" class="num">Size on disk</th>
               <th scope="col" class="num">Segments</th>
               <th scope="col">Browse</th>
@@ -125,6 +126,7 @@ export function TopicDetail({ name }) {
                   <td class="num">${p.logStartOffset}</td>
                   <td class="num">${p.logEndOffset}</td>
                   <td class="num">${p.highWatermark}</td>
+                  <td class="num">${p.lastStableOffset}</td>
                   <td class="num">${formatBytes(p.sizeBytes ?? 0)}</td>
                   <td class="num">${p.segments}</td>
                   <td>

@@ -41,6 +41,7 @@ export async function describeTopic(broker: BrokerContext, name: string, query: 
         logStartOffset: log.logStartOffset,
         logEndOffset: log.logEndOffset,
         highWatermark: log.highWatermark,
+        lastStableOffset: log.lastStableOffset,
         sizeBytes: usage.bytes,
         segments: usage.segments,
         failed: log.failed,
