@@ -9,6 +9,7 @@
  *   segment-roll.ts (both pure);
  * - housekeeping in the background: background-tasks.ts; its timers: partition-timers.ts.
  */
+import { unbounded } from '../memory/memory-budget.js';
 import { assignBaseOffset, type BatchHeader } from '../protocol/record-batch.js';
 import type { ReadMemory } from './batch-file.js';
 import { BackgroundTasks } from './background-tasks.js';
@@ -64,13 +65,14 @@ export class PartitionLog {
     this.states = states;
     this.logEnd = logEnd;
     this.startOffset = startOffset;
-    this.tail = new TailCache(options.tailCacheBytes);
+    const memory = options.memory ?? unbounded();
+    this.tail = new TailCache(options.tailCacheBytes, memory);
     this.tasks = new BackgroundTasks(
       dir,
       () => this.options.report,
       (err) => this.writer.fail(err),
     );
-    this.writer = new PartitionWriter(dir, this.segments, this.tasks, () => this.options, logEnd);
+    this.writer = new PartitionWriter(dir, this.segments, this.tasks, () => this.options, logEnd, memory);
     this.reader = new PartitionReader(this.segments, this.tail, this);
   }
 
@@ -278,6 +280,8 @@ export class PartitionLog {
   private async shutDown(): Promise<void> {
     this.stopTimers();
     await this.writer.finished();
+    this.tail.release();
+    this.writer.releaseMemory();
     await this.retaining?.catch(() => {});
     await this.tasks.settled();
     if (!this.writer.failed) {
