@@ -284,12 +284,17 @@ export class PartitionLog {
     this.writer.releaseMemory();
     await this.retaining?.catch(() => {});
     await this.tasks.settled();
-    if (!this.writer.failed) {
-      const active = this.segments.active;
-      await active.sync(true);
-      await writeSnapshot(this.dir, this.logEnd, this.states.encode(this.logEnd), this.segments.oldestBase);
-      await writeRecoveryPoint(this.dir, { segmentBase: active.baseOffset, position: active.size, nextOffset: this.logEnd });
+    if (this.writer.failed) {
+      await this.segments.close();
+      return;
     }
+    const active = this.segments.active;
+    await active.sync(true);
+    // The segments' files are closed before the snapshot and recovery point are written, so that
+    // a process at its open-file limit has, for those, the descriptors the partition gave up.
+    const point = { segmentBase: active.baseOffset, position: active.size, nextOffset: this.logEnd };
     await this.segments.close();
+    await writeSnapshot(this.dir, this.logEnd, this.states.encode(this.logEnd), this.segments.oldestBase);
+    await writeRecoveryPoint(this.dir, point);
   }
 }
