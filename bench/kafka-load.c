@@ -4,12 +4,15 @@
  *
  *   kafka-load produce BOOTSTRAP|mock TOPIC PARTITIONS MESSAGES MSG_BYTES BATCH_MESSAGES [RATE_PER_SEC]
  *   kafka-load consume BOOTSTRAP|mock TOPIC PARTITIONS MESSAGES MSG_BYTES BATCH_MESSAGES [PASSES]
+ *   kafka-load produce-txn BOOTSTRAP|mock TOPIC PARTITIONS MESSAGES MSG_BYTES BATCH_MESSAGES BATCHES_PER_TXN
  *
  * produce: an idempotent producer (acks=all) sends MESSAGES fixed-size messages round-robin over
  *   the partitions. With RATE_PER_SEC > 0 they are paced and per-message latency (send to delivery
  *   report) is measured. Prints {"messages":..,"seconds":..,"errors":..,"p50_us":..,"p99_us":..,
  *   "client_cpu_s":..,"mock_cpu_s":..}: the CPU time of this process's threads while timed, the
  *   mock cluster's own thread apart from the producer's (0 against a real broker).
+ * produce-txn: as produce, unpaced, by a transactional producer committing a transaction every
+ *   BATCH_MESSAGES * BATCHES_PER_TXN messages (librdkafka's init/begin/commit_transaction).
  * consume: reads the whole topic from offset 0, PASSES times (default 1), and checks that it held
  *   MESSAGES messages besides produce's warm-up ones. A brook topic is filled beforehand by
  *   produce; the mock cluster is filled first in this process, untimed. The mock keeps only ~5 MB
@@ -33,6 +36,7 @@ struct load {
   long messages;
   long rate;   /* produce: messages per second, 0 for as fast as possible */
   long passes; /* consume: times the whole topic is read */
+  long txn_messages; /* produce-txn: messages per transaction; 0 for an idempotent producer */
 };
 
 static long delivered, errors;
@@ -100,6 +104,13 @@ static rd_kafka_t *client(rd_kafka_type_t type, rd_kafka_conf_t *conf, const cha
   return rk;
 }
 
+/* Exits on a transactional call's error. */
+static void must(rd_kafka_error_t *error, const char *what) {
+  if (!error) return;
+  fprintf(stderr, "%s: %s\n", what, rd_kafka_error_string(error));
+  exit(1);
+}
+
 static void on_delivery(rd_kafka_t *rk, const rd_kafka_message_t *m, void *opaque) {
   (void)rk;
   (void)opaque;
@@ -118,16 +129,20 @@ static int produce(const struct load *l, int report) {
   set(conf, "queue.buffering.max.messages", "1000000");
   set(conf, "queue.buffering.max.kbytes", "1048576");
   set(conf, "compression.codec", "none");
+  if (l->txn_messages > 0) set(conf, "transactional.id", "kafka-load");
   rd_kafka_conf_set_dr_msg_cb(conf, on_delivery);
   rd_kafka_t *rk = client(RD_KAFKA_PRODUCER, conf, l->bootstrap);
+  if (l->txn_messages > 0) must(rd_kafka_init_transactions(rk, 30000), "init_transactions");
   if (l->rate > 0) latencies = calloc((size_t)l->messages, sizeof *latencies);
 
   char *payload = malloc((size_t)l->msg_bytes);
   memset(payload, 'x', (size_t)l->msg_bytes);
   /* Warm up: one delivered message per partition, so metadata and the producer id are in place. */
+  if (l->txn_messages > 0) must(rd_kafka_begin_transaction(rk), "begin_transaction");
   for (int p = 0; p < l->partitions; p++)
     rd_kafka_producev(rk, RD_KAFKA_V_TOPIC(l->topic), RD_KAFKA_V_PARTITION(p), RD_KAFKA_V_VALUE(payload, (size_t)l->msg_bytes), RD_KAFKA_V_END);
   rd_kafka_flush(rk, 30000);
+  if (l->txn_messages > 0) must(rd_kafka_commit_transaction(rk, 30000), "commit_transaction");
   delivered = errors = 0;
 
   double client_before, mock_before;
@@ -139,6 +154,7 @@ static int produce(const struct load *l, int report) {
       while (now_us() < due) rd_kafka_poll(rk, 0);
     }
     void *stamp = l->rate > 0 ? (void *)(intptr_t)now_us() : NULL;
+    if (l->txn_messages > 0 && i % l->txn_messages == 0) must(rd_kafka_begin_transaction(rk), "begin_transaction");
     for (;;) {
       rd_kafka_resp_err_t e = rd_kafka_producev(rk, RD_KAFKA_V_TOPIC(l->topic), RD_KAFKA_V_PARTITION((int32_t)(i % l->partitions)),
                                                 RD_KAFKA_V_VALUE(payload, (size_t)l->msg_bytes), RD_KAFKA_V_OPAQUE(stamp), RD_KAFKA_V_END);
@@ -150,6 +166,8 @@ static int produce(const struct load *l, int report) {
       rd_kafka_poll(rk, 10);
     }
     if ((i & 1023) == 0) rd_kafka_poll(rk, 0);
+    /* Committing flushes the transaction's messages first. */
+    if (l->txn_messages > 0 && ((i + 1) % l->txn_messages == 0 || i + 1 == l->messages)) must(rd_kafka_commit_transaction(rk, 120000), "commit_transaction");
   }
   rd_kafka_flush(rk, 120000);
   double seconds = (double)(now_us() - start) / 1e6;
@@ -227,8 +245,9 @@ static int consume(const struct load *l) {
 }
 
 int main(int argc, char **argv) {
-  if (argc < 8 || (strcmp(argv[1], "produce") != 0 && strcmp(argv[1], "consume") != 0)) {
-    fprintf(stderr, "usage: %s produce|consume BOOTSTRAP|mock TOPIC PARTITIONS MESSAGES MSG_BYTES BATCH_MESSAGES [RATE|PASSES]\n", argv[0]);
+  int transactional = argc > 8 && strcmp(argv[1], "produce-txn") == 0;
+  if (argc < 8 || (strcmp(argv[1], "produce") != 0 && strcmp(argv[1], "consume") != 0 && !transactional)) {
+    fprintf(stderr, "usage: %s produce|consume|produce-txn BOOTSTRAP|mock TOPIC PARTITIONS MESSAGES MSG_BYTES BATCH_MESSAGES [RATE|PASSES|BATCHES_PER_TXN]\n", argv[0]);
     return 2;
   }
   int consuming = strcmp(argv[1], "consume") == 0;
@@ -239,8 +258,9 @@ int main(int argc, char **argv) {
       .messages = atol(argv[5]),
       .msg_bytes = atoi(argv[6]),
       .batch = argv[7],
-      .rate = !consuming && argc > 8 ? atol(argv[8]) : 0,
+      .rate = !consuming && !transactional && argc > 8 ? atol(argv[8]) : 0,
       .passes = consuming && argc > 8 ? atol(argv[8]) : 1,
+      .txn_messages = transactional ? atol(argv[7]) * atol(argv[8]) : 0,
   };
 
   rd_kafka_t *mock_rk = NULL;

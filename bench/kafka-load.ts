@@ -1,5 +1,6 @@
 /** kafka-load.c, the librdkafka load generator: compiled once per run, then run as produce or consume. */
 import { execFileSync, spawn } from 'node:child_process';
+import { renameSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
@@ -47,8 +48,11 @@ export interface Load {
   passes?: number;
 }
 
+/** Built beside it and renamed into place, so that a run building it meanwhile never finds it half-written. */
 export function buildKafkaLoad(): void {
-  execFileSync('gcc', ['-O2', '-Wall', '-o', BINARY, SOURCE, '-lrdkafka'], { stdio: 'inherit' });
+  const built = `${BINARY}.${process.pid}`;
+  execFileSync('gcc', ['-O2', '-Wall', '-o', built, SOURCE, '-lrdkafka'], { stdio: 'inherit' });
+  renameSync(built, BINARY);
 }
 
 /** `target` is a bootstrap address or 'mock' (librdkafka's in-memory cluster, in the load process). */
@@ -56,13 +60,18 @@ export function produceLoad(target: string, topic: string, load: Load): Promise<
   return run<ProduceResult>('produce', target, topic, load, load.rate ?? 0);
 }
 
+/** As produceLoad, unpaced, by a transactional producer committing every `batchesPerTxn` batches. */
+export function produceTransactionalLoad(target: string, topic: string, load: Load, batchesPerTxn: number): Promise<ProduceResult> {
+  return run<ProduceResult>('produce-txn', target, topic, load, batchesPerTxn);
+}
+
 /** Reads `topic`, filled beforehand with `load.messages` messages (the mock is filled in the load process). */
 export function consumeLoad(target: string, topic: string, load: Load): Promise<ConsumeResult> {
   return run<ConsumeResult>('consume', target, topic, load, load.passes ?? 1);
 }
 
-function run<Result>(mode: string, target: string, topic: string, load: Load, rateOrPasses: number): Promise<Result> {
-  const args = [mode, target, topic, PARTITIONS, load.messages, load.msgBytes ?? MSG_BYTES, load.batch, rateOrPasses].map(String);
+function run<Result>(mode: string, target: string, topic: string, load: Load, last: number): Promise<Result> {
+  const args = [mode, target, topic, PARTITIONS, load.messages, load.msgBytes ?? MSG_BYTES, load.batch, last].map(String);
   return new Promise((resolve, reject) => {
     const child = spawn(BINARY, args, { stdio: ['ignore', 'pipe', 'pipe'] });
     let out = '';

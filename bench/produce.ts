@@ -4,7 +4,7 @@ import { mkdtemp, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { startServe, type ServeProcess } from '../test/helpers/serve-process.js';
-import { MSG_BYTES, PARTITIONS, produceLoad, type ProduceResult } from './kafka-load.js';
+import { MSG_BYTES, PARTITIONS, produceLoad, produceTransactionalLoad, type ProduceResult } from './kafka-load.js';
 import { alternating, cpuSeconds, highest, lowest } from './measure.js';
 import { compared, type Row } from './table.js';
 
@@ -78,6 +78,36 @@ async function throughputRows(smoke: boolean, batch: number): Promise<Row[]> {
     ),
     compared(`  broker CPU per MB of values (ms)`, cpuPerMb(brook), cpuPerMb(mock), "the mock cluster's thread", 2),
     compared(`  producer's own CPU per ${batch}-msg batch (µs)`, cpu(brook, 'clientCpuS'), cpu(mock, 'clientCpuS'), 'the same, producing to the mock', 1),
+  ];
+}
+
+/** Batches per transaction in the transactional row. */
+const BATCHES_PER_TXN = 100;
+
+/**
+ * Transactional produce beside the idempotent row at 100-message batches: the same load, committed
+ * every 100 batches (the coordinator's calls, a marker per partition per transaction), on a broker
+ * of its own warmed as the idempotent scenarios are.
+ */
+export async function produceTransactional(smoke: boolean): Promise<Row[]> {
+  const batch = 100;
+  const load = { messages: smoke ? 5_000 : 400_000, batch };
+  const serve = await startServe(['--log-level', 'warn', '--partitions', String(PARTITIONS)]);
+  let brook: ProduceResult[];
+  let mock: ProduceResult[];
+  try {
+    if (!smoke) for (const n of [1, 2, 3]) await produceTransactionalLoad(serve.bootstrap, `txn-warm-up-${n}`, load, BATCHES_PER_TXN);
+    [brook, mock] = (await alternating(smoke ? 1 : 5, [
+      (n) => produceTransactionalLoad(serve.bootstrap, `txn-round-${n}`, load, BATCHES_PER_TXN),
+      (n) => produceTransactionalLoad('mock', `txn-round-${n}`, load, BATCHES_PER_TXN),
+    ])) as [ProduceResult[], ProduceResult[]];
+  } finally {
+    await serve.stop();
+    await rm(serve.dataDir, { recursive: true, force: true });
+  }
+  const rate = (results: readonly ProduceResult[]): number => highest(results.map((r) => r.messages / r.seconds));
+  return [
+    compared(`produce transactional acks=all, ${batch}-msg batches, ${BATCHES_PER_TXN} per transaction (msgs/s)`, rate(brook), rate(mock), 'librdkafka mock'),
   ];
 }
 

@@ -14,7 +14,7 @@ import { buildKafkaLoad, PARTITIONS } from './kafka-load.js';
 import { memoryBench } from './memory.js';
 import { offsetCommitBench } from './offsets.js';
 import { partitionMemoryBench } from './partition-memory.js';
-import { produceLatency, produceThroughput } from './produce.js';
+import { produceLatency, produceThroughput, produceTransactional } from './produce.js';
 import { recoveryBench } from './recovery.js';
 import { replayBench } from './replay.js';
 import { rulesBench } from './rules.js';
@@ -29,6 +29,7 @@ async function main(): Promise<void> {
   const serve = await startServe(['--log-level', 'warn', '--partitions', String(PARTITIONS)], dataDir);
   try {
     rows.push(...(await produceThroughput(smoke)));
+    rows.push(...(await produceTransactional(smoke)));
     rows.push(...(await produceLatency(serve, smoke)));
     rows.push(...(await fetchThroughput(serve, smoke)));
     rows.push(...(await flushAlways(serve, smoke)));

@@ -1,6 +1,6 @@
 /**
  * What brook does not have yet is answered as Kafka answers with the feature off: ACLs without an
- * authorizer, quotas, transactions, delegation tokens, the KIP-848
+ * authorizer, quotas, delegation tokens, the KIP-848
  * group protocol, client metrics. On the wire and through kafkajs and @platformatic/kafka.
  */
 import { test, before, after } from 'node:test';
@@ -8,8 +8,6 @@ import assert from 'node:assert/strict';
 import { join } from 'node:path';
 import { startBroker, type Broker, type BrokerOptions } from '../src/broker/start-broker.js';
 import { ErrorCode } from '../src/protocol/error-codes.js';
-import { AddOffsetsToTxnRequest, AddOffsetsToTxnResponse } from '../src/protocol/messages/add-offsets-to-txn.js';
-import { AddPartitionsToTxnRequest, AddPartitionsToTxnResponse } from '../src/protocol/messages/add-partitions-to-txn.js';
 import { AlterClientQuotasRequest, AlterClientQuotasResponse } from '../src/protocol/messages/alter-client-quotas.js';
 import { ConsumerGroupDescribeRequest, ConsumerGroupDescribeResponse } from '../src/protocol/messages/consumer-group-describe.js';
 import { ConsumerGroupHeartbeatRequest, ConsumerGroupHeartbeatResponse } from '../src/protocol/messages/consumer-group-heartbeat.js';
@@ -19,14 +17,9 @@ import { DeleteAclsRequest, DeleteAclsResponse } from '../src/protocol/messages/
 import { DescribeAclsRequest, DescribeAclsResponse } from '../src/protocol/messages/describe-acls.js';
 import { DescribeClientQuotasRequest, DescribeClientQuotasResponse } from '../src/protocol/messages/describe-client-quotas.js';
 import { DescribeDelegationTokenRequest, DescribeDelegationTokenResponse } from '../src/protocol/messages/describe-delegation-token.js';
-import { DescribeTransactionsRequest, DescribeTransactionsResponse } from '../src/protocol/messages/describe-transactions.js';
-import { EndTxnRequest, EndTxnResponse } from '../src/protocol/messages/end-txn.js';
 import { ExpireDelegationTokenRequest, ExpireDelegationTokenResponse } from '../src/protocol/messages/expire-delegation-token.js';
 import { ListClientMetricsResourcesRequest, ListClientMetricsResourcesResponse } from '../src/protocol/messages/list-client-metrics-resources.js';
-import { ListTransactionsRequest, ListTransactionsResponse } from '../src/protocol/messages/list-transactions.js';
 import { RenewDelegationTokenRequest, RenewDelegationTokenResponse } from '../src/protocol/messages/renew-delegation-token.js';
-import { TxnOffsetCommitRequest, TxnOffsetCommitResponse } from '../src/protocol/messages/txn-offset-commit.js';
-import { WriteTxnMarkersRequest, WriteTxnMarkersResponse } from '../src/protocol/messages/write-txn-markers.js';
 import { runBrook } from './helpers/cli.js';
 import { kafkajs } from './helpers/kafkajs.js';
 import { Admin } from './helpers/platformatic.js';
@@ -154,68 +147,6 @@ test('client quotas: none described; an alteration is refused per entry; a filte
       null,
     ],
   );
-});
-
-test('transactions: TRANSACTIONAL_ID_AUTHORIZATION_FAILED as InitProducerId answers, per partition; markers CLUSTER_AUTHORIZATION_FAILED', async () => {
-  const denied = ErrorCode.TRANSACTIONAL_ID_AUTHORIZATION_FAILED;
-  const topics = [{ name: 'off', partitions: [0, 1] }];
-  const byPartition = [{ name: 'off', resultsByPartition: [0, 1].map((partitionIndex) => ({ partitionIndex, partitionErrorCode: denied })) }];
-  const v3 = await client.request(AddPartitionsToTxnRequest, AddPartitionsToTxnResponse, 3, {
-    transactions: [],
-    v3AndBelowTransactionalId: 'tx',
-    v3AndBelowProducerId: 5n,
-    v3AndBelowProducerEpoch: 0,
-    v3AndBelowTopics: topics,
-  });
-  assert.deepEqual(v3.resultsByTopicV3AndBelow, byPartition);
-  const v4 = await client.request(AddPartitionsToTxnRequest, AddPartitionsToTxnResponse, 4, {
-    transactions: [{ transactionalId: 'tx', producerId: 5n, producerEpoch: 0, verifyOnly: true, topics }],
-    v3AndBelowTransactionalId: '',
-    v3AndBelowProducerId: 0n,
-    v3AndBelowProducerEpoch: 0,
-    v3AndBelowTopics: [],
-  });
-  assert.deepEqual([v4.errorCode, v4.resultsByTransaction], [0, [{ transactionalId: 'tx', topicResults: byPartition }]]);
-  const offsets = await client.request(AddOffsetsToTxnRequest, AddOffsetsToTxnResponse, 3, {
-    transactionalId: 'tx',
-    producerId: 5n,
-    producerEpoch: 0,
-    groupId: 'g',
-  });
-  assert.equal(offsets.errorCode, denied);
-  const ended = await client.request(EndTxnRequest, EndTxnResponse, 3, { transactionalId: 'tx', producerId: 5n, producerEpoch: 0, committed: true });
-  assert.equal(ended.errorCode, denied);
-  const committed = await client.request(TxnOffsetCommitRequest, TxnOffsetCommitResponse, 3, {
-    transactionalId: 'tx',
-    groupId: 'g',
-    producerId: 5n,
-    producerEpoch: 0,
-    generationId: -1,
-    memberId: '',
-    groupInstanceId: null,
-    topics: [{ name: 'off', partitions: [{ partitionIndex: 1, committedOffset: 3n, committedLeaderEpoch: -1, committedMetadata: null }] }],
-  });
-  assert.deepEqual(committed.topics, [{ name: 'off', partitions: [{ partitionIndex: 1, errorCode: denied }] }]);
-  const described = await client.request(DescribeTransactionsRequest, DescribeTransactionsResponse, 0, { transactionalIds: ['tx', 'ty'] });
-  assert.deepEqual(
-    described.transactionStates.map((s) => [s.transactionalId, s.errorCode]),
-    [
-      ['tx', denied],
-      ['ty', denied],
-    ],
-  );
-  const listed = await client.request(ListTransactionsRequest, ListTransactionsResponse, 1, {
-    stateFilters: ['Ongoing', 'Sleeping'],
-    producerIdFilters: [],
-    durationFilter: -1n,
-  });
-  assert.deepEqual([listed.errorCode, listed.unknownStateFilters, listed.transactionStates], [0, ['Sleeping'], []]);
-  const markers = await client.request(WriteTxnMarkersRequest, WriteTxnMarkersResponse, 1, {
-    markers: [{ producerId: 5n, producerEpoch: 0, transactionResult: true, topics: [{ name: 'off', partitionIndexes: [0] }], coordinatorEpoch: 0 }],
-  });
-  assert.deepEqual(markers.markers, [
-    { producerId: 5n, topics: [{ name: 'off', partitions: [{ partitionIndex: 0, errorCode: ErrorCode.CLUSTER_AUTHORIZATION_FAILED }] }] },
-  ]);
 });
 
 /** Each delegation token API's error code, and the principals CreateDelegationToken names. */

@@ -114,13 +114,14 @@ test('a snapshot of the first format, without write times, loads whole; its prod
     offset += b.header.recordCount;
   }
   const current = states.encode(42);
-  // The first format: version 1, and no writtenAt (8 bytes after each producer's lastTimestamp).
+  // The first format: version 1, no writtenAt nor open transaction (16 bytes after each
+  // producer's lastTimestamp), and no aborted transactions after the producers.
   const parts = [current.subarray(0, 18)];
   let pos = 18;
   for (let i = 0; i < current.readUInt32BE(14); i++) {
-    const windowLength = current.readUInt8(pos + 26);
-    parts.push(current.subarray(pos, pos + 18), current.subarray(pos + 26, pos + 27 + windowLength * 16));
-    pos += 27 + windowLength * 16;
+    const windowLength = current.readUInt8(pos + 34);
+    parts.push(current.subarray(pos, pos + 18), current.subarray(pos + 34, pos + 35 + windowLength * 16));
+    pos += 35 + windowLength * 16;
   }
   const v1 = Buffer.concat(parts);
   v1.writeUInt16BE(1, 4);

@@ -10,6 +10,7 @@ import type { PartitionWaiters } from './partition-waiters.js';
 import type { SaslGate } from './sasl-gate.js';
 import type { BufferPool } from '../memory/buffer-pool.js';
 import type { FaultRegistry } from '../faults/registry.js';
+import type { TxnCoordinator } from '../transactions/txn-coordinator.js';
 
 export interface BrokerContext {
   readonly config: BrokerConfig;
@@ -17,6 +18,7 @@ export interface BrokerContext {
   readonly producerEpochs: ProducerEpochs;
   readonly waiters: PartitionWaiters;
   readonly groups: GroupCoordinator;
+  readonly transactions: TxnCoordinator;
   readonly logger: Logger;
   readonly metrics: BrokerMetrics;
   /** The host and port clients are told to connect to. */

@@ -5,6 +5,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { pino, type Logger } from 'pino';
 import { GroupCoordinator } from '../groups/group-coordinator.js';
+import { TxnCoordinator } from '../transactions/txn-coordinator.js';
 import { lockDirectory } from '../log/dir-lock.js';
 import { makeDirectory } from '../log/make-directory.js';
 import { ProducerEpochs } from '../log/producer-epochs.js';
@@ -20,6 +21,7 @@ import { listenerProblem, optionProblem } from './option-checks.js';
 import { formatHostPort } from '../server/host-port.js';
 import { createDispatcher } from './dispatch.js';
 import { PartitionWaiters } from './partition-waiters.js';
+import { txnParticipants } from './txn-participants.js';
 import { SaslGate } from './sasl-gate.js';
 import { CredentialStore } from '../auth/credential-store.js';
 import { BufferPool } from '../memory/buffer-pool.js';
@@ -153,17 +155,27 @@ async function run(config: BrokerConfig, logger: Logger, faults: FaultRegistry):
     });
     closers.push(() => groups.close());
     await groups.deleteOffsetsOfMissingTopics((topic) => storage.topic(topic) !== undefined);
+    const waiters = new PartitionWaiters();
+    const metrics = new BrokerMetrics();
+    // Opened once partitions and groups are: it completes what a stop left decided.
+    const transactions = await TxnCoordinator.open(dataDir, txnParticipants(storage, groups, waiters), {
+      flush: config.flush,
+      maxTimeoutMs: config.transactionMaxTimeoutMs,
+      abortIntervalMs: config.transactionAbortTimedOutTransactionCleanupIntervalMs,
+      log: logger,
+      events: { begun: () => metrics.transactionBegun(), ended: (outcome) => metrics.transactionEnded(outcome) },
+    });
+    closers.push(() => transactions.close());
     const producerEpochs = await ProducerEpochs.open(dataDir, config.producerIdExpirationMs, Date.now());
     const credentials = config.saslUsersFile === undefined ? undefined : await CredentialStore.open(config.saslUsersFile);
     const sasl = credentials === undefined ? undefined : new SaslGate(credentials, config.failedAuthenticationDelayMs);
-    const waiters = new PartitionWaiters();
-    const metrics = new BrokerMetrics();
     const context: { -readonly [K in keyof BrokerContext]: BrokerContext[K] } = {
       config,
       storage,
       producerEpochs,
       waiters,
       groups,
+      transactions,
       logger,
       metrics,
       advertised: config.advertisedListener ?? { host: config.host, port: config.port },
@@ -189,6 +201,8 @@ async function run(config: BrokerConfig, logger: Logger, faults: FaultRegistry):
     metrics.countConnections(() => server.connectionCount);
     metrics.countFailedPartitions(() => storage.failedPartitions());
     metrics.countPartitionMemory(() => partitionMemory.usedBytes);
+    metrics.countOpenTransactions(() => transactions.openCount());
+    metrics.countUnstableOffsets(() => storage.unstableOffsets());
     closers.push(async () => {
       waiters.close();
       await server.close();

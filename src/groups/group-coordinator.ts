@@ -179,6 +179,27 @@ export class GroupCoordinator {
   }
 
   /**
+   * TxnOffsetCommit's check of the group, as Kafka's: a member named must be in the group, a
+   * generation given must be the group's; a group unknown takes the commit.
+   */
+  txnCommitError(groupId: string, generationId: number, memberId: string, groupInstanceId: string | null): number {
+    if (this.closed) return ErrorCode.NOT_COORDINATOR;
+    if (groupId === '') return ErrorCode.INVALID_GROUP_ID;
+    const group = this.groups.get(groupId);
+    if (group === undefined) return ErrorCode.NONE;
+    if (memberId !== '' || groupInstanceId !== null) {
+      const error = group.validateMember(memberId, groupInstanceId);
+      if (error !== ErrorCode.NONE) return error;
+    }
+    return generationId >= 0 && generationId !== group.generationId ? ErrorCode.ILLEGAL_GENERATION : ErrorCode.NONE;
+  }
+
+  /** Offsets a transaction committed: they become the group's, whoever is in it now. */
+  storeOffsets(groupId: string, offsets: readonly PartitionOffset[]): Promise<void> {
+    return this.offsetStore.commit(groupId, offsets, this.options.now());
+  }
+
+  /**
    * As Kafka does when a topic is deleted, every group forgets its offsets there, so a topic made
    * again under that name is read from where the group's reset policy says, not the old offsets.
    */

@@ -13,13 +13,12 @@
  * A record that is cut short or fails its CRC is what a write cut off by a crash leaves; one that
  * checks out but does not parse was not written by this brook.
  */
-import { crc32c } from '../protocol/crc32c.js';
+import { scanDecoded, sealFrame, type RecordScan } from '../files/framed-records.js';
 import { ProtocolError } from '../protocol/primitives/errors.js';
 import { Reader } from '../protocol/primitives/reader.js';
 import { Writer } from '../protocol/primitives/writer.js';
 import type { OffsetChange, StoredOffset, TopicPartition } from './offset-state.js';
 
-const HEADER_SIZE = 8;
 const COMMIT = 1;
 const DELETE_OFFSETS = 2;
 const DELETE_GROUP = 3;
@@ -27,6 +26,7 @@ const DELETE_TOPIC = 4;
 
 export function encodeRecord(change: OffsetChange): Buffer {
   const w = new Writer(64);
+  // The frame header, filled in by sealFrame.
   w.writeUint32(0);
   w.writeUint32(0);
   switch (change.kind) {
@@ -54,11 +54,7 @@ export function encodeRecord(change: OffsetChange): Buffer {
       w.writeInt8(DELETE_TOPIC);
       w.writeCompactString(change.topic);
   }
-  const record = w.finish();
-  const body = record.subarray(HEADER_SIZE);
-  record.writeUInt32BE(body.length, 0);
-  record.writeUInt32BE(crc32c(body), 4);
-  return record;
+  return sealFrame(w.finish());
 }
 
 /** Entries grouped into runs of the same topic, in their order (a later entry for a partition wins). */
@@ -113,13 +109,7 @@ function decodeBody(r: Reader): OffsetChange {
   }
 }
 
-/** What reading a file's records found. */
-export interface RecordScan {
-  /** Bytes of whole, intact records from the start. */
-  readonly end: number;
-  /** Why the bytes after `end` are not a record; absent when there are none. */
-  readonly problem?: string;
-}
+export type { RecordScan };
 
 /**
  * Hands each intact record's change to `onChange`, in order, up to the first record that is cut
@@ -127,25 +117,5 @@ export interface RecordScan {
  * by something else, and cutting it would lose what it holds.
  */
 export function scanRecords(bytes: Buffer, onChange: (change: OffsetChange) => void): RecordScan {
-  let position = 0;
-  while (position < bytes.length) {
-    const left = bytes.length - position;
-    if (left < HEADER_SIZE) return { end: position, problem: `${left} bytes, too few for a record header` };
-    const size = bytes.readUInt32BE(position);
-    if (size > left - HEADER_SIZE) return { end: position, problem: `a record of ${size} bytes with ${left - HEADER_SIZE} left` };
-    const body = bytes.subarray(position + HEADER_SIZE, position + HEADER_SIZE + size);
-    if (crc32c(body) !== bytes.readUInt32BE(position + 4)) return { end: position, problem: 'a record whose CRC does not match' };
-    const r = new Reader(body);
-    let change: OffsetChange;
-    try {
-      change = decodeBody(r);
-      if (r.remaining > 0) throw new ProtocolError(`${r.remaining} bytes after the record`);
-    } catch (err) {
-      if (!(err instanceof ProtocolError)) throw err;
-      throw new Error(`a record at position ${position} checks out but is not one brook writes: ${err.message}`);
-    }
-    onChange(change);
-    position += HEADER_SIZE + size;
-  }
-  return { end: position };
+  return scanDecoded(bytes, decodeBody, onChange);
 }

@@ -1,7 +1,7 @@
 /** Reading and writing stored batches in a segment file. */
 import { writevSync } from 'node:fs';
 import type { FileHandle } from 'node:fs/promises';
-import { BATCH_HEADER_SIZE, crcMatches, readBatchHeader, type BatchHeader } from '../protocol/record-batch.js';
+import { BATCH_HEADER_SIZE, crcMatches, isControl, markerOf, readBatchHeader, type BatchHeader, type Marker } from '../protocol/record-batch.js';
 
 /** Where a read puts what it reads: memory of at least `size` bytes. */
 export type ReadMemory = (size: number) => Buffer;
@@ -70,8 +70,8 @@ export interface ScanResult {
   readonly corrupt?: boolean;
 }
 
-/** Return false to stop before this batch. */
-export type BatchVisitor = (header: BatchHeader, position: number) => boolean | void;
+/** Return false to stop before this batch. `marker` says what a control batch marks. */
+export type BatchVisitor = (header: BatchHeader, position: number, marker?: Marker) => boolean | void;
 
 /** Walks the batches in [from, to) in order, reading large chunks, and stops at the first bad one. */
 export async function scanBatches(handle: FileHandle, range: ScanRange, visit: BatchVisitor): Promise<ScanResult> {
@@ -104,7 +104,12 @@ export async function scanBatches(handle: FileHandle, range: ScanRange, visit: B
       if (!(await load(header.size))) return stop('the file ends before its expected size');
       if (!crcMatches(buf, pos - bufStart, header.size)) return stop(`batch at offset ${header.baseOffset} fails its CRC`, true);
     }
-    if (visit(header, pos) === false) return { end: pos, nextOffset: header.baseOffset };
+    let marker: Marker | undefined;
+    if (isControl(header.attributes)) {
+      if (!(await load(header.size))) return stop('the file ends before its expected size');
+      marker = markerOf(buf, pos - bufStart, header);
+    }
+    if (visit(header, pos, marker) === false) return { end: pos, nextOffset: header.baseOffset };
     pos += header.size;
     nextOffset = header.baseOffset + header.lastOffsetDelta + 1;
   }

@@ -10,7 +10,7 @@
  * - housekeeping in the background: background-tasks.ts; its timers: partition-timers.ts.
  */
 import { unbounded } from '../memory/memory-budget.js';
-import { assignBaseOffset, type BatchHeader } from '../protocol/record-batch.js';
+import { assignBaseOffset, type BatchHeader, type Marker } from '../protocol/record-batch.js';
 import type { ReadMemory } from './batch-file.js';
 import { BackgroundTasks } from './background-tasks.js';
 import { OffsetIndex } from './offset-index.js';
@@ -19,7 +19,7 @@ import { pruneSnapshots, readLogStartOffset, writeLogStartOffset, writeRecoveryP
 import { PartitionReader } from './partition-reader.js';
 import { startTimers } from './partition-timers.js';
 import { PartitionWriter } from './partition-writer.js';
-import type { ProducerEntry, ProducerStates } from './producer-states.js';
+import type { AbortedTxn, ProducerEntry, ProducerStates } from './producer-states.js';
 import { recoverPartition, type RecoveryReport } from './recovery.js';
 import { segmentsBelowStart, segmentsPastRetention } from './retention.js';
 import { closeSegments, Segment } from './segment.js';
@@ -27,7 +27,7 @@ import { SegmentList } from './segment-list.js';
 import { shouldRoll } from './segment-roll.js';
 import { TailCache } from './tail-cache.js';
 
-export type { ProducerEntry } from './producer-states.js';
+export type { AbortedTxn, ProducerEntry } from './producer-states.js';
 export type { RecoveryReport } from './recovery.js';
 
 /** An offset the log start cannot move to. */
@@ -133,11 +133,31 @@ export class PartitionLog {
   }
 
   /**
+   * Where read_committed reads stop: the first offset of the oldest open transaction, or the high
+   * watermark.
+   */
+  get lastStableOffset(): number {
+    const hw = this.highWatermark;
+    return Math.min(this.states.firstUnstableOffset() ?? hw, hw);
+  }
+
+  /** The first offset of the producer's open transaction here. */
+  openTxnStart(producerId: bigint): number | undefined {
+    return this.states.openTxnStart(producerId);
+  }
+
+  /** The aborted transactions whose records may lie in [from, to). */
+  abortedTxns(from: number, to: number): AbortedTxn[] {
+    return this.states.abortedBetween(from, to);
+  }
+
+  /**
    * Appends a batch the caller has validated and, for producerId >= 0, checked with the
    * idempotence rules: writes its base offset into `batch` and copies it, so the caller may
-   * reuse `batch`'s memory once this returns. Returns the base offset.
+   * reuse `batch`'s memory once this returns. Returns the base offset. `marker` says what a
+   * control batch marks.
    */
-  append(batch: Buffer, header: BatchHeader, now: number): number {
+  append(batch: Buffer, header: BatchHeader, now: number, marker?: Marker): number {
     if (this.writer.failed) throw this.writer.failedError();
     if (this.closing !== undefined) throw new Error(`partition log ${this.dir} is closed`);
     if (header.size !== batch.length) throw new RangeError(`batch holds ${batch.length} bytes, its header says ${header.size}`);
@@ -149,7 +169,7 @@ export class PartitionLog {
     // Copied before any state changes, so that a failed allocation leaves the log as it was.
     const staged = this.writer.stage(batch);
     segment.place(baseOffset, header, this.options.indexIntervalBytes);
-    this.states.apply(header, baseOffset, now);
+    this.states.apply(header, baseOffset, now, marker);
     this.logEnd = end;
     this.tail.push(baseOffset, end, staged);
     this.writer.enqueue(segment, staged, end);
@@ -167,16 +187,17 @@ export class PartitionLog {
   }
 
   /**
-   * Stored batches, verbatim and back to back, from the one holding `fetchOffset` up to the high
-   * watermark: as many whole batches as fit in `maxBytes` (from disk: from one segment, and up to
-   * an eighth of `maxBytes` fewer), but at least one. Empty if `fetchOffset` is outside
+   * Stored batches, verbatim and back to back, from the one holding `fetchOffset` up to `upTo` (the
+   * high watermark, or for read_committed the last stable offset): as many whole batches as fit in
+   * `maxBytes` (from disk: from one segment, and up to an eighth of `maxBytes` fewer), but at least
+   * one. Empty if `fetchOffset` is outside
    * [logStartOffset, highWatermark), retention having raced included. The bytes are in memory
    * from `memory`. Batches from disk are checked (their headers; their CRC where no check since
    * the start vouched for them): a damaged one ends them, and LogDamageError is thrown when it is
    * the first.
    */
-  read(fetchOffset: number, maxBytes: number, memory?: ReadMemory): Promise<Buffer> {
-    return this.reader.read(fetchOffset, maxBytes, memory);
+  read(fetchOffset: number, maxBytes: number, memory?: ReadMemory, upTo = this.highWatermark): Promise<Buffer> {
+    return this.reader.read(fetchOffset, maxBytes, memory, upTo);
   }
 
   /** The largest batch time in the log, -1 when it is empty or has none (ListOffsets MAX_TIMESTAMP). */
@@ -266,6 +287,7 @@ export class PartitionLog {
     const count = doomed === 0 ? 0 : this.segments.indexOf(segments[doomed - 1]!) + 1;
     if (count > 0 && this.closing === undefined) this.deleteOldest(count, 'retention deleted segments');
     this.states.expire(now, producerIdExpirationMs);
+    this.states.pruneAborted(this.logStartOffset);
     await this.tasks.settled();
   }
 

@@ -27,9 +27,9 @@ export class PartitionReader {
     private readonly bounds: ReadBounds,
   ) {}
 
-  /** PartitionLog.read. */
-  async read(fetchOffset: number, maxBytes: number, memory?: ReadMemory): Promise<Buffer> {
-    const hw = this.bounds.highWatermark;
+  /** PartitionLog.read: up to `upTo` (capped by the high watermark). */
+  async read(fetchOffset: number, maxBytes: number, memory: ReadMemory | undefined, upTo: number): Promise<Buffer> {
+    const hw = Math.min(upTo, this.bounds.highWatermark);
     if (fetchOffset < this.bounds.logStartOffset || fetchOffset >= hw) return NOTHING;
     const cached = this.tail.read(fetchOffset, maxBytes, hw, memory);
     if (cached !== undefined) return cached;

@@ -189,10 +189,10 @@ async function loadProducers(
     if (end <= from) continue;
     const start = from <= segment.baseOffset ? 0 : (await segment.index()).floorOffset(from - segment.baseOffset).position;
     await segment.use((log) =>
-      scanBatches(log, { from: start, to: segment.size, verify: false }, (header) => {
+      scanBatches(log, { from: start, to: segment.size, verify: false }, (header, _position, marker) => {
         progress(header.size);
         if (header.baseOffset < from) return;
-        producers.apply(header, header.baseOffset, now);
+        producers.apply(header, header.baseOffset, now, marker);
         replayedBatches++;
       }),
     );

@@ -220,6 +220,13 @@ export class Storage {
     return failed;
   }
 
+  /** Offsets read_committed consumers cannot read yet, below the high watermarks, over every partition. */
+  unstableOffsets(): number {
+    let lag = 0;
+    for (const { logs } of this.byName.values()) for (const log of logs) lag += log.highWatermark - log.lastStableOffset;
+    return lag;
+  }
+
   partition(topic: string, index: number): PartitionLog | undefined {
     return this.byName.get(topic)?.logs[index];
   }

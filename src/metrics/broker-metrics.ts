@@ -25,6 +25,13 @@ export class BrokerMetrics {
     out_of_order: this.counter('brook_idempotent_batches_out_of_order_total', 'Idempotent batches refused with OUT_OF_ORDER_SEQUENCE_NUMBER.'),
     fenced: this.counter('brook_idempotent_batches_fenced_total', 'Idempotent batches refused with INVALID_PRODUCER_EPOCH (an older epoch).'),
   };
+  private readonly txnsBegun = this.counter('brook_transactions_begun_total', 'Transactions begun (their first AddPartitionsToTxn or AddOffsetsToTxn).');
+  private readonly txnsEnded = new Counter({
+    name: 'brook_transactions_ended_total',
+    help: 'Transactions ended, by outcome: committed, aborted (by the producer, a new producer or a restart), timed_out (aborted by the broker).',
+    labelNames: ['outcome'],
+    registers: [this.registry],
+  });
   private readonly fetchBytes = this.counter('brook_fetch_bytes_total', 'Record bytes sent in Fetch responses.');
   private readonly failedFetches = this.counter(
     'brook_failed_fetch_requests_total',
@@ -55,6 +62,27 @@ export class BrokerMetrics {
 
   idempotence(verdict: Verdict['kind']): void {
     this.verdicts[verdict].inc();
+  }
+
+  transactionBegun(): void {
+    this.txnsBegun.inc();
+  }
+
+  transactionEnded(outcome: 'committed' | 'aborted' | 'timed_out'): void {
+    this.txnsEnded.inc({ outcome });
+  }
+
+  /** The open-transactions gauge reads `count` at each scrape. */
+  countOpenTransactions(count: () => number): void {
+    this.gaugeOf('brook_open_transactions', 'Transactions open now (Ongoing or being completed).', count);
+  }
+
+  /**
+   * Kafka's per-partition LSO lag, summed: how many offsets below the high watermark
+   * read_committed consumers cannot yet read, over every partition, at each scrape.
+   */
+  countUnstableOffsets(count: () => number): void {
+    this.gaugeOf('brook_last_stable_offset_lag', 'Offsets between the last stable offset and the high watermark, summed over partitions.', count);
   }
 
   fetched(bytes: number): void {

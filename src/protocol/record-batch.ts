@@ -407,3 +407,60 @@ function skipBytes(buf: Buffer, end: number, nullable: boolean): boolean {
   walk.pos += length;
   return false;
 }
+
+/** What a control batch marks: the end of its producer's transaction on the partition (Kafka's ControlRecordType). */
+export type Marker = 'abort' | 'commit';
+
+const CONTROL_BATCH_ATTRIBUTES = 0x30; // transactional | control
+const CONTROL_RECORD_VERSION = 0;
+/** The one record of a marker: length, attributes, timestamp and offset deltas, key (version, type), value (version, coordinator epoch), no headers. */
+const MARKER_RECORD_SIZE = 17;
+
+/**
+ * A COMMIT or ABORT marker as Kafka's coordinator writes one: a control batch of the producer's
+ * id and epoch holding one record whose key is (version 0, type 1 or 0) and whose value is
+ * (version 0, coordinator epoch). Its base offset is set when it is appended.
+ */
+export function markerBatch(producerId: bigint, producerEpoch: number, marker: Marker, coordinatorEpoch: number, now: number): Buffer {
+  const batch = Buffer.alloc(BATCH_HEADER_SIZE + MARKER_RECORD_SIZE);
+  batch.writeInt32BE(batch.length - BATCH_LOG_OVERHEAD, 8);
+  batch.writeInt8(2, MAGIC);
+  batch.writeInt16BE(CONTROL_BATCH_ATTRIBUTES, ATTRIBUTES);
+  batch.writeBigInt64BE(BigInt(now), BASE_TIMESTAMP);
+  batch.writeBigInt64BE(BigInt(now), MAX_TIMESTAMP);
+  batch.writeBigInt64BE(producerId, PRODUCER_ID);
+  batch.writeInt16BE(producerEpoch, PRODUCER_EPOCH);
+  batch.writeInt32BE(-1, BASE_SEQUENCE);
+  batch.writeInt32BE(1, RECORD_COUNT);
+  let pos = BATCH_HEADER_SIZE;
+  // Varints zigzag-encoded: length 16, attributes 0, deltas 0, key length 4, value length 6, no headers.
+  pos = batch.writeUInt8((MARKER_RECORD_SIZE - 1) * 2, pos);
+  pos += 3;
+  pos = batch.writeUInt8(4 * 2, pos);
+  pos = batch.writeInt16BE(CONTROL_RECORD_VERSION, pos);
+  pos = batch.writeInt16BE(marker === 'commit' ? 1 : 0, pos);
+  pos = batch.writeUInt8(6 * 2, pos);
+  pos = batch.writeInt16BE(CONTROL_RECORD_VERSION, pos);
+  batch.writeInt32BE(coordinatorEpoch, pos);
+  batch.writeUInt32BE(crc32c(batch.subarray(ATTRIBUTES)), CRC);
+  return batch;
+}
+
+/** What the control batch at `pos` of `buf` (whole there) marks; undefined for a record that is no marker. */
+export function markerOf(buf: Buffer, pos: number, header: BatchHeader): Marker | undefined {
+  const end = pos + header.size;
+  walk.pos = pos + BATCH_HEADER_SIZE;
+  try {
+    const length = readVarint(buf, end);
+    const recordEnd = walk.pos + length;
+    walk.pos++; // attributes
+    readVarint(buf, recordEnd); // timestamp delta
+    readVarint(buf, recordEnd); // offset delta
+    if (readVarint(buf, recordEnd) < 4 || walk.pos + 4 > recordEnd) return undefined;
+    const type = buf.readInt16BE(walk.pos + 2);
+    return type === 1 ? 'commit' : type === 0 ? 'abort' : undefined;
+  } catch (err) {
+    if (err instanceof RecordBatchError) return undefined;
+    throw err;
+  }
+}

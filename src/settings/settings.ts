@@ -140,6 +140,18 @@ export const SETTINGS = {
     broker: 'producer.id.expiration.ms',
     description: 'forget an idle producer this long after its last write',
   }),
+  transactionMaxTimeoutMs: setting({
+    kind: int(1, INT32_MAX, 'ms'),
+    default: 900_000,
+    broker: 'transaction.max.timeout.ms',
+    description: 'the longest transaction timeout a producer may ask for',
+  }),
+  transactionAbortTimedOutTransactionCleanupIntervalMs: setting({
+    kind: int(1, INT32_MAX, 'ms'),
+    default: 10_000,
+    broker: 'transaction.abort.timed.out.transaction.cleanup.interval.ms',
+    description: 'how often transactions open past their timeout are looked for and aborted',
+  }),
   offsetsRetentionMinutes: setting({
     kind: int(1, INT32_MAX),
     default: (7 * DAY) / 60_000,

@@ -54,6 +54,11 @@ export class LineProcess<Line> {
     return this.lines.at(-1)!;
   }
 
+  /** Whether the process has not ended. */
+  get running(): boolean {
+    return this.child.exitCode === null && this.child.signalCode === null;
+  }
+
   kill(): void {
     this.child.kill('SIGKILL');
   }

@@ -1,32 +1,68 @@
 /**
- * AddPartitionsToTxn: brook has no transactions, and answers as Kafka does a client not allowed
- * to use the transactional id (as InitProducerId does): TRANSACTIONAL_ID_AUTHORIZATION_FAILED for
- * every partition of every transaction.
+ * AddPartitionsToTxn: the partitions join the producer's transaction, beginning it if none is
+ * open. Partitions of unknown topics are UNKNOWN_TOPIC_OR_PARTITION and the rest of the request
+ * OPERATION_NOT_ATTEMPTED, as Kafka answers. v4+ (sent by brokers) batch transactions; a
+ * verify-only one asks whether its partitions are in the transaction, changing nothing.
  */
 import { ErrorCode } from '../../protocol/error-codes.js';
 import { AddPartitionsToTxnRequest, AddPartitionsToTxnResponse } from '../../protocol/messages/add-partitions-to-txn.js';
+import type { TxnPartition } from '../../transactions/txn-coordinator.js';
 import { defineApi } from '../api-handler.js';
+import type { BrokerContext } from '../broker-context.js';
+import { fencedError } from '../fenced-error.js';
 
 type Topics = AddPartitionsToTxnRequest['v3AndBelowTopics'];
+type TopicResults = AddPartitionsToTxnResponse['resultsByTopicV3AndBelow'];
 
-const refused = (topics: Topics): AddPartitionsToTxnResponse['resultsByTopicV3AndBelow'] =>
+/** AddPartitionsToTxn v2 answers PRODUCER_FENCED. */
+const FENCED_SINCE = 2;
+
+const resultsOf = (topics: Topics, errorOf: (topic: string, partition: number) => number): TopicResults =>
   topics.map((t) => ({
     name: t.name,
-    resultsByPartition: t.partitions.map((partitionIndex) => ({ partitionIndex, partitionErrorCode: ErrorCode.TRANSACTIONAL_ID_AUTHORIZATION_FAILED })),
+    resultsByPartition: t.partitions.map((partitionIndex) => ({ partitionIndex, partitionErrorCode: errorOf(t.name, partitionIndex) })),
   }));
+
+interface Adding {
+  readonly transactionalId: string;
+  readonly producerId: bigint;
+  readonly producerEpoch: number;
+  readonly verifyOnly: boolean;
+  readonly topics: Topics;
+}
+
+async function add(broker: BrokerContext, t: Adding, version: number): Promise<TopicResults> {
+  const unknown = (topic: string, partition: number): boolean => broker.storage.partition(topic, partition) === undefined;
+  if (t.topics.some((topic) => topic.partitions.some((p) => unknown(topic.name, p)))) {
+    return resultsOf(t.topics, (topic, p) => (unknown(topic, p) ? ErrorCode.UNKNOWN_TOPIC_OR_PARTITION : ErrorCode.OPERATION_NOT_ATTEMPTED));
+  }
+  const partitions: TxnPartition[] = t.topics.flatMap((topic) => topic.partitions.map((partition) => ({ topic: topic.name, partition })));
+  if (t.verifyOnly)
+    return resultsOf(t.topics, (topic, partition) => broker.transactions.verify(t.transactionalId, t.producerId, t.producerEpoch, { topic, partition }));
+  const errorCode = fencedError(await broker.transactions.addPartitions(t.transactionalId, t.producerId, t.producerEpoch, partitions), version, FENCED_SINCE);
+  return resultsOf(t.topics, () => errorCode);
+}
 
 export const addPartitionsToTxn = defineApi({
   request: AddPartitionsToTxnRequest,
   response: AddPartitionsToTxnResponse,
   minVersion: 0,
   maxVersion: 5,
-  handle(request): AddPartitionsToTxnResponse {
-    return {
-      throttleTimeMs: 0,
-      errorCode: ErrorCode.NONE,
-      // v4+ (sent by brokers) batch transactions; v3 and below carry one.
-      resultsByTransaction: request.transactions.map((t) => ({ transactionalId: t.transactionalId, topicResults: refused(t.topics) })),
-      resultsByTopicV3AndBelow: refused(request.v3AndBelowTopics),
+  async handle(request, info, broker): Promise<AddPartitionsToTxnResponse> {
+    const version = info.apiVersion;
+    if (version >= 4) {
+      const resultsByTransaction = await Promise.all(
+        request.transactions.map(async (t) => ({ transactionalId: t.transactionalId, topicResults: await add(broker, t, version) })),
+      );
+      return { throttleTimeMs: 0, errorCode: ErrorCode.NONE, resultsByTransaction, resultsByTopicV3AndBelow: [] };
+    }
+    const single: Adding = {
+      transactionalId: request.v3AndBelowTransactionalId,
+      producerId: request.v3AndBelowProducerId,
+      producerEpoch: request.v3AndBelowProducerEpoch,
+      verifyOnly: false,
+      topics: request.v3AndBelowTopics,
     };
+    return { throttleTimeMs: 0, errorCode: ErrorCode.NONE, resultsByTransaction: [], resultsByTopicV3AndBelow: await add(broker, single, version) };
   },
 });

@@ -41,7 +41,7 @@ function describePartition(broker: BrokerContext, topic: string, index: number, 
       lastSequence: state.window.at(-1)?.lastSeq ?? -1,
       lastTimestamp: BigInt(lastTimestamp),
       coordinatorEpoch: -1,
-      currentTxnStartOffset: -1n,
+      currentTxnStartOffset: BigInt(log.openTxnStart(producerId) ?? -1),
     });
     windows.push({ topic, partition: index, producerId, batches: state.window });
   }

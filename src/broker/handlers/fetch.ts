@@ -48,7 +48,7 @@ export const fetch = defineApi({
     // Log bytes are read into pooled memory, given back once the response that sends them is
     // written, or at once when a later look at the log replaces them.
     const memory = new AnswerMemory(broker.fetchMemory, info.sent);
-    const read: PartitionRead = { broker, memory, zstd: info.apiVersion >= ZSTD_MIN_VERSION };
+    const read: PartitionRead = { broker, memory, zstd: info.apiVersion >= ZSTD_MIN_VERSION, committed: request.isolationLevel === READ_COMMITTED };
     let result = await collect(fetched, maxBytes, read, info.sent);
     while (!result.answerNow && result.bytes < request.minBytes && Date.now() < deadline && broker.waiters.open) {
       await broker.waiters.wait([...fetched.keys()], deadline - Date.now());
@@ -56,10 +56,6 @@ export const fetch = defineApi({
       result = await collect(fetched, maxBytes, read, info.sent);
     }
     broker.metrics.fetched(result.bytes);
-    // Under read_committed Kafka lists the aborted transactions of what it answers: none here.
-    if (request.isolationLevel === READ_COMMITTED) {
-      for (const t of result.response.responses) for (const p of t.partitions) if (p.errorCode === ErrorCode.NONE) p.abortedTransactions = [];
-    }
     return result.response;
   },
 });
@@ -90,6 +86,8 @@ interface PartitionRead {
   readonly memory: AnswerMemory;
   /** Whether the client reads zstd batches. */
   readonly zstd: boolean;
+  /** read_committed: records up to the last stable offset, with the aborted transactions among them. */
+  readonly committed: boolean;
 }
 
 async function collect(fetched: ReadonlyMap<string, Fetched>, maxBytes: number, read: PartitionRead, sent: SentHooks): Promise<Collected> {
@@ -107,7 +105,7 @@ async function collect(fetched: ReadonlyMap<string, Fetched>, maxBytes: number, 
 /** Partition logs whose last read failed: further failures in a row go unlogged. */
 const unreadable = new WeakSet<PartitionLog>();
 
-async function readPartitions(fetched: ReadonlyMap<string, Fetched>, maxBytes: number, { broker, memory, zstd }: PartitionRead): Promise<Collected> {
+async function readPartitions(fetched: ReadonlyMap<string, Fetched>, maxBytes: number, { broker, memory, zstd, committed }: PartitionRead): Promise<Collected> {
   let bytes = 0;
   let answerNow = false;
   const responses: FetchResponse['responses'] = [];
@@ -130,18 +128,20 @@ async function readPartitions(fetched: ReadonlyMap<string, Fetched>, maxBytes: n
     }
     const offset = Number(p.fetchOffset);
     const hw = log.highWatermark;
+    const lso = log.lastStableOffset;
+    const upTo = committed ? lso : hw;
     if (offset < log.logStartOffset || offset > hw) {
       answerNow = true;
-      partitions.push(partitionData(p.partition, ErrorCode.OFFSET_OUT_OF_RANGE, hw, log.logStartOffset, EMPTY));
+      partitions.push(partitionData(p.partition, ErrorCode.OFFSET_OUT_OF_RANGE, hw, log.logStartOffset, EMPTY, lso));
       continue;
     }
     let records: Buffer = EMPTY;
     const limit = Math.min(p.partitionMaxBytes, maxBytes - bytes);
-    if (offset < hw && (bytes === 0 || limit > 0)) {
+    if (offset < upTo && (bytes === 0 || limit > 0)) {
       const mark = memory.taken;
       try {
         // The first batch goes out whole even past the limits, so a large batch never stalls a consumer.
-        records = await log.read(offset, Math.max(1, limit), memory.take);
+        records = await log.read(offset, Math.max(1, limit), memory.take, upTo);
       } catch (err) {
         memory.giveBackSince(mark);
         broker.metrics.fetchFailed();
@@ -154,7 +154,7 @@ async function readPartitions(fetched: ReadonlyMap<string, Fetched>, maxBytes: n
           );
         unreadable.add(log);
         answerNow = true;
-        partitions.push(partitionData(p.partition, readErrorCode(err), hw, log.logStartOffset, EMPTY));
+        partitions.push(partitionData(p.partition, readErrorCode(err), hw, log.logStartOffset, EMPTY, lso));
         continue;
       }
       // A read that works again ends the run of failures: the next one is logged.
@@ -164,7 +164,7 @@ async function readPartitions(fetched: ReadonlyMap<string, Fetched>, maxBytes: n
       if (readable === 0 && records.length > 0) {
         memory.giveBackSince(mark);
         answerNow = true;
-        partitions.push(partitionData(p.partition, ErrorCode.UNSUPPORTED_COMPRESSION_TYPE, hw, log.logStartOffset, EMPTY));
+        partitions.push(partitionData(p.partition, ErrorCode.UNSUPPORTED_COMPRESSION_TYPE, hw, log.logStartOffset, EMPTY, lso));
         continue;
       }
       records = records.subarray(0, readable);
@@ -174,18 +174,30 @@ async function readPartitions(fetched: ReadonlyMap<string, Fetched>, maxBytes: n
       }
       bytes += records.length;
     }
-    partitions.push(partitionData(p.partition, ErrorCode.NONE, hw, log.logStartOffset, records));
+    const data = partitionData(p.partition, ErrorCode.NONE, hw, log.logStartOffset, records, lso);
+    // As Kafka: under read_committed, the aborted transactions whose records the answer may hold, for the client to drop.
+    if (committed) {
+      data.abortedTransactions = log.abortedTxns(offset, upTo).map((a) => ({ producerId: a.producerId, firstOffset: BigInt(a.firstOffset) }));
+    }
+    partitions.push(data);
   }
   const response: FetchResponse = { throttleTimeMs: 0, errorCode: ErrorCode.NONE, sessionId: 0, responses };
   return { response, bytes, answerNow };
 }
 
-function partitionData(partitionIndex: number, errorCode: number, highWatermark: number, logStartOffset: number, records: Buffer): PartitionData {
+function partitionData(
+  partitionIndex: number,
+  errorCode: number,
+  highWatermark: number,
+  logStartOffset: number,
+  records: Buffer,
+  lastStableOffset = -1,
+): PartitionData {
   return {
     partitionIndex,
     errorCode,
     highWatermark: BigInt(highWatermark),
-    lastStableOffset: BigInt(highWatermark),
+    lastStableOffset: BigInt(lastStableOffset),
     logStartOffset: BigInt(logStartOffset),
     abortedTransactions: null,
     preferredReadReplica: -1,

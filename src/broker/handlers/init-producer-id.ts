@@ -1,28 +1,38 @@
 /**
- * InitProducerId without a transactional id: a producer id never handed out before, epoch 0.
- * A producer that names its id and current epoch (KIP-360, v3+) gets the same id with the next
- * epoch, which fences its older in-flight batches on every partition; naming an epoch that is
- * neither the current one nor the one before the last bump is INVALID_PRODUCER_EPOCH.
+ * InitProducerId. With a transactional id, the transaction coordinator's (KIP-98): the id's
+ * producer id with its next epoch, fencing the previous one, after aborting a transaction it
+ * left open. Without one: a producer id never handed out before, epoch 0; a producer that names
+ * its id and current epoch (KIP-360, v3+) gets the same id with the next epoch, which fences its
+ * older in-flight batches on every partition; naming an epoch that is neither the current one nor
+ * the one before the last bump is INVALID_PRODUCER_EPOCH.
  */
 import { ErrorCode } from '../../protocol/error-codes.js';
 import { InitProducerIdRequest, InitProducerIdResponse } from '../../protocol/messages/init-producer-id.js';
 import { MAX_EPOCH } from '../../idempotence/rules.js';
 import { defineApi } from '../api-handler.js';
+import { fencedError } from '../fenced-error.js';
+
+/** InitProducerId v4 answers PRODUCER_FENCED. */
+const FENCED_SINCE = 4;
 
 export const initProducerId = defineApi({
   request: InitProducerIdRequest,
   response: InitProducerIdResponse,
   minVersion: 0,
   maxVersion: 4,
-  async handle(request, _info, broker): Promise<InitProducerIdResponse> {
+  async handle(request, info, broker): Promise<InitProducerIdResponse> {
     const answer = (errorCode: number, producerId: bigint, producerEpoch: number): InitProducerIdResponse => ({
       throttleTimeMs: 0,
       errorCode,
       producerId,
       producerEpoch,
     });
-    if (request.transactionalId !== null) return answer(ErrorCode.TRANSACTIONAL_ID_AUTHORIZATION_FAILED, -1n, -1);
-    const { producerId, producerEpoch } = request;
+    const { transactionalId, producerId, producerEpoch } = request;
+    if (transactionalId === '') return answer(ErrorCode.INVALID_REQUEST, -1n, -1);
+    if (transactionalId !== null) {
+      const init = await broker.transactions.initProducerId({ transactionalId, timeoutMs: request.transactionTimeoutMs, producerId, epoch: producerEpoch });
+      return answer(fencedError(init.errorCode, info.apiVersion, FENCED_SINCE), init.producerId, init.epoch);
+    }
     // Some clients send 0/0 instead of -1/-1 on their first call; id 0 is never handed out, so 0 means "none".
     if (producerId > 0n && producerEpoch >= 0 && broker.storage.producerIdIssued(producerId)) {
       const current = broker.producerEpochs.current(producerId);

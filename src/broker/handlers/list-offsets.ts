@@ -1,6 +1,7 @@
 /**
  * ListOffsets: earliest (-2), latest (-1), the record with the largest timestamp (-3, v7+), or
- * the first record at or after a timestamp.
+ * the first record at or after a timestamp. Under read_committed (v2+) the latest is the last
+ * stable offset, and a record found at or past it is not told, as Kafka answers.
  */
 import { ErrorCode } from '../../protocol/error-codes.js';
 import { ListOffsetsRequest, ListOffsetsResponse } from '../../protocol/messages/list-offsets.js';
@@ -13,6 +14,7 @@ import { readErrorCode } from '../storage-error.js';
 const LATEST = -1n;
 const EARLIEST = -2n;
 const MAX_TIMESTAMP = -3n;
+const READ_COMMITTED = 1;
 
 export const listOffsets = defineApi({
   request: ListOffsetsRequest,
@@ -38,7 +40,7 @@ export const listOffsets = defineApi({
         let found: { offset: number; timestamp: number } | undefined;
         if (log !== undefined && errorCode === ErrorCode.NONE) {
           try {
-            found = await lookup(log, p.timestamp);
+            found = await lookup(log, p.timestamp, request.isolationLevel === READ_COMMITTED);
           } catch (err) {
             // As Kafka: a read that fails (damage in a segment) is that partition's error.
             broker.logger.error({ topic: t.name, partition: p.partitionIndex, err }, 'reading the log for ListOffsets failed');
@@ -61,8 +63,13 @@ export const listOffsets = defineApi({
   },
 });
 
-async function lookup(log: PartitionLog, timestamp: bigint): Promise<{ offset: number; timestamp: number } | undefined> {
-  if (timestamp === LATEST) return { offset: log.highWatermark, timestamp: -1 };
+async function lookup(log: PartitionLog, timestamp: bigint, committed: boolean): Promise<{ offset: number; timestamp: number } | undefined> {
+  if (timestamp === LATEST) return { offset: committed ? log.lastStableOffset : log.highWatermark, timestamp: -1 };
+  const found = await lookupTime(log, timestamp);
+  return committed && found !== undefined && found.offset >= log.lastStableOffset ? undefined : found;
+}
+
+async function lookupTime(log: PartitionLog, timestamp: bigint): Promise<{ offset: number; timestamp: number } | undefined> {
   if (timestamp === EARLIEST) return { offset: log.logStartOffset, timestamp: -1 };
   const target = timestamp === MAX_TIMESTAMP ? await log.maxTimestamp() : Number(timestamp);
   if (target < 0) return undefined;

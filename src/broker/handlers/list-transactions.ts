@@ -1,4 +1,8 @@
-/** ListTransactions: there are none; state filters Kafka does not know come back as unknown, as Kafka answers them. */
+/**
+ * ListTransactions: the transactional ids the coordinator holds, filtered as Kafka filters them
+ * (by state, producer id, and from v1 by how long the transaction has been open); state filters
+ * Kafka does not know come back as unknown.
+ */
 import { ErrorCode } from '../../protocol/error-codes.js';
 import { ListTransactionsRequest, ListTransactionsResponse } from '../../protocol/messages/list-transactions.js';
 import { defineApi } from '../api-handler.js';
@@ -11,8 +15,15 @@ export const listTransactions = defineApi({
   response: ListTransactionsResponse,
   minVersion: 0,
   maxVersion: 1,
-  handle(request): ListTransactionsResponse {
+  handle(request, _info, broker): ListTransactionsResponse {
     const unknownStateFilters = [...new Set(request.stateFilters)].filter((state) => !STATES.has(state));
-    return { throttleTimeMs: 0, errorCode: ErrorCode.NONE, unknownStateFilters, transactionStates: [] };
+    const now = Date.now();
+    const minDuration = Number(request.durationFilter);
+    const transactionStates = [...broker.transactions.all()]
+      .filter((t) => request.stateFilters.length === 0 || request.stateFilters.includes(t.state))
+      .filter((t) => request.producerIdFilters.length === 0 || request.producerIdFilters.includes(t.producerId))
+      .filter((t) => minDuration < 0 || (t.startMs >= 0 && now - t.startMs >= minDuration))
+      .map((t) => ({ transactionalId: t.transactionalId, producerId: t.producerId, transactionState: t.state }));
+    return { throttleTimeMs: 0, errorCode: ErrorCode.NONE, unknownStateFilters, transactionStates };
   },
 });

@@ -51,7 +51,6 @@ export const produce = defineApi({
       partitionResponses: topic.partitionData.map((p) => {
         const response = partitionResponse(p.index, ErrorCode.NONE, -1, -1);
         if (!acksValid) response.errorCode = ErrorCode.INVALID_REQUIRED_ACKS;
-        else if (request.transactionalId !== null) response.errorCode = ErrorCode.TRANSACTIONAL_ID_AUTHORIZATION_FAILED;
         else written.push(...appendPartition(broker, info.apiVersion, topic.name, p.index, p.records, room, response));
         return response;
       }),
@@ -124,10 +123,10 @@ function appendPartition(
     return [];
   }
   broker.metrics.batchReceived(records!.length);
+  // A transactional batch goes only to a partition of its producer's open transaction.
   if (isTransactional(header.attributes)) {
-    response.errorCode = ErrorCode.INVALID_TXN_STATE;
-    response.errorMessage = 'transactions are not supported';
-    return [];
+    response.errorCode = broker.transactions.mayWrite(header.producerId, header.producerEpoch, { topic, partition: index });
+    if (response.errorCode !== ErrorCode.NONE) return [];
   }
   // The leader stamps its epoch on what it stores, as Kafka does; consumers commit it back.
   assignPartitionLeaderEpoch(records!, 0, LEADER_EPOCH);

@@ -1,20 +1,27 @@
-/** TxnOffsetCommit: no transactions, so every partition is TRANSACTIONAL_ID_AUTHORIZATION_FAILED, as Kafka answers an unauthorized transactional id. */
+/**
+ * TxnOffsetCommit: a consumer group's offsets committed in the producer's transaction, the
+ * group's once it commits (dropped if it aborts). Partitions of unknown topics and oversized
+ * metadata are refused one by one; the rest are checked against the group (a member or
+ * generation named must be current, v3+) and the transaction, and taken together.
+ */
 import { ErrorCode } from '../../protocol/error-codes.js';
 import { TxnOffsetCommitRequest, TxnOffsetCommitResponse } from '../../protocol/messages/txn-offset-commit.js';
 import { defineApi } from '../api-handler.js';
+import { offsetsAsked } from '../offsets-asked.js';
 
 export const txnOffsetCommit = defineApi({
   request: TxnOffsetCommitRequest,
   response: TxnOffsetCommitResponse,
   minVersion: 0,
   maxVersion: 4,
-  handle(request): TxnOffsetCommitResponse {
-    return {
-      throttleTimeMs: 0,
-      topics: request.topics.map((t) => ({
-        name: t.name,
-        partitions: t.partitions.map((p) => ({ partitionIndex: p.partitionIndex, errorCode: ErrorCode.TRANSACTIONAL_ID_AUTHORIZATION_FAILED })),
-      })),
-    };
+  async handle(request, _info, broker): Promise<TxnOffsetCommitResponse> {
+    const { topics, offsets, pending } = offsetsAsked(broker, request.topics);
+    if (offsets.length > 0) {
+      const { transactionalId, groupId, producerId, producerEpoch } = request;
+      let errorCode = broker.groups.txnCommitError(groupId, request.generationId, request.memberId, request.groupInstanceId);
+      if (errorCode === ErrorCode.NONE) errorCode = await broker.transactions.commitOffsets(transactionalId, producerId, producerEpoch, groupId, offsets);
+      for (const result of pending) result.errorCode = errorCode;
+    }
+    return { throttleTimeMs: 0, topics };
   },
 });

@@ -1,0 +1,262 @@
+/**
+ * The transaction coordinator: Kafka's TransactionCoordinator for one broker. The rules are
+ * txn-machine.ts's; this holds the stored states (txn-store.ts), takes one change of a
+ * transactional id at a time, writes the markers and offsets of a decided transaction, aborts
+ * transactions past their timeout, and after a restart completes what was decided and aborts
+ * what was open.
+ *
+ * Invariant: a state is stored before it is acted on. A Prepare state is stored before any marker
+ * is written, and the Complete state only after every marker (and, on commit, the group offsets)
+ * is, so a stop anywhere between is completed the same way from what was stored.
+ */
+import { MAX_EPOCH } from '../idempotence/rules.js';
+import { ErrorCode } from '../protocol/error-codes.js';
+import type { Marker } from '../protocol/record-batch.js';
+import type { FlushPolicy } from '../settings/kinds.js';
+import {
+  addOffsets,
+  addPartitions,
+  commitOffsets,
+  complete,
+  endTxn,
+  expired,
+  fenceAndAbort,
+  initProducerId,
+  isComplete,
+  mayWrite,
+  recovered,
+  type InitRequest,
+  type PendingOffset,
+  type Step,
+  type Txn,
+  type TxnPartition,
+} from './txn-machine.js';
+import { TxnStore } from './txn-store.js';
+
+export type { PendingOffset, Txn, TxnPartition, TxnState } from './txn-machine.js';
+
+/** What a decided transaction acts on, outside the coordinator. */
+export interface TxnParticipants {
+  /** Appends the marker to the partition; resolves once it is stored. A partition gone meanwhile is skipped. */
+  writeMarker(partition: TxnPartition, producerId: bigint, epoch: number, marker: Marker): Promise<void>;
+  /** Makes the offsets the group's committed ones. */
+  commitOffsets(groupId: string, offsets: readonly PendingOffset[]): Promise<void>;
+  /** A producer id never handed out before. */
+  nextProducerId(): Promise<bigint>;
+}
+
+export interface TxnEvents {
+  begun(): void;
+  ended(outcome: 'committed' | 'aborted' | 'timed_out'): void;
+}
+
+export interface TxnLog {
+  info(fields: object, message: string): void;
+  warn(fields: object, message: string): void;
+  error(fields: object, message: string): void;
+}
+
+export interface TxnCoordinatorOptions {
+  readonly flush: FlushPolicy;
+  /** transaction.max.timeout.ms */
+  readonly maxTimeoutMs: number;
+  /** transaction.abort.timed.out.transaction.cleanup.interval.ms */
+  readonly abortIntervalMs: number;
+  readonly log: TxnLog;
+  readonly events?: TxnEvents;
+}
+
+export interface InitAnswer {
+  readonly errorCode: number;
+  readonly producerId: bigint;
+  readonly epoch: number;
+}
+
+export class TxnCoordinator {
+  /** The change of each transactional id under way: the next waits for it. */
+  private readonly locks = new Map<string, Promise<unknown>>();
+  /** Producer id → its transactional id. */
+  private readonly byProducer = new Map<bigint, string>();
+  private readonly timer: NodeJS.Timeout;
+  private closed = false;
+
+  private constructor(
+    private readonly store: TxnStore,
+    private readonly participants: TxnParticipants,
+    private readonly options: TxnCoordinatorOptions,
+  ) {
+    for (const txn of store.all()) this.byProducer.set(txn.producerId, txn.transactionalId);
+    this.timer = setInterval(() => this.sweep(), options.abortIntervalMs);
+    this.timer.unref();
+  }
+
+  /**
+   * The coordinator of the states kept in `dir`. Transactions open at the stop are aborted, their
+   * producers fenced, and decided ones completed, before it answers anything.
+   */
+  static async open(dir: string, participants: TxnParticipants, options: TxnCoordinatorOptions): Promise<TxnCoordinator> {
+    const store = await TxnStore.open(dir, options.flush, options.log);
+    const coordinator = new TxnCoordinator(store, participants, options);
+    const now = Date.now();
+    for (const txn of [...store.all()]) {
+      const resumed = recovered(txn, now);
+      if (resumed !== txn) {
+        options.log.info({ transactionalId: txn.transactionalId }, 'transaction open at the stop: aborted');
+        await store.put(resumed);
+      }
+      if (resumed.state === 'PrepareCommit' || resumed.state === 'PrepareAbort')
+        await coordinator.locked(txn.transactionalId, () => coordinator.finish(resumed));
+    }
+    return coordinator;
+  }
+
+  get(transactionalId: string): Txn | undefined {
+    return this.store.get(transactionalId);
+  }
+
+  all(): IterableIterator<Txn> {
+    return this.store.all();
+  }
+
+  /** Transactions open now: Ongoing, or decided and being completed. */
+  openCount(): number {
+    let open = 0;
+    for (const txn of this.store.all()) if (!isComplete(txn.state)) open++;
+    return open;
+  }
+
+  initProducerId(req: InitRequest): Promise<InitAnswer> {
+    const refused = (errorCode: number): InitAnswer => ({ errorCode, producerId: -1n, epoch: -1 });
+    return this.locked(req.transactionalId, async () => {
+      const txn = this.store.get(req.transactionalId);
+      // An id is taken from the durable pool only when one may be needed.
+      const fresh = txn === undefined || txn.epoch >= MAX_EPOCH - 1 ? await this.participants.nextProducerId() : undefined;
+      const step = initProducerId(txn, req, this.options.maxTimeoutMs, Date.now(), () => fresh!);
+      if ('error' in step) return refused(step.error);
+      if ('abortFirst' in step) {
+        // As Kafka: the old producer's transaction is aborted first; the producer asks again.
+        await this.store.put(step.abortFirst);
+        await this.finish(step.abortFirst);
+        return refused(ErrorCode.CONCURRENT_TRANSACTIONS);
+      }
+      if (step.ready !== txn) await this.save(step.ready);
+      return { errorCode: ErrorCode.NONE, producerId: step.ready.producerId, epoch: step.ready.epoch };
+    });
+  }
+
+  addPartitions(transactionalId: string, producerId: bigint, epoch: number, partitions: readonly TxnPartition[]): Promise<number> {
+    return this.change(transactionalId, (txn) => addPartitions(txn, producerId, epoch, partitions, Date.now()));
+  }
+
+  addOffsets(transactionalId: string, producerId: bigint, epoch: number, groupId: string): Promise<number> {
+    return this.change(transactionalId, (txn) => addOffsets(txn, producerId, epoch, groupId, Date.now()));
+  }
+
+  /** TxnOffsetCommit: the offsets are the group's once the transaction commits. */
+  commitOffsets(transactionalId: string, producerId: bigint, epoch: number, groupId: string, offsets: readonly PendingOffset[]): Promise<number> {
+    return this.change(transactionalId, (txn) => commitOffsets(txn, producerId, epoch, groupId, offsets, Date.now()));
+  }
+
+  /** EndTxn: answered once every marker (and, on commit, the offsets) is stored. */
+  endTxn(transactionalId: string, producerId: bigint, epoch: number, commit: boolean): Promise<number> {
+    return this.locked(transactionalId, async () => {
+      const txn = this.store.get(transactionalId);
+      const step = endTxn(txn, producerId, epoch, commit, Date.now());
+      if ('error' in step) return step.error;
+      if (step.txn === txn) return ErrorCode.NONE;
+      await this.store.put(step.txn);
+      return (await this.finish(step.txn)) ? ErrorCode.NONE : ErrorCode.CONCURRENT_TRANSACTIONS;
+    });
+  }
+
+  /** Whether a transactional batch of (producerId, epoch) may go to the partition; the error for Produce otherwise. */
+  mayWrite(producerId: bigint, epoch: number, partition: TxnPartition): number {
+    const id = this.byProducer.get(producerId);
+    return mayWrite(id === undefined ? undefined : this.store.get(id), producerId, epoch, partition);
+  }
+
+  /** AddPartitionsToTxn's verify-only question: whether the partition is in the id's open transaction of that producer. */
+  verify(transactionalId: string, producerId: bigint, epoch: number, partition: TxnPartition): number {
+    return mayWrite(this.store.get(transactionalId), producerId, epoch, partition);
+  }
+
+  async close(): Promise<void> {
+    this.closed = true;
+    clearInterval(this.timer);
+    while (this.locks.size > 0) await Promise.allSettled([...this.locks.values()]);
+    await this.store.close();
+  }
+
+  /** Runs `fn` once the id's earlier changes are done. */
+  private locked<T>(transactionalId: string, fn: () => Promise<T>): Promise<T> {
+    if (this.closed) return Promise.reject(new Error('the transaction coordinator is closed'));
+    const run = (this.locks.get(transactionalId) ?? Promise.resolve()).then(fn);
+    const settled = run.catch(() => {});
+    this.locks.set(transactionalId, settled);
+    void settled.then(() => {
+      if (this.locks.get(transactionalId) === settled) this.locks.delete(transactionalId);
+    });
+    return run;
+  }
+
+  /** Applies a step of the machine to the stored state, storing what it gives. */
+  private change(transactionalId: string, step: (txn: Txn | undefined) => Step): Promise<number> {
+    return this.locked(transactionalId, async () => {
+      const txn = this.store.get(transactionalId);
+      const next = step(txn);
+      if ('error' in next) return next.error;
+      if (next.txn !== txn) {
+        if (txn?.state !== 'Ongoing') this.options.events?.begun();
+        await this.save(next.txn);
+      }
+      return ErrorCode.NONE;
+    });
+  }
+
+  private async save(txn: Txn): Promise<void> {
+    await this.store.put(txn);
+    this.byProducer.set(txn.producerId, txn.transactionalId);
+  }
+
+  /**
+   * Writes the markers (and on commit the offsets) of a stored Prepare state and stores it
+   * complete; whether that was done. A failure leaves it to be tried again by the sweep.
+   */
+  private async finish(txn: Txn, timedOut = false): Promise<boolean> {
+    const marker: Marker = txn.state === 'PrepareCommit' ? 'commit' : 'abort';
+    try {
+      await Promise.all(txn.partitions.map((p) => this.participants.writeMarker(p, txn.producerId, txn.epoch, marker)));
+      if (marker === 'commit') for (const g of txn.groups) if (g.offsets.length > 0) await this.participants.commitOffsets(g.groupId, g.offsets);
+      await this.store.put(complete(txn, Date.now()));
+    } catch (err) {
+      this.options.log.error({ transactionalId: txn.transactionalId, err }, `transaction not completed (${marker}); tried again later`);
+      return false;
+    }
+    this.options.events?.ended(timedOut ? 'timed_out' : marker === 'commit' ? 'committed' : 'aborted');
+    return true;
+  }
+
+  /** Kafka's periodic abort of transactions past their timeout, and another try at any decided one left incomplete. */
+  private sweep(): void {
+    const now = Date.now();
+    for (const txn of this.store.all()) {
+      const id = txn.transactionalId;
+      if (this.locks.has(id)) continue;
+      if (expired(txn, now)) {
+        void this.locked(id, async () => {
+          const current = this.store.get(id)!;
+          if (!expired(current, Date.now())) return;
+          this.options.log.info({ transactionalId: id, timeoutMs: current.timeoutMs }, 'transaction timed out: aborted, its producer fenced');
+          const aborting = fenceAndAbort(current, Date.now());
+          await this.store.put(aborting);
+          await this.finish(aborting, true);
+        }).catch((err: Error) => this.options.log.error({ transactionalId: id, err }, 'timed-out transaction not aborted'));
+      } else if (txn.state === 'PrepareCommit' || txn.state === 'PrepareAbort') {
+        void this.locked(id, async () => {
+          const current = this.store.get(id)!;
+          if (current.state === 'PrepareCommit' || current.state === 'PrepareAbort') await this.finish(current);
+        }).catch(() => {});
+      }
+    }
+  }
+}

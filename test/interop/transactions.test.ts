@@ -1,0 +1,108 @@
+/**
+ * Exactly-once from consume to produce with librdkafka's transactional producer (confluent-kafka):
+ * a transform loop, some of whose transactions abort on purpose, is killed with SIGKILL and
+ * restarted, and so is the broker; the output read with read_committed holds every input exactly
+ * once, and the group's committed offsets are the inputs' ends.
+ */
+import { test } from 'node:test';
+import assert from 'node:assert/strict';
+import { rm } from 'node:fs/promises';
+import { kafkajs } from '../helpers/kafkajs.js';
+import { LineProcess } from '../helpers/line-process.js';
+import { startServe, type ServeProcess } from '../helpers/serve-process.js';
+import { until } from '../helpers/until.js';
+
+interface TransformLine {
+  readonly committed?: number;
+  readonly aborted?: number;
+}
+
+const INPUTS = 3000;
+const PARTITIONS = 2;
+
+async function readCommitted(bootstrap: string, topic: string, count: number): Promise<string[]> {
+  const consumer = kafkajs(bootstrap).consumer({ groupId: `check-${Date.now()}`, readUncommitted: false, maxWaitTimeInMs: 100 });
+  await consumer.connect();
+  await consumer.subscribe({ topic, fromBeginning: true });
+  const values: string[] = [];
+  await consumer.run({ eachMessage: async ({ message }) => void values.push(message.value!.toString()) });
+  try {
+    await until(() => values.length >= count, `${count} outputs read`, 60_000);
+    // Long enough for a duplicate to show up.
+    await new Promise((resolve) => setTimeout(resolve, 500));
+  } finally {
+    await consumer.disconnect();
+  }
+  return values;
+}
+
+test('confluent-kafka consume-transform-produce, transformer and broker killed -9 mid-way: every input exactly once', async (t) => {
+  let serve: ServeProcess = await startServe(['--partitions', String(PARTITIONS)]);
+  const port = serve.port;
+  const dataDir = serve.dataDir;
+  const transformers: LineProcess<TransformLine>[] = [];
+  t.after(async () => {
+    for (const p of transformers) p.kill();
+    await serve.stop('SIGKILL');
+    await rm(dataDir, { recursive: true, force: true });
+  });
+  const kafka = kafkajs(serve.bootstrap);
+  const producer = kafka.producer({ idempotent: true });
+  await producer.connect();
+  const inputs = Array.from({ length: INPUTS }, (_, i) => `in-${i}`);
+  for (let i = 0; i < INPUTS; i += 500) {
+    await producer.send({ topic: 'tx-in', messages: inputs.slice(i, i + 500).map((value, j) => ({ partition: (i + j) % PARTITIONS, value })) });
+  }
+  await producer.disconnect();
+  const admin = kafka.admin();
+  await admin.connect();
+  await admin.createTopics({ topics: [{ topic: 'tx-out', numPartitions: PARTITIONS }] });
+  await admin.disconnect();
+
+  const start = (): LineProcess<TransformLine> => {
+    const p = LineProcess.python<TransformLine>('confluent_transform.py', [serve.bootstrap, 'tx-in', 'tx-out', 'transform-group', 'transformer', 4], 240_000);
+    transformers.push(p);
+    return p;
+  };
+  // Two transformers killed after a few transactions each, then the broker, with one running.
+  for (let kill = 0; kill < 2; kill++) {
+    const p = start();
+    await p.until((lines) => lines.filter((l) => l.committed !== undefined).length >= 2, 'two transactions committed', 60_000);
+    p.kill();
+  }
+  let current = start();
+  await current.until((lines) => lines.filter((l) => l.committed !== undefined).length >= 1, 'a transaction committed', 60_000);
+  await serve.stop('SIGKILL');
+  serve = await startServe(['--port', String(port), '--partitions', String(PARTITIONS)], dataDir);
+  // The restart aborts whatever transaction was open and fences its producer: a transformer that dies of it is started again.
+  let done = false;
+  const supervising = (async () => {
+    while (!done) {
+      await until(() => done || !current.running, 'the transformer ends', 120_000);
+      if (!done) current = start();
+    }
+  })();
+  const read = await readCommitted(serve.bootstrap, 'tx-out', INPUTS);
+  done = true;
+  await supervising;
+  assert.equal(read.length, INPUTS, 'no output twice');
+  assert.deepEqual(read.sort(), inputs.map((v) => v.toUpperCase()).sort());
+  assert.ok(
+    transformers.flatMap((p) => p.lines).some((l) => l.aborted !== undefined),
+    'some transactions aborted on purpose',
+  );
+  const offsets = await (async () => {
+    const a = kafkajs(serve.bootstrap).admin();
+    await a.connect();
+    try {
+      return await a.fetchOffsets({ groupId: 'transform-group', topics: ['tx-in'] });
+    } finally {
+      await a.disconnect();
+    }
+  })();
+  assert.deepEqual(
+    offsets[0]!.partitions.map((p) => [p.partition, p.offset]).sort(),
+    Array.from({ length: PARTITIONS }, (_, p) => [p, String(INPUTS / PARTITIONS)]),
+  );
+  await current.finish();
+});

@@ -1,0 +1,114 @@
+/**
+ * Transactions across `kill -9` of `brook serve`: what was committed stays committed, what was
+ * open is aborted and its producer fenced, what was decided but cut short is completed, and
+ * nothing comes back to life at a later restart.
+ */
+import { test } from 'node:test';
+import assert from 'node:assert/strict';
+import { appendFile, readdir } from 'node:fs/promises';
+import { join } from 'node:path';
+import { ErrorCode } from '../src/protocol/error-codes.js';
+import { DescribeTransactionsRequest, DescribeTransactionsResponse } from '../src/protocol/messages/describe-transactions.js';
+import { encodeTxn } from '../src/transactions/txn-records.js';
+import { startServe, type ServeProcess } from './helpers/serve-process.js';
+import { WireClient } from './helpers/wire-client.js';
+import { createTopic } from './helpers/wire-produce.js';
+import { committedOffset, readPartition, WireTxnProducer } from './helpers/wire-txn.js';
+
+async function stateOf(client: WireClient, transactionalId: string): Promise<string> {
+  const r = await client.request(DescribeTransactionsRequest, DescribeTransactionsResponse, 0, { transactionalIds: [transactionalId] });
+  return r.transactionStates[0]!.transactionState;
+}
+
+async function restart(serve: ServeProcess): Promise<{ serve: ServeProcess; client: WireClient }> {
+  await serve.stop('SIGKILL');
+  const next = await startServe([], serve.dataDir);
+  return { serve: next, client: await WireClient.connect(next.port) };
+}
+
+test('kill -9: committed stays committed with its offsets, open is aborted and fenced, and a later restart revives nothing', async (t) => {
+  let serve = await startServe();
+  t.after(() => serve.stop('SIGKILL'));
+  let client = await WireClient.connect(serve.port);
+  await createTopic(client, 'out', 1);
+  await createTopic(client, 'in', 1);
+  const done = new WireTxnProducer(client, 'done');
+  await done.init();
+  await done.add('out', [0]);
+  await done.send('out', 0, 3, 'c');
+  await done.addOffsets('g');
+  await done.commitOffsets('g', 'in', { 0: 3 });
+  assert.equal(await done.end(true), ErrorCode.NONE);
+  const open = new WireTxnProducer(client, 'open');
+  await open.init();
+  await open.add('out', [0]);
+  await open.send('out', 0, 2, 'o');
+  await open.addOffsets('g');
+  await open.commitOffsets('g', 'in', { 0: 5 });
+  client.close();
+
+  for (let round = 0; round < 2; round++) {
+    ({ serve, client } = await restart(serve));
+    const committed = await readPartition(client, 'out', 0, true);
+    assert.deepEqual(committed.values, ['c0', 'c1', 'c2'], `round ${round}`);
+    assert.deepEqual(committed.markers, ['commit', 'abort'], 'one marker each, never written again');
+    assert.equal(committed.lastStableOffset, committed.highWatermark);
+    assert.equal((await readPartition(client, 'out', 0, false)).values.length, 5);
+    assert.equal(await committedOffset(client, 'g', 'in', 0), 3);
+    assert.deepEqual([await stateOf(client, 'done'), await stateOf(client, 'open')], ['CompleteCommit', 'CompleteAbort']);
+    // The producer of the open transaction, still running, is fenced.
+    const zombie = Object.assign(new WireTxnProducer(client, 'open'), { producerId: open.producerId, epoch: open.epoch });
+    assert.equal(await zombie.end(true), ErrorCode.PRODUCER_FENCED);
+    assert.equal((await zombie.send('out', 0, 1, 'late')).errorCode, ErrorCode.INVALID_PRODUCER_EPOCH);
+    client.close();
+  }
+});
+
+test('kill -9 after a commit was decided but before its markers: the restart completes the commit', async (t) => {
+  let serve = await startServe();
+  t.after(() => serve.stop('SIGKILL'));
+  let client = await WireClient.connect(serve.port);
+  await createTopic(client, 'out', 2);
+  await createTopic(client, 'in', 1);
+  const p = new WireTxnProducer(client, 'decided');
+  await p.init();
+  await p.add('out', [0, 1]);
+  await p.send('out', 0, 2, 'a');
+  await p.send('out', 1, 1, 'b');
+  await p.addOffsets('g');
+  await p.commitOffsets('g', 'in', { 0: 7 });
+  client.close();
+  await serve.stop('SIGKILL');
+  // What the coordinator stores before it writes any marker: the decision.
+  const log = (await readdir(serve.dataDir)).find((name) => /^transactions-\d+\.log$/.test(name))!;
+  const now = Date.now();
+  await appendFile(
+    join(serve.dataDir, log),
+    encodeTxn({
+      transactionalId: 'decided',
+      producerId: p.producerId,
+      epoch: p.epoch,
+      lastProducerId: -1n,
+      lastEpoch: -1,
+      timeoutMs: 60_000,
+      state: 'PrepareCommit',
+      partitions: [
+        { topic: 'out', partition: 0 },
+        { topic: 'out', partition: 1 },
+      ],
+      groups: [{ groupId: 'g', offsets: [{ topic: 'in', partition: 0, offset: 7n, leaderEpoch: -1, metadata: '' }] }],
+      startMs: now,
+      updateMs: now,
+    }),
+  );
+  serve = await startServe([], serve.dataDir);
+  client = await WireClient.connect(serve.port);
+  t.after(() => client.close());
+  assert.deepEqual((await readPartition(client, 'out', 0, true)).values, ['a0', 'a1']);
+  assert.deepEqual((await readPartition(client, 'out', 1, true)).values, ['b0']);
+  assert.equal(await committedOffset(client, 'g', 'in', 0), 7);
+  assert.equal(await stateOf(client, 'decided'), 'CompleteCommit');
+  // The producer's retried EndTxn is answered as done.
+  const again = Object.assign(new WireTxnProducer(client, 'decided'), { producerId: p.producerId, epoch: p.epoch });
+  assert.equal(await again.end(true), ErrorCode.NONE);
+});
