@@ -8,6 +8,7 @@ import { mkdtemp, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { startServe } from '../test/helpers/serve-process.js';
+import { authorizerBench } from './authorizer.js';
 import { fetchThroughput } from './fetch.js';
 import { flushAlways } from './flush.js';
 import { buildKafkaLoad, PARTITIONS } from './kafka-load.js';
@@ -37,6 +38,7 @@ async function main(): Promise<void> {
     await serve.stop();
     await rm(dataDir, { recursive: true, force: true });
   }
+  rows.push(...(await authorizerBench(smoke)));
   rows.push(...(await offsetCommitBench(smoke)));
   rows.push(...(await recoveryBench(smoke)));
   rows.push(...memoryBench(smoke));

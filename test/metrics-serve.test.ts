@@ -4,6 +4,7 @@ import assert from 'node:assert/strict';
 import { kafkajs } from './helpers/kafkajs.js';
 import { scrape } from './helpers/scrape.js';
 import { startServe } from './helpers/serve-process.js';
+import { until } from './helpers/until.js';
 
 /** The broker's log lines, parsed: pino writes one JSON object a line. */
 function logLines(output: string): { level: number; msg: string; [field: string]: unknown }[] {
@@ -16,6 +17,8 @@ function logLines(output: string): { level: number; msg: string; [field: string]
 test('serve --metrics-port serves Prometheus text, and says where in its JSON log', async () => {
   const serve = await startServe(['--metrics-port', '0', '--log-level', 'info']);
   try {
+    // The JSON log is written apart from the plain line serve waits for: it may come after it.
+    await until(() => logLines(serve.output()).some((l) => l.msg.startsWith('listening on')), 'the JSON log says where the metrics are');
     const announced = logLines(serve.output()).find((l) => l.msg.startsWith('listening on'));
     assert.equal(announced?.level, 30, serve.output());
     const metricsPort = announced?.metricsPort;

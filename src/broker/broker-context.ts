@@ -1,5 +1,6 @@
 /** Everything a handler may reach: settings, the stored topics, waiting fetches, consumer groups, the log, metrics, faults. */
 import type { Logger } from 'pino';
+import type { Authorizer } from '../acl/authorizer.js';
 import type { CredentialStore } from '../auth/credential-store.js';
 import type { GroupCoordinator } from '../groups/group-coordinator.js';
 import type { ProducerEpochs } from '../log/producer-epochs.js';
@@ -11,6 +12,7 @@ import type { SaslGate } from './sasl-gate.js';
 import type { BufferPool } from '../memory/buffer-pool.js';
 import type { FaultRegistry } from '../faults/registry.js';
 import type { TxnCoordinator } from '../transactions/txn-coordinator.js';
+import type { ProducerActivity } from './producer-activity.js';
 
 export interface BrokerContext {
   readonly config: BrokerConfig;
@@ -30,6 +32,10 @@ export interface BrokerContext {
   readonly credentials: CredentialStore | undefined;
   /** Memory Fetch reads the log into, given back once each response is sent. */
   readonly fetchMemory: BufferPool;
+  /** Present with --authorizer: the ACLs and the decisions from them. */
+  readonly authorizer: Authorizer | undefined;
   /** Faults installed to act on requests. */
   readonly faults: FaultRegistry;
+  /** Produce's decisions per idempotent producer and partition. */
+  readonly producerActivity: ProducerActivity;
 }

@@ -8,7 +8,9 @@
 import { isListConfig, isTopicConfig, listItems, topicConfigProblem, type TopicConfigs } from '../log/topic-config.js';
 import { ErrorCode } from '../protocol/error-codes.js';
 import type { BrokerContext } from './broker-context.js';
-import { configResourceProblem, TOPIC_RESOURCE, type ResourceProblem } from './config-resources.js';
+import { configAccessProblem, configResourceProblem, TOPIC_RESOURCE, type ResourceProblem } from './config-resources.js';
+import { AclOperation } from '../acl/acl-binding.js';
+import type { ConnectionContext } from '../server/connection.js';
 import { storageErrorCode } from './storage-error.js';
 import { topicConfigValue } from './topic-configs.js';
 
@@ -45,7 +47,12 @@ class AlteredValueError extends Error {}
 const key = (r: AlteredResource): string => `${r.resourceType}:${r.resourceName}`;
 
 /** Alters each resource in turn; each answered with its own error, or none. As Kafka, a resource named twice is refused each time. */
-export async function alterResources(broker: BrokerContext, resources: readonly AlteredResource[], validateOnly: boolean): Promise<AlterationAnswer[]> {
+export async function alterResources(
+  broker: BrokerContext,
+  connection: ConnectionContext,
+  resources: readonly AlteredResource[],
+  validateOnly: boolean,
+): Promise<AlterationAnswer[]> {
   const answers: AlterationAnswer[] = [];
   const times = new Map<string, number>();
   for (const r of resources) times.set(key(r), (times.get(key(r)) ?? 0) + 1);
@@ -53,7 +60,8 @@ export async function alterResources(broker: BrokerContext, resources: readonly 
     const twice = times.get(key(resource))! > 1;
     const problem = twice
       ? { errorCode: ErrorCode.INVALID_REQUEST, errorMessage: 'Each resource must appear at most once.' }
-      : await alterResource(broker, resource, validateOnly);
+      : (configAccessProblem(resource.resourceType, resource.resourceName, AclOperation.ALTER_CONFIGS, connection, broker) ??
+        (await alterResource(broker, resource, validateOnly)));
     answers.push({
       resourceType: resource.resourceType,
       resourceName: resource.resourceName,

@@ -3,6 +3,10 @@ import type { Storage } from '../log/storage.js';
 import { ErrorCode } from '../protocol/error-codes.js';
 import { NODE_ID } from './config.js';
 import { topicNameProblem } from '../log/topic-name.js';
+import { CLUSTER_NAME, ResourceType } from '../acl/acl-binding.js';
+import type { ConnectionContext } from '../server/connection.js';
+import type { BrokerContext } from './broker-context.js';
+import { mayDo } from './access.js';
 
 export const TOPIC_RESOURCE = 2;
 export const BROKER_RESOURCE = 4;
@@ -25,4 +29,21 @@ export function configResourceProblem(resourceType: number, resourceName: string
     return undefined;
   }
   return { errorCode: ErrorCode.INVALID_REQUEST, errorMessage: `resource type ${resourceType} is not supported` };
+}
+
+/** As Kafka, before anything else: the topic's (or the cluster's, for the broker) DESCRIBE_CONFIGS or ALTER_CONFIGS, `operation`. */
+export function configAccessProblem(
+  resourceType: number,
+  resourceName: string,
+  operation: number,
+  connection: ConnectionContext,
+  broker: BrokerContext,
+): ResourceProblem | undefined {
+  if (resourceType === TOPIC_RESOURCE && !mayDo(connection, broker, ResourceType.TOPIC, resourceName, operation)) {
+    return { errorCode: ErrorCode.TOPIC_AUTHORIZATION_FAILED, errorMessage: 'Authorization failed.' };
+  }
+  if (resourceType === BROKER_RESOURCE && !mayDo(connection, broker, ResourceType.CLUSTER, CLUSTER_NAME, operation)) {
+    return { errorCode: ErrorCode.CLUSTER_AUTHORIZATION_FAILED, errorMessage: 'Authorization failed.' };
+  }
+  return undefined;
 }

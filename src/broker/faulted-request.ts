@@ -48,18 +48,24 @@ async function finish(
   apiKey: number,
   encode: (response: unknown) => ResponseBytes,
 ): Promise<ResponseBytes> {
-  const response = await result;
-  if (errors.length > 0) {
-    // A Produce with acks=0 has no answer to carry errors: as Kafka does, the connection closes.
-    if (response === undefined) info.connection.end();
-    else addErrors(apiKey, response, errors);
-  }
+  const response = await withErrors(result, errors, apiKey, info);
   const bytes = response === undefined ? undefined : encode(response);
   // Unreferenced, so that a broker closed meanwhile does not keep its process alive.
   if (outcome.delayMs > 0) await sleep(outcome.delayMs, undefined, { ref: false });
   if (!outcome.dropResponse) return bytes;
   info.sent.cut();
   return undefined;
+}
+
+/** The handler's answer with an error entry added for each of `errors`, the entries taken out of its request. */
+export async function withErrors(result: HandlerResult<unknown>, errors: readonly NamedError[], apiKey: number, info: RequestInfo): Promise<unknown> {
+  const response = await result;
+  if (errors.length > 0) {
+    // A Produce with acks=0 has no answer to carry errors: as Kafka does, the connection closes.
+    if (response === undefined) info.connection.end();
+    else addErrors(apiKey, response, errors);
+  }
+  return response;
 }
 
 /** Only error faults answer entries with errors. */

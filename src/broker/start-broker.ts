@@ -15,18 +15,23 @@ import { serveMetrics } from '../metrics/metrics-server.js';
 import { TcpServer } from '../server/tcp-server.js';
 import { buildApiTable } from './api-table.js';
 import type { BrokerContext } from './broker-context.js';
+import type { ApiHandler } from './api-handler.js';
 import { DEFAULT_CONFIG, type BrokerConfig } from '../settings/settings.js';
 import { MAX_TIMER_MS } from '../settings/kinds.js';
 import { listenerProblem, optionProblem } from './option-checks.js';
 import { formatHostPort } from '../server/host-port.js';
 import { createDispatcher } from './dispatch.js';
+import { guarded } from './authorization.js';
 import { PartitionWaiters } from './partition-waiters.js';
 import { txnParticipants } from './txn-participants.js';
 import { SaslGate } from './sasl-gate.js';
 import { CredentialStore } from '../auth/credential-store.js';
+import { Authorizer } from '../acl/authorizer.js';
 import { BufferPool } from '../memory/buffer-pool.js';
 import { MemoryBudget } from '../memory/memory-budget.js';
 import { FaultRegistry, type Faults } from '../faults/registry.js';
+import { serveConsole } from '../console/console-server.js';
+import { ProducerActivity } from './producer-activity.js';
 
 /** Free memory kept for Fetch reads between responses. */
 const KEPT_FETCH_BYTES = 16 * 1024 * 1024;
@@ -49,6 +54,8 @@ export interface Broker {
   readonly dataDir: string;
   /** The bound metrics port, when `metricsPort` was given. */
   readonly metricsPort: number | undefined;
+  /** The bound web console port, when `consolePort` was given. */
+  readonly consolePort: number | undefined;
   /** Faults that make requests fail as they fail with Kafka: errors, lost answers, delays, closed connections. */
   readonly faults: Faults;
   /**
@@ -64,6 +71,7 @@ export interface Broker {
 interface Running {
   readonly port: number;
   readonly metricsPort: number | undefined;
+  readonly consolePort: number | undefined;
   close(): Promise<void>;
 }
 
@@ -86,7 +94,7 @@ export async function startBroker(options: BrokerOptions = {}): Promise<Broker> 
     await removeTemporary();
     throw err;
   }
-  const { port, metricsPort } = running;
+  const { port, metricsPort, consolePort } = running;
   // Restarts and the close happen one after another, in the order asked for.
   let lifecycle = Promise.resolve();
   let closing: Promise<void> | undefined;
@@ -96,6 +104,7 @@ export async function startBroker(options: BrokerOptions = {}): Promise<Broker> 
     port,
     dataDir,
     metricsPort,
+    consolePort,
     faults,
     restart({ downMs = 0 }: RestartOptions = {}) {
       if (!Number.isInteger(downMs) || downMs < 0 || downMs > MAX_TIMER_MS)
@@ -107,7 +116,7 @@ export async function startBroker(options: BrokerOptions = {}): Promise<Broker> 
           logger.info({ downMs }, 'restarting');
           await running.close();
           await sleep(downMs);
-          running = await run({ ...config, port, metricsPort }, logger, faults);
+          running = await run({ ...config, port, metricsPort, consolePort }, logger, faults);
         });
       return lifecycle;
     },
@@ -169,6 +178,8 @@ async function run(config: BrokerConfig, logger: Logger, faults: FaultRegistry):
     const producerEpochs = await ProducerEpochs.open(dataDir, config.producerIdExpirationMs, Date.now());
     const credentials = config.saslUsersFile === undefined ? undefined : await CredentialStore.open(config.saslUsersFile);
     const sasl = credentials === undefined ? undefined : new SaslGate(credentials, config.failedAuthenticationDelayMs);
+    const policy = { superUsers: new Set(config.superUsers ?? []), allowIfNoAclFound: config.allowEveryoneIfNoAclFound };
+    const authorizer = config.authorizer ? await Authorizer.open(dataDir, policy) : undefined;
     const context: { -readonly [K in keyof BrokerContext]: BrokerContext[K] } = {
       config,
       storage,
@@ -183,10 +194,12 @@ async function run(config: BrokerConfig, logger: Logger, faults: FaultRegistry):
       sasl,
       credentials,
       fetchMemory: new BufferPool(KEPT_FETCH_BYTES),
+      authorizer,
       faults,
+      producerActivity: new ProducerActivity(),
     };
     const server = new TcpServer(
-      createDispatcher(buildApiTable(sasl), context),
+      createDispatcher(authorizer === undefined ? buildApiTable(sasl) : guardedTable(buildApiTable(sasl)), context),
       {
         maxRequestBytes: config.maxRequestBytes,
         maxQueuedResponses: config.maxQueuedResponsesPerConnection,
@@ -212,14 +225,24 @@ async function run(config: BrokerConfig, logger: Logger, faults: FaultRegistry):
     if (metricsServer !== undefined) metrics.collectProcessMetrics();
     if (metricsServer !== undefined) closers.push(() => metricsServer.close());
     if (config.advertisedListener === undefined) context.advertised = { host: config.host, port: bound.port };
+    const consoleServer =
+      config.consolePort === undefined
+        ? undefined
+        : await serveConsole(context, { host: config.consoleHost ?? config.host, port: config.consolePort, startedAt: Date.now() });
+    if (consoleServer !== undefined) closers.push(() => consoleServer.close());
     const metricsPort = metricsServer?.port;
     const bootstrap = formatHostPort(config.host, bound.port);
     const metricsNote = metricsPort === undefined ? '' : `, metrics on http://${formatHostPort(config.host, metricsPort)}/metrics`;
-    logger.info({ host: config.host, port: bound.port, dataDir, metricsPort }, `listening on ${bootstrap}${metricsNote}`);
+    const consoleNote = consoleServer === undefined ? '' : `, console on ${consoleServer.url}`;
+    logger.info(
+      { host: config.host, port: bound.port, dataDir, metricsPort, consolePort: consoleServer?.port },
+      `listening on ${bootstrap}${metricsNote}${consoleNote}`,
+    );
     let closing: Promise<void> | undefined;
     return {
       port: bound.port,
       metricsPort,
+      consolePort: consoleServer?.port,
       close() {
         closing ??= closeAll();
         return closing;
@@ -229,6 +252,10 @@ async function run(config: BrokerConfig, logger: Logger, faults: FaultRegistry):
     await closeAll();
     throw err;
   }
+}
+
+function guardedTable(table: ReadonlyMap<number, ApiHandler>): ReadonlyMap<number, ApiHandler> {
+  return new Map([...table].map(([apiKey, handler]) => [apiKey, guarded(handler)]));
 }
 
 function withoutUndefined<T extends object>(o: T): Partial<T> {

@@ -1,7 +1,7 @@
 import type { Command } from 'commander';
-import { text } from 'node:stream/consumers';
 import { SCRAM_MECHANISMS } from '../auth/scram.js';
 import { saveSaslUser } from '../auth/users-file.js';
+import { readPassword } from './password-input.js';
 
 export function addAddUserCommand(program: Command): void {
   program
@@ -12,9 +12,7 @@ export function addAddUserCommand(program: Command): void {
     .requiredOption('--users-file <file>', 'the users file to create or update')
     .requiredOption('--user <name>', 'the user name')
     .action(async (o: { usersFile: string; user: string }) => {
-      if (process.stdin.isTTY) process.stderr.write('password (it shows as typed), then Enter and Ctrl-D: ');
-      const password = (await text(process.stdin)).replace(/\r?\n$/, '');
-      if (password === '') throw new Error('give the password on standard input.');
+      const password = await readPassword();
       await saveSaslUser(o.usersFile, o.user, password, SCRAM_MECHANISMS);
       process.stdout.write(`user '${o.user}' saved in ${o.usersFile} (${SCRAM_MECHANISMS.join(', ')})\n`);
     });

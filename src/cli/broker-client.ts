@@ -4,6 +4,8 @@ import { once } from 'node:events';
 import { readResponseFrame, requestFrame } from '../protocol/frames.js';
 import type { MessageCodec } from '../protocol/messages/codec.js';
 import { formatHostPort } from '../server/host-port.js';
+import { SaslAuthenticateRequest, SaslAuthenticateResponse } from '../protocol/messages/sasl-authenticate.js';
+import { SaslHandshakeRequest, SaslHandshakeResponse } from '../protocol/messages/sasl-handshake.js';
 
 const TIMEOUT_MS = 10_000;
 
@@ -46,6 +48,14 @@ export class BrokerClient {
     const response = readResponseFrame(await this.nextFrame(), responseCodec, requestCodec.apiKey, version);
     if (response.correlationId !== correlationId) throw new Error(`the broker at ${this.address} answered out of turn`);
     return response.body;
+  }
+
+  /** Authenticates as `user` with SASL/PLAIN, as a listener with --sasl-users-file requires. */
+  async authenticatePlain(user: string, password: string): Promise<void> {
+    const handshake = await this.request(SaslHandshakeRequest, SaslHandshakeResponse, 1, { mechanism: 'PLAIN' });
+    if (handshake.errorCode !== 0) throw new Error(`the broker at ${this.address} does not take SASL/PLAIN (error ${handshake.errorCode})`);
+    const answer = await this.request(SaslAuthenticateRequest, SaslAuthenticateResponse, 2, { authBytes: Buffer.from(`\0${user}\0${password}`) });
+    if (answer.errorCode !== 0) throw new Error(`the broker at ${this.address} refused user '${user}': ${answer.errorMessage ?? `error ${answer.errorCode}`}`);
   }
 
   close(): void {

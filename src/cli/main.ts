@@ -1,6 +1,7 @@
 #!/usr/bin/env node
 import { createRequire } from 'node:module';
 import { Command } from 'commander';
+import { addAclsCommand } from './acls-command.js';
 import { addAddUserCommand } from './add-user-command.js';
 import { addProducersCommand } from './producers-command.js';
 import { addReplayCommand } from './replay-command.js';
@@ -12,6 +13,7 @@ addReplayCommand(program);
 addServeCommand(program);
 addProducersCommand(program);
 addAddUserCommand(program);
+addAclsCommand(program);
 try {
   await program.parseAsync(process.argv);
 } catch (err) {

@@ -48,8 +48,9 @@ export function addServeCommand(program: Command): void {
         () => {
           if (speaks) logger.info('stopped');
           // Stopped cleanly, then ended by the hang-up itself, as by default: a normal exit with
-          // the terminal gone aborts in Node's own reset of it.
-          if (signal === 'SIGHUP') process.kill(process.pid, signal);
+          // the terminal gone aborts in Node's own reset of it. The log is written asynchronously
+          // and only an exit flushes it, so it is flushed before the signal ends the process.
+          if (signal === 'SIGHUP') logger.flush(() => process.kill(process.pid, signal));
           else process.exit(0);
         },
         (err: Error) => {

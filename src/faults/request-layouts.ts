@@ -42,7 +42,8 @@ const LAYOUTS: Readonly<Partial<Record<number, Layout>>> = {
   [ApiKey.Fetch]: {
     request: ['topics', 'topic', 'partitions', 'partition'],
     response: ['responses', 'topic', 'partitions', 'partitionIndex'],
-    errorFields: { highWatermark: -1n },
+    // As Kafka: no records, empty rather than null, which librdkafka cannot read.
+    errorFields: { highWatermark: -1n, records: Buffer.alloc(0) },
     whenFaulted: { maxWaitMs: 0 },
   },
   [ApiKey.ListOffsets]: { request: BY_PARTITION, response: BY_PARTITION },

@@ -3,7 +3,7 @@
  * --fault`), and their check into the form requests are matched with: anything wrong is one
  * sentence naming it.
  */
-import { ErrorCode } from '../protocol/error-codes.js';
+import { ErrorCode, errorCodeName } from '../protocol/error-codes.js';
 import { API_SCHEMAS } from '../protocol/messages/apis.js';
 import { hasRequestError, namesOf } from './request-layouts.js';
 
@@ -69,7 +69,6 @@ const LONGEST_DELAY_MS = 2 ** 31 - 1;
 
 const ACTIONS: readonly FaultActionName[] = ['error', 'dropResponse', 'delayMs', 'closeConnection'];
 const FIELDS = ['api', 'topic', 'partition', 'count', 'probability', 'seed', ...ACTIONS];
-const ERROR_NAMES = new Map<number, string>(Object.entries(ErrorCode).map(([name, code]) => [code, name]));
 
 /** A rule that cannot be installed; `problem` says why, as a phrase following "the rule". */
 export class FaultRuleError extends TypeError {
@@ -140,7 +139,7 @@ function describeAction(action: FaultAction): string {
 
 /** Kafka's name of an error code, with the code: `NOT_LEADER_OR_FOLLOWER (6)`. */
 export function describeError(errorCode: number): string {
-  const name = ERROR_NAMES.get(errorCode);
+  const name = errorCodeName(errorCode);
   return name === undefined ? `error ${errorCode}` : `${name} (${errorCode})`;
 }
 

@@ -23,3 +23,21 @@ export function subscriptionTopics(metadata: Buffer): string[] | undefined {
     throw err;
   }
 }
+
+/** The partitions a member's assignment gives it, by topic, or undefined when it does not follow the schema (or is empty). */
+export function assignedPartitions(assignment: Buffer): { topic: string; partitions: number[] }[] | undefined {
+  if (assignment.length === 0) return undefined;
+  try {
+    const r = new Reader(assignment);
+    if (r.readInt16() < 0) return undefined;
+    const count = r.readArrayLength();
+    if (count < 0) return undefined;
+    return Array.from({ length: count }, () => ({
+      topic: r.readString(),
+      partitions: Array.from({ length: Math.max(0, r.readArrayLength()) }, () => r.readInt32()),
+    }));
+  } catch (err) {
+    if (err instanceof ProtocolError) return undefined;
+    throw err;
+  }
+}

@@ -10,6 +10,11 @@ const isMissing = (err: unknown): boolean => (err as NodeJS.ErrnoException).code
  * snapshots aside); undefined once the directory is gone (its topic deleted meanwhile).
  */
 export async function segmentBytes(dir: string): Promise<number | undefined> {
+  return (await segmentUsage(dir))?.bytes;
+}
+
+/** How many segment files a partition directory holds and their bytes; undefined once it is gone. */
+export async function segmentUsage(dir: string): Promise<{ segments: number; bytes: number } | undefined> {
   let names: string[];
   try {
     names = await readdir(dir);
@@ -28,7 +33,7 @@ export async function segmentBytes(dir: string): Promise<number | undefined> {
         ),
       ),
   );
-  return sizes.reduce((sum, size) => sum + size, 0);
+  return { segments: sizes.length, bytes: sizes.reduce((sum, size) => sum + size, 0) };
 }
 
 /** The file system's size and the bytes an unprivileged writer may still use, as Java's FileStore reports them. */

@@ -43,6 +43,12 @@ export class BrokerMetrics {
     labelNames: ['api', 'action'],
     registers: [this.registry],
   });
+  private readonly denials = new Counter({
+    name: 'brook_authorization_denied_total',
+    help: 'Operations the authorizer refused that requests asked for, by resource type and operation.',
+    labelNames: ['resource_type', 'operation'],
+    registers: [this.registry],
+  });
   private readonly latency = new LatencyHistogram(
     'brook_request_duration_seconds',
     'Time from a decoded request to its response, by Kafka API.',
@@ -95,6 +101,10 @@ export class BrokerMetrics {
 
   faultFired(api: string, action: string): void {
     this.faults.inc({ api, action });
+  }
+
+  authorizationDenied(resourceType: string, operation: string): void {
+    this.denials.inc({ resource_type: resourceType, operation });
   }
 
   /** The open-connections gauge reads `count` at each scrape. */

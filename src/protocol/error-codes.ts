@@ -130,3 +130,10 @@ export const ErrorCode = {
   VOTER_NOT_FOUND: 127,
   INVALID_REGULAR_EXPRESSION: 128,
 } as const;
+
+const NAMES = new Map<number, string>(Object.entries(ErrorCode).map(([name, code]) => [code, name]));
+
+/** Kafka's name of an error code, if it has one. */
+export function errorCodeName(code: number): string | undefined {
+  return NAMES.get(code);
+}

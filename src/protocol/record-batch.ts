@@ -277,7 +277,7 @@ const DECOMPRESS = {
  * are MESSAGE_TOO_LARGE, the code for a batch larger than the broker accepts, on which Java
  * producers split the batch and send the halves.
  */
-function decompressRecords(codec: Exclude<Compression, Compression.None>, payload: Buffer, room: DecompressionRoom): Buffer {
+export function decompressRecords(codec: Exclude<Compression, Compression.None>, payload: Buffer, room: DecompressionRoom): Buffer {
   try {
     const records = DECOMPRESS[codec](payload, room.bytes);
     room.bytes -= records.length;

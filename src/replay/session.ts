@@ -7,11 +7,20 @@ interface PartitionState {
   readonly producers: Map<string, ProducerState>;
 }
 
+/** What one batch line did: its verdict, and the partition's log end and the producer's state after it. */
+export interface ReplayStep {
+  readonly verdict: Verdict;
+  /** The offset an accepted batch was given, or a duplicate's first copy's. */
+  readonly baseOffset: number | undefined;
+  readonly logEnd: number;
+  readonly state: ProducerState | undefined;
+}
+
 export class ReplaySession {
   private readonly partitions = new Map<string, PartitionState>();
 
-  /** Judges the batch and, when accepted, appends it; returns the reply line. */
-  apply(batch: BatchLine, explain: boolean): string {
+  /** Judges the batch and, when accepted, appends it. */
+  step(batch: BatchLine): ReplayStep {
     let partition = this.partitions.get(batch.partition);
     if (partition === undefined) {
       partition = { logEnd: 0, producers: new Map() };
@@ -19,7 +28,7 @@ export class ReplaySession {
     }
     const state = partition.producers.get(batch.producer);
     const verdict = check(state, batch);
-    let reply = replyText(verdict, partition.logEnd);
+    const baseOffset = verdict.kind === 'append' ? partition.logEnd : verdict.kind === 'duplicate' ? verdict.baseOffset : undefined;
     if (verdict.kind === 'append') {
       // Offsets are JavaScript numbers: exact up to 2^53 − 1, far past any real log.
       if (partition.logEnd + batch.count > Number.MAX_SAFE_INTEGER) {
@@ -28,17 +37,23 @@ export class ReplaySession {
       partition.producers.set(batch.producer, commit(state, batch, partition.logEnd));
       partition.logEnd += batch.count;
     }
-    if (explain) reply += `  log_end=${partition.logEnd}  window=${windowText(partition.producers.get(batch.producer))}`;
-    return reply;
+    return { verdict, baseOffset, logEnd: partition.logEnd, state: partition.producers.get(batch.producer) };
+  }
+
+  /** The reply line of `step`, with the log end and window after it when `explain`. */
+  apply(batch: BatchLine, explain: boolean): string {
+    const step = this.step(batch);
+    const reply = replyText(step);
+    return explain ? `${reply}  log_end=${step.logEnd}  window=${windowText(step.state)}` : reply;
   }
 }
 
-function replyText(verdict: Verdict, logEnd: number): string {
+export function replyText({ verdict, baseOffset }: ReplayStep): string {
   switch (verdict.kind) {
     case 'append':
-      return `OK base=${logEnd}`;
+      return `OK base=${baseOffset}`;
     case 'duplicate':
-      return `DUPLICATE base=${verdict.baseOffset}`;
+      return `DUPLICATE base=${baseOffset}`;
     case 'out_of_order':
       return 'OUT_OF_ORDER';
     case 'fenced':

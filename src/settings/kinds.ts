@@ -144,6 +144,26 @@ export const pemFile: Kind<Buffer> = {
   flagSaid: 'a PEM file',
 };
 
+const PRINCIPAL = /^[^:]+:.+$/;
+const isPrincipal = (v: unknown): boolean => typeof v === 'string' && PRINCIPAL.test(v);
+
+/** Kafka principals (`User:admin`); the flag takes them as `super.users` does, separated by `;`. */
+export const principals: Kind<readonly string[]> = {
+  fits: (v) => Array.isArray(v) && v.every(isPrincipal),
+  said: "an array of principals such as 'User:admin'",
+  arg: '<principals>',
+  parse(text) {
+    const list = text
+      .split(';')
+      .map((p) => p.trim())
+      .filter((p) => p !== '');
+    const bad = list.find((p) => !isPrincipal(p));
+    if (bad !== undefined) throw new Error(`'${bad}' is not a principal such as User:admin`);
+    return list;
+  },
+  flagSaid: 'principals such as `User:admin`, separated by `;`',
+};
+
 export const pinoLogger: Kind<Logger> = {
   fits: (v) => ['info', 'warn', 'error'].every((level) => typeof field(v, level) === 'function'),
   said: 'a pino logger',

@@ -8,8 +8,8 @@ export const alterConfigs = defineApi({
   response: AlterConfigsResponse,
   minVersion: 0,
   maxVersion: 2,
-  async handle(request, _info, broker): Promise<AlterConfigsResponse> {
+  async handle(request, info, broker): Promise<AlterConfigsResponse> {
     const resources = request.resources.map((r) => ({ ...r, replace: true, configs: r.configs.map((c) => ({ ...c, configOperation: SET })) }));
-    return { throttleTimeMs: 0, responses: await alterResources(broker, resources, request.validateOnly) };
+    return { throttleTimeMs: 0, responses: await alterResources(broker, info.connection, resources, request.validateOnly) };
   },
 });

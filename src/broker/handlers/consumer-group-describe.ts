@@ -2,7 +2,7 @@
 import { ErrorCode } from '../../protocol/error-codes.js';
 import { ConsumerGroupDescribeRequest, ConsumerGroupDescribeResponse } from '../../protocol/messages/consumer-group-describe.js';
 import { defineApi } from '../api-handler.js';
-import { NOT_ASKED } from '../authorized-operations.js';
+import { NOT_ASKED } from '../access.js';
 
 export const consumerGroupDescribe = defineApi({
   request: ConsumerGroupDescribeRequest,

@@ -6,7 +6,10 @@ import { ErrorCode } from '../../protocol/error-codes.js';
 import { DeleteTopicsRequest, DeleteTopicsResponse } from '../../protocol/messages/delete-topics.js';
 import { ZERO_UUID } from '../../protocol/primitives/reader.js';
 import type { TopicInfo } from '../../log/storage.js';
+import { AclOperation, ResourceType } from '../../acl/acl-binding.js';
+import type { ConnectionContext } from '../../server/connection.js';
 import { defineApi } from '../api-handler.js';
+import { mayDo } from '../access.js';
 import type { BrokerContext } from '../broker-context.js';
 import { answerEachNamedOnce } from '../named-once.js';
 import { storageErrorCode } from '../storage-error.js';
@@ -27,7 +30,7 @@ export const deleteTopics = defineApi({
       async (w) => {
         if (w.name !== null && w.topicId !== ZERO_UUID) return refused(w, 'You may not specify both topic name and topic id.');
         if (w.name === null && w.topicId === ZERO_UUID) return refused(w, 'Neither topic name nor id were specified.');
-        return deleteOne(broker, w);
+        return deleteOne(broker, info.connection, w);
       },
       (w) => refused(w, w.name === null ? 'Duplicate topic id.' : 'Duplicate topic name.'),
     );
@@ -49,9 +52,12 @@ function refused(w: Wanted, errorMessage: string): Result {
  * The topic is looked for again when the delete's turn comes, since an earlier change (another
  * connection's delete of it) may have removed it: then it is answered as unknown, as Kafka does.
  */
-async function deleteOne(broker: BrokerContext, w: Wanted): Promise<Result> {
+async function deleteOne(broker: BrokerContext, connection: ConnectionContext, w: Wanted): Promise<Result> {
   const byId = w.name === null ? broker.storage.topicById(w.topicId) : undefined;
   const name = w.name ?? byId?.name;
+  if (name !== undefined && !mayDo(connection, broker, ResourceType.TOPIC, name, AclOperation.DELETE)) {
+    return { name: w.name, topicId: w.topicId, errorCode: ErrorCode.TOPIC_AUTHORIZATION_FAILED, errorMessage: 'Authorization failed.' };
+  }
   let deleted: TopicInfo | undefined;
   try {
     deleted = name === undefined ? undefined : await broker.storage.deleteTopic(name, byId?.topicId);

@@ -2,7 +2,7 @@
 import { ErrorCode } from '../../protocol/error-codes.js';
 import { DescribeClusterRequest, DescribeClusterResponse } from '../../protocol/messages/describe-cluster.js';
 import { defineApi } from '../api-handler.js';
-import { authorizedOperations, CLUSTER_OPERATIONS, NOT_ASKED } from '../authorized-operations.js';
+import { clusterOperations, NOT_ASKED } from '../access.js';
 import { NODE_ID } from '../config.js';
 
 /** Kafka's EndpointType ids. */
@@ -14,7 +14,7 @@ export const describeCluster = defineApi({
   response: DescribeClusterResponse,
   minVersion: 0,
   maxVersion: 1,
-  handle(request, _info, broker): DescribeClusterResponse {
+  handle(request, info, broker): DescribeClusterResponse {
     // v0 has no endpoint type: it reads as a broker's.
     const refused = (errorCode: number, errorMessage: string): DescribeClusterResponse => ({
       throttleTimeMs: 0,
@@ -38,7 +38,7 @@ export const describeCluster = defineApi({
       clusterId: broker.clusterId,
       controllerId: NODE_ID,
       brokers: [{ brokerId: NODE_ID, host: broker.advertised.host, port: broker.advertised.port, rack: null }],
-      clusterAuthorizedOperations: authorizedOperations(request.includeClusterAuthorizedOperations, CLUSTER_OPERATIONS),
+      clusterAuthorizedOperations: clusterOperations(request.includeClusterAuthorizedOperations, info.connection, broker),
     };
   },
 });

@@ -6,7 +6,8 @@ import type { BrokerContext } from '../broker-context.js';
 import { NODE_ID, securityProtocol } from '../config.js';
 import { brokerConfigValues, DEFAULT_CONFIG, type BrokerConfig } from '../../settings/settings.js';
 import { configEntries, DEFAULT_CONFIG_SOURCE, topicConfigEntries, type ConfigEntry } from '../topic-configs.js';
-import { configResourceProblem, TOPIC_RESOURCE } from '../config-resources.js';
+import { configAccessProblem, configResourceProblem, TOPIC_RESOURCE } from '../config-resources.js';
+import { AclOperation } from '../../acl/acl-binding.js';
 import { formatHostPort } from '../../server/host-port.js';
 
 type Result = DescribeConfigsResponse['results'][number];
@@ -26,7 +27,7 @@ export const describeConfigs = defineApi({
   response: DescribeConfigsResponse,
   minVersion: 0,
   maxVersion: 4,
-  handle(request, _info, broker): DescribeConfigsResponse {
+  handle(request, info, broker): DescribeConfigsResponse {
     const results = request.resources.map((res): Result => {
       const result = (errorCode: number, errorMessage: string | null, configs: ConfigEntry[] = []): Result => ({
         errorCode,
@@ -48,7 +49,9 @@ export const describeConfigs = defineApi({
             documentation: null,
           })),
       });
-      const problem = configResourceProblem(res.resourceType, res.resourceName, broker.storage);
+      const problem =
+        configAccessProblem(res.resourceType, res.resourceName, AclOperation.DESCRIBE_CONFIGS, info.connection, broker) ??
+        configResourceProblem(res.resourceType, res.resourceName, broker.storage);
       if (problem !== undefined) return result(problem.errorCode, problem.errorMessage);
       const topic = res.resourceType === TOPIC_RESOURCE ? broker.storage.topic(res.resourceName) : undefined;
       if (topic !== undefined) return result(ErrorCode.NONE, null, topicConfigEntries(broker.config, topic.configs));

@@ -7,7 +7,8 @@ import { ErrorCode } from '../../protocol/error-codes.js';
 import { ZERO_UUID } from '../../protocol/primitives/reader.js';
 import { DescribeTopicPartitionsRequest, DescribeTopicPartitionsResponse } from '../../protocol/messages/describe-topic-partitions.js';
 import { defineApi } from '../api-handler.js';
-import { NOT_ASKED, TOPIC_OPERATIONS } from '../authorized-operations.js';
+import { AclOperation, ResourceType } from '../../acl/acl-binding.js';
+import { authorizedOperations, mayDo, NOT_ASKED } from '../access.js';
 import { LEADER_EPOCH, NODE_ID } from '../config.js';
 import { topicNameProblem } from '../../log/topic-name.js';
 
@@ -21,11 +22,15 @@ export const describeTopicPartitions = defineApi({
   response: DescribeTopicPartitionsResponse,
   minVersion: 0,
   maxVersion: 0,
-  handle(request, _info, broker): DescribeTopicPartitionsResponse {
+  handle(request, { connection }, broker): DescribeTopicPartitionsResponse {
     const { cursor } = request;
     const all = request.topics.length === 0;
     const from = cursor?.topicName ?? '';
-    const names = new Set((all ? broker.storage.topics().map((t) => t.name) : request.topics.map((t) => t.name)).filter((name) => name >= from));
+    // As Kafka: all topics are those the client may describe.
+    const mayDescribe = (name: string, quiet = false): boolean => mayDo(connection, broker, ResourceType.TOPIC, name, AclOperation.DESCRIBE, quiet);
+    const operations = (name: string): number => authorizedOperations(true, connection, broker, ResourceType.TOPIC, name);
+    const listed = all ? broker.storage.topics().map((t) => t.name) : request.topics.map((t) => t.name);
+    const names = new Set(listed.filter((name) => name >= from && (!all || mayDescribe(name, true))));
     // As Kafka: a cursor outside the topics named, or before a first partition, fails every topic named.
     const invalidCursor = cursor !== null && ((!all && !names.has(cursor.topicName)) || cursor.partitionIndex < 0);
     if (invalidCursor)
@@ -39,12 +44,16 @@ export const describeTopicPartitions = defineApi({
         nextCursor = { topicName: name, partitionIndex: 0 };
         break;
       }
+      if (!mayDescribe(name)) {
+        topics.push(topicError(name, ErrorCode.TOPIC_AUTHORIZATION_FAILED, NOT_ASKED));
+        continue;
+      }
       const info = broker.storage.topic(name);
       if (info === undefined) {
         // Asked for all, topics deleted meanwhile are left out; asked by name, they are errors.
         if (!all)
           topics.push(
-            topicError(name, topicNameProblem(name) === undefined ? ErrorCode.UNKNOWN_TOPIC_OR_PARTITION : ErrorCode.INVALID_TOPIC_EXCEPTION, TOPIC_OPERATIONS),
+            topicError(name, topicNameProblem(name) === undefined ? ErrorCode.UNKNOWN_TOPIC_OR_PARTITION : ErrorCode.INVALID_TOPIC_EXCEPTION, operations(name)),
           );
         continue;
       }
@@ -61,7 +70,7 @@ export const describeTopicPartitions = defineApi({
         lastKnownElr: [],
         offlineReplicas: [],
       }));
-      topics.push({ errorCode: ErrorCode.NONE, name, topicId: info.topicId, isInternal: false, partitions, topicAuthorizedOperations: TOPIC_OPERATIONS });
+      topics.push({ errorCode: ErrorCode.NONE, name, topicId: info.topicId, isInternal: false, partitions, topicAuthorizedOperations: operations(name) });
       if (end < info.partitions) {
         nextCursor = { topicName: name, partitionIndex: end };
         break;

@@ -8,8 +8,8 @@ export const incrementalAlterConfigs = defineApi({
   response: IncrementalAlterConfigsResponse,
   minVersion: 0,
   maxVersion: 1,
-  async handle(request, _info, broker): Promise<IncrementalAlterConfigsResponse> {
+  async handle(request, info, broker): Promise<IncrementalAlterConfigsResponse> {
     const resources = request.resources.map((r) => ({ ...r, replace: false }));
-    return { throttleTimeMs: 0, responses: await alterResources(broker, resources, request.validateOnly) };
+    return { throttleTimeMs: 0, responses: await alterResources(broker, info.connection, resources, request.validateOnly) };
   },
 });

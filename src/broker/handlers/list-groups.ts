@@ -1,7 +1,12 @@
-/** ListGroups: every group with members or committed offsets, filtered by state (v4) and type (v5). */
+/**
+ * ListGroups: every group with members or committed offsets, filtered by state (v4) and type (v5),
+ * and, as Kafka, to those the client may describe unless it may describe the cluster.
+ */
 import { ErrorCode } from '../../protocol/error-codes.js';
 import { ListGroupsRequest, ListGroupsResponse } from '../../protocol/messages/list-groups.js';
+import { AclOperation, CLUSTER_NAME, ResourceType } from '../../acl/acl-binding.js';
 import { defineApi } from '../api-handler.js';
+import { mayDo } from '../access.js';
 
 /** All groups here speak the classic protocol. */
 const GROUP_TYPE = 'classic';
@@ -11,12 +16,14 @@ export const listGroups = defineApi({
   response: ListGroupsResponse,
   minVersion: 0,
   maxVersion: 5,
-  handle(request, _info, broker): ListGroupsResponse {
+  handle(request, { connection }, broker): ListGroupsResponse {
     const states = new Set(request.statesFilter.map((s) => s.toLowerCase()));
     const typeWanted = request.typesFilter.length === 0 || request.typesFilter.some((t) => t.toLowerCase() === GROUP_TYPE);
+    const everyGroup = mayDo(connection, broker, ResourceType.CLUSTER, CLUSTER_NAME, AclOperation.DESCRIBE, true);
     const groups = broker.groups
       .list()
       .filter((g) => typeWanted && (states.size === 0 || states.has(g.state.toLowerCase())))
+      .filter((g) => everyGroup || mayDo(connection, broker, ResourceType.GROUP, g.groupId, AclOperation.DESCRIBE, true))
       .map((g) => ({ groupId: g.groupId, protocolType: g.protocolType, groupState: g.state, groupType: GROUP_TYPE }));
     return { throttleTimeMs: 0, errorCode: ErrorCode.NONE, groups };
   },

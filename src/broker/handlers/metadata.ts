@@ -3,7 +3,9 @@ import { ErrorCode } from '../../protocol/error-codes.js';
 import { MetadataRequest, MetadataResponse, type MetadataRequestTopic } from '../../protocol/messages/metadata.js';
 import { ZERO_UUID } from '../../protocol/primitives/reader.js';
 import { defineApi } from '../api-handler.js';
-import { authorizedOperations, CLUSTER_OPERATIONS, NOT_ASKED, TOPIC_OPERATIONS } from '../authorized-operations.js';
+import { AclOperation, CLUSTER_NAME, ResourceType } from '../../acl/acl-binding.js';
+import { authorizedOperations, clusterOperations, mayDo, NOT_ASKED } from '../access.js';
+import type { ConnectionContext } from '../../server/connection.js';
 import { LEADER_EPOCH, NODE_ID } from '../config.js';
 import { topicNameProblem } from '../../log/topic-name.js';
 import { TopicCollisionError, TopicExistsError, type TopicInfo } from '../../log/storage.js';
@@ -23,33 +25,55 @@ export const metadata = defineApi({
     // A topic asked for twice is answered once, as Kafka answers a set of topics.
     const wanted = [...new Map((request.topics ?? []).map((w) => [w.name ?? w.topicId, w])).values()];
     let topics: ResponseTopic[] = [];
-    if (all) topics = broker.storage.topics().map(describeTopic);
+    // As Kafka: all topics are those the client may describe; one named that it may not is refused.
+    if (all)
+      topics = broker.storage
+        .topics()
+        .filter((t) => mayDescribe(info.connection, broker, t.name, true))
+        .map(describeTopic);
     else if (info.apiVersion < 12 && wanted.some((w) => w.name === null || w.topicId !== ZERO_UUID)) topics = wanted.map(rejectedTopic);
-    else for (const w of wanted) topics.push(await answerTopic(broker, w, request.allowAutoTopicCreation));
+    else for (const w of wanted) topics.push(await answerTopic(broker, info.connection, w, request.allowAutoTopicCreation));
     for (const t of topics)
-      if (t.errorCode === ErrorCode.NONE) t.topicAuthorizedOperations = authorizedOperations(request.includeTopicAuthorizedOperations, TOPIC_OPERATIONS);
+      if (t.errorCode === ErrorCode.NONE)
+        t.topicAuthorizedOperations = authorizedOperations(request.includeTopicAuthorizedOperations, info.connection, broker, ResourceType.TOPIC, t.name!);
     return {
       throttleTimeMs: 0,
       brokers: [{ nodeId: NODE_ID, host: broker.advertised.host, port: broker.advertised.port, rack: null }],
       clusterId: broker.clusterId,
       controllerId: NODE_ID,
       topics,
-      clusterAuthorizedOperations: authorizedOperations(request.includeClusterAuthorizedOperations, CLUSTER_OPERATIONS),
+      clusterAuthorizedOperations: clusterOperations(request.includeClusterAuthorizedOperations, info.connection, broker),
     };
   },
 });
 
 /** A topic by id is answered as found, never created; one by name may be created. */
-async function answerTopic(broker: BrokerContext, wanted: MetadataRequestTopic, allowAutoCreation: boolean): Promise<ResponseTopic> {
+async function answerTopic(
+  broker: BrokerContext,
+  connection: ConnectionContext,
+  wanted: MetadataRequestTopic,
+  allowAutoCreation: boolean,
+): Promise<ResponseTopic> {
   if (wanted.name === null) {
     const byId = broker.storage.topicById(wanted.topicId);
-    return byId === undefined ? errorTopic(null, wanted.topicId, ErrorCode.UNKNOWN_TOPIC_ID) : describeTopic(byId);
+    if (byId === undefined) return errorTopic(null, wanted.topicId, ErrorCode.UNKNOWN_TOPIC_ID);
+    return mayDescribe(connection, broker, byId.name) ? describeTopic(byId) : errorTopic(null, wanted.topicId, ErrorCode.TOPIC_AUTHORIZATION_FAILED);
   }
+  // Refused whether it exists or not, so that a client learns nothing of topics it may not see.
+  if (!mayDescribe(connection, broker, wanted.name)) return errorTopic(wanted.name, ZERO_UUID, ErrorCode.TOPIC_AUTHORIZATION_FAILED);
   const topic = broker.storage.topic(wanted.name);
   if (topic !== undefined) return describeTopic(topic);
   if (topicNameProblem(wanted.name) !== undefined) return errorTopic(wanted.name, ZERO_UUID, ErrorCode.INVALID_TOPIC_EXCEPTION);
   if (!broker.config.autoCreateTopics || !allowAutoCreation) return errorTopic(wanted.name, ZERO_UUID, ErrorCode.UNKNOWN_TOPIC_OR_PARTITION);
+  const mayCreate =
+    mayDo(connection, broker, ResourceType.CLUSTER, CLUSTER_NAME, AclOperation.CREATE, true) ||
+    mayDo(connection, broker, ResourceType.TOPIC, wanted.name, AclOperation.CREATE);
+  if (!mayCreate) return errorTopic(wanted.name, ZERO_UUID, ErrorCode.TOPIC_AUTHORIZATION_FAILED);
   return autoCreate(broker, wanted.name);
+}
+
+function mayDescribe(connection: ConnectionContext, broker: BrokerContext, topic: string, quiet = false): boolean {
+  return mayDo(connection, broker, ResourceType.TOPIC, topic, AclOperation.DESCRIBE, quiet);
 }
 
 /** Creates the topic; if a request on another connection created it first, answers that topic as it was then. */

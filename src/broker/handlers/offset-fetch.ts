@@ -1,7 +1,14 @@
-/** OffsetFetch: committed offsets (-1 where none), of the partitions asked for or, given null, of all. */
+/**
+ * OffsetFetch: committed offsets (-1 where none), of the partitions asked for or, given null, of all.
+ * As Kafka: a group the client may not describe is GROUP_AUTHORIZATION_FAILED; a topic it may not
+ * describe is TOPIC_AUTHORIZATION_FAILED when asked for, and left out of all.
+ */
 import { ErrorCode } from '../../protocol/error-codes.js';
 import { OffsetFetchRequest, OffsetFetchResponse } from '../../protocol/messages/offset-fetch.js';
+import { AclOperation, ResourceType } from '../../acl/acl-binding.js';
+import type { ConnectionContext } from '../../server/connection.js';
 import { defineApi } from '../api-handler.js';
+import { mayDo } from '../access.js';
 import type { BrokerContext } from '../broker-context.js';
 
 interface WantedTopic {
@@ -17,16 +24,28 @@ export const offsetFetch = defineApi({
   handle(request, info, broker): OffsetFetchResponse {
     // v8 asks for several groups at once.
     if (info.apiVersion >= 8) {
-      const groups = request.groups.map((g) => ({ groupId: g.groupId, topics: committed(broker, g.groupId, g.topics), errorCode: ErrorCode.NONE }));
+      const groups = request.groups.map((g) => ({ groupId: g.groupId, ...committed(broker, info.connection, g.groupId, g.topics) }));
       return { throttleTimeMs: 0, topics: [], errorCode: ErrorCode.NONE, groups };
     }
-    return { throttleTimeMs: 0, topics: committed(broker, request.groupId, request.topics), errorCode: ErrorCode.NONE, groups: [] };
+    const answer = committed(broker, info.connection, request.groupId, request.topics);
+    // v0 and v1 have no error of the request's own: each partition asked for carries it.
+    if (info.apiVersion < 2 && answer.errorCode !== ErrorCode.NONE)
+      return { throttleTimeMs: 0, topics: errorTopics(request.topics, answer.errorCode), errorCode: 0, groups: [] };
+    return { throttleTimeMs: 0, ...answer, groups: [] };
   },
 });
 
-function committed(broker: BrokerContext, groupId: string, wanted: readonly WantedTopic[] | null) {
+function committed(broker: BrokerContext, connection: ConnectionContext, groupId: string, wanted: readonly WantedTopic[] | null) {
+  if (!mayDo(connection, broker, ResourceType.GROUP, groupId, AclOperation.DESCRIBE)) return { errorCode: ErrorCode.GROUP_AUTHORIZATION_FAILED, topics: [] };
+  const mayDescribe = (topic: string, quiet: boolean): boolean => mayDo(connection, broker, ResourceType.TOPIC, topic, AclOperation.DESCRIBE, quiet);
   const offsets = broker.groups.committedOffsets(groupId);
-  const topics = wanted ?? [...(offsets ?? [])].map(([name, partitions]) => ({ name, partitionIndexes: [...partitions.keys()] }));
+  const all = [...(offsets ?? [])].map(([name, partitions]) => ({ name, partitionIndexes: [...partitions.keys()] })).filter((t) => mayDescribe(t.name, true));
+  const refused = (wanted ?? []).filter((t) => !mayDescribe(t.name, false));
+  const topics = wanted?.filter((t) => !refused.includes(t)) ?? all;
+  return { errorCode: ErrorCode.NONE, topics: [...offsetsOf(offsets, topics), ...errorTopics(refused, ErrorCode.TOPIC_AUTHORIZATION_FAILED)] };
+}
+
+function offsetsOf(offsets: ReturnType<BrokerContext['groups']['committedOffsets']>, topics: readonly WantedTopic[]) {
   return topics.map((t) => ({
     name: t.name,
     partitions: t.partitionIndexes.map((partitionIndex) => {
@@ -39,5 +58,12 @@ function committed(broker: BrokerContext, groupId: string, wanted: readonly Want
         errorCode: ErrorCode.NONE,
       };
     }),
+  }));
+}
+
+function errorTopics(topics: readonly WantedTopic[] | null, errorCode: number) {
+  return (topics ?? []).map((t) => ({
+    name: t.name,
+    partitions: t.partitionIndexes.map((partitionIndex) => ({ partitionIndex, committedOffset: -1n, committedLeaderEpoch: -1, metadata: '', errorCode })),
   }));
 }

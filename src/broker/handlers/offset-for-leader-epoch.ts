@@ -4,7 +4,9 @@
  */
 import { ErrorCode } from '../../protocol/error-codes.js';
 import { OffsetForLeaderEpochRequest, OffsetForLeaderEpochResponse } from '../../protocol/messages/offset-for-leader-epoch.js';
+import { AclOperation, ResourceType } from '../../acl/acl-binding.js';
 import { defineApi } from '../api-handler.js';
+import { mayDo } from '../access.js';
 import { epochEndOffset, leaderEpochError } from '../config.js';
 
 export const offsetForLeaderEpoch = defineApi({
@@ -12,24 +14,28 @@ export const offsetForLeaderEpoch = defineApi({
   response: OffsetForLeaderEpochResponse,
   minVersion: 0,
   maxVersion: 4,
-  handle(request, _info, broker): OffsetForLeaderEpochResponse {
-    const topics = request.topics.map((t) => ({
-      topic: t.topic,
-      partitions: t.partitions.map((p) => {
-        const answer = (errorCode: number, leaderEpoch = -1, endOffset = -1) => ({
-          errorCode,
-          partition: p.partition,
-          leaderEpoch,
-          endOffset: BigInt(endOffset),
-        });
-        const log = broker.storage.partition(t.topic, p.partition);
-        if (log === undefined) return answer(ErrorCode.UNKNOWN_TOPIC_OR_PARTITION);
-        const fenced = leaderEpochError(p.currentLeaderEpoch);
-        if (fenced !== ErrorCode.NONE) return answer(fenced);
-        const { leaderEpoch, endOffset } = epochEndOffset(p.leaderEpoch, log.logStartOffset, log.highWatermark);
-        return answer(ErrorCode.NONE, leaderEpoch, endOffset);
-      }),
-    }));
+  handle(request, { connection }, broker): OffsetForLeaderEpochResponse {
+    const topics = request.topics.map((t) => {
+      const allowed = mayDo(connection, broker, ResourceType.TOPIC, t.topic, AclOperation.DESCRIBE);
+      return {
+        topic: t.topic,
+        partitions: t.partitions.map((p) => {
+          const answer = (errorCode: number, leaderEpoch = -1, endOffset = -1) => ({
+            errorCode,
+            partition: p.partition,
+            leaderEpoch,
+            endOffset: BigInt(endOffset),
+          });
+          if (!allowed) return answer(ErrorCode.TOPIC_AUTHORIZATION_FAILED);
+          const log = broker.storage.partition(t.topic, p.partition);
+          if (log === undefined) return answer(ErrorCode.UNKNOWN_TOPIC_OR_PARTITION);
+          const fenced = leaderEpochError(p.currentLeaderEpoch);
+          if (fenced !== ErrorCode.NONE) return answer(fenced);
+          const { leaderEpoch, endOffset } = epochEndOffset(p.leaderEpoch, log.logStartOffset, log.highWatermark);
+          return answer(ErrorCode.NONE, leaderEpoch, endOffset);
+        }),
+      };
+    });
     return { throttleTimeMs: 0, topics };
   },
 });

@@ -131,7 +131,10 @@ function appendPartition(
   // The leader stamps its epoch on what it stores, as Kafka does; consumers commit it back.
   assignPartitionLeaderEpoch(records!, 0, LEADER_EPOCH);
   const verdict: Verdict = header.producerId >= 0n ? judge(broker, log, header) : { kind: 'append' };
-  if (header.producerId >= 0n) broker.metrics.idempotence(verdict.kind);
+  if (header.producerId >= 0n) {
+    broker.metrics.idempotence(verdict.kind);
+    broker.producerActivity.record(log, topic, index, header.producerId, verdict.kind);
+  }
   if (verdict.kind === 'out_of_order' || verdict.kind === 'fenced') {
     response.errorCode = VERDICT_ERRORS[verdict.kind];
     return [];

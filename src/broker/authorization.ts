@@ -1,0 +1,208 @@
+/**
+ * What each API needs the authorizer to allow, as Kafka's request handlers check it, in one table.
+ * A request refused on its cluster, group or transactional id is answered with the matching
+ * error and never handled; topics refused an operation are taken out of the request before the
+ * handler sees it and answered TOPIC_AUTHORIZATION_FAILED, each where the answer carries it (the
+ * layouts faults use). Checks that depend on what the handler finds (Metadata hiding topics,
+ * per-group and per-resource answers, authorized operations) call src/broker/access.ts there.
+ */
+import { AclOperation as Op, CLUSTER_NAME, ResourceType } from '../acl/acl-binding.js';
+import { API_SCHEMAS, ApiKey } from '../protocol/messages/apis.js';
+import { ErrorCode } from '../protocol/error-codes.js';
+import { defaultStruct } from '../protocol/message-defaults.js';
+import { addErrors, named, requestErrorAnswer, without, type NamedError } from '../faults/request-layouts.js';
+import type { ApiHandler, HandlerResult, RequestInfo } from './api-handler.js';
+import type { BrokerContext } from './broker-context.js';
+import { mayDo, mayProduceIdempotently } from './access.js';
+import { withErrors } from './faulted-request.js';
+
+type Obj = Record<string, unknown>;
+
+/** One check: whether the connection may do `operation` on the resource a request names. */
+interface Need {
+  readonly resourceType: number;
+  readonly operation: number;
+  /** The resource's name in the request; null: the request names none, so there is nothing to check. */
+  readonly name: (request: Obj) => string | null;
+}
+
+/** Every topic the request names, each checked; with `orCluster`, allowed on the cluster, no topic is checked. */
+interface TopicNeed {
+  readonly operation: number;
+  readonly orCluster?: boolean;
+}
+
+interface Needs {
+  readonly first?: readonly Need[];
+  readonly topics?: TopicNeed;
+  /** InitProducerId without a transactional id: IDEMPOTENT_WRITE on the cluster or WRITE on some topic. */
+  readonly idempotent?: boolean;
+}
+
+const cluster = (operation: number): Need => ({ resourceType: ResourceType.CLUSTER, operation, name: () => CLUSTER_NAME });
+const group = (operation: number, field = 'groupId'): Need => ({ resourceType: ResourceType.GROUP, operation, name: (r) => r[field] as string });
+const transactionalId = (operation: number): Need => ({
+  resourceType: ResourceType.TRANSACTIONAL_ID,
+  operation,
+  name: (r) => (r.transactionalId as string | null | undefined) ?? null,
+});
+
+/** AddPartitionsToTxn: up to v3 a producer's, naming its transactional id; from v4 a broker's batch of several (CLUSTER_ACTION). */
+const producersTransactionalId = (operation: number): Need => ({
+  resourceType: ResourceType.TRANSACTIONAL_ID,
+  operation,
+  name: (r) => ((r.transactions as unknown[]).length === 0 ? (r.v3AndBelowTransactionalId as string) : null),
+});
+const brokersBatch = (operation: number): Need => ({
+  resourceType: ResourceType.CLUSTER,
+  operation,
+  name: (r) => ((r.transactions as unknown[]).length > 0 ? CLUSTER_NAME : null),
+});
+
+const NEEDS: Readonly<Partial<Record<number, Needs>>> = {
+  [ApiKey.Produce]: { first: [transactionalId(Op.WRITE)], topics: { operation: Op.WRITE } },
+  [ApiKey.Fetch]: { topics: { operation: Op.READ } },
+  [ApiKey.ListOffsets]: { topics: { operation: Op.DESCRIBE } },
+  [ApiKey.OffsetCommit]: { first: [group(Op.READ)], topics: { operation: Op.READ } },
+  [ApiKey.JoinGroup]: { first: [group(Op.READ)] },
+  [ApiKey.SyncGroup]: { first: [group(Op.READ)] },
+  [ApiKey.Heartbeat]: { first: [group(Op.READ)] },
+  [ApiKey.LeaveGroup]: { first: [group(Op.READ)] },
+  [ApiKey.OffsetDelete]: { first: [group(Op.DELETE)] },
+  [ApiKey.ConsumerGroupHeartbeat]: { first: [group(Op.READ)] },
+  [ApiKey.CreateTopics]: { topics: { operation: Op.CREATE, orCluster: true } },
+  [ApiKey.CreatePartitions]: { topics: { operation: Op.ALTER } },
+  [ApiKey.DeleteRecords]: { topics: { operation: Op.DELETE } },
+  [ApiKey.DescribeProducers]: { topics: { operation: Op.READ } },
+  [ApiKey.InitProducerId]: { first: [transactionalId(Op.WRITE)], idempotent: true },
+  [ApiKey.AddPartitionsToTxn]: { first: [producersTransactionalId(Op.WRITE), brokersBatch(Op.CLUSTER_ACTION)] },
+  [ApiKey.AddOffsetsToTxn]: { first: [transactionalId(Op.WRITE), group(Op.READ)] },
+  [ApiKey.EndTxn]: { first: [transactionalId(Op.WRITE)] },
+  [ApiKey.TxnOffsetCommit]: { first: [transactionalId(Op.WRITE), group(Op.READ)] },
+  [ApiKey.WriteTxnMarkers]: { first: [cluster(Op.CLUSTER_ACTION)] },
+  [ApiKey.DescribeAcls]: { first: [cluster(Op.DESCRIBE)] },
+  [ApiKey.CreateAcls]: { first: [cluster(Op.ALTER)] },
+  [ApiKey.DeleteAcls]: { first: [cluster(Op.ALTER)] },
+  [ApiKey.DescribeLogDirs]: { first: [cluster(Op.DESCRIBE)] },
+  [ApiKey.ElectLeaders]: { first: [cluster(Op.ALTER)] },
+  [ApiKey.AlterPartitionReassignments]: { first: [cluster(Op.ALTER)] },
+  [ApiKey.ListPartitionReassignments]: { first: [cluster(Op.DESCRIBE)] },
+  [ApiKey.DescribeQuorum]: { first: [cluster(Op.DESCRIBE)] },
+  [ApiKey.UnregisterBroker]: { first: [cluster(Op.ALTER)] },
+  [ApiKey.UpdateFeatures]: { first: [cluster(Op.ALTER)] },
+  [ApiKey.AddRaftVoter]: { first: [cluster(Op.ALTER)] },
+  [ApiKey.RemoveRaftVoter]: { first: [cluster(Op.ALTER)] },
+  [ApiKey.DescribeUserScramCredentials]: { first: [cluster(Op.DESCRIBE)] },
+  [ApiKey.AlterUserScramCredentials]: { first: [cluster(Op.ALTER)] },
+  [ApiKey.DescribeClientQuotas]: { first: [cluster(Op.DESCRIBE_CONFIGS)] },
+  [ApiKey.AlterClientQuotas]: { first: [cluster(Op.ALTER_CONFIGS)] },
+  [ApiKey.ListClientMetricsResources]: { first: [cluster(Op.DESCRIBE_CONFIGS)] },
+};
+
+const REFUSED: Readonly<Record<number, number>> = {
+  [ResourceType.CLUSTER]: ErrorCode.CLUSTER_AUTHORIZATION_FAILED,
+  [ResourceType.GROUP]: ErrorCode.GROUP_AUTHORIZATION_FAILED,
+  [ResourceType.TRANSACTIONAL_ID]: ErrorCode.TRANSACTIONAL_ID_AUTHORIZATION_FAILED,
+};
+
+/** Answers of APIs with neither an error of their own nor topics in a layout: each item refused, as Kafka answers. */
+const REFUSALS: Readonly<Partial<Record<number, (request: Obj, errorCode: number) => unknown>>> = {
+  [ApiKey.CreateAcls]: (r, errorCode) => ({ results: (r.creations as unknown[]).map(() => ({ errorCode, errorMessage: null })) }),
+  [ApiKey.DeleteAcls]: (r, errorCode) => ({ filterResults: (r.filters as unknown[]).map(() => ({ errorCode, errorMessage: null, matchingAcls: [] })) }),
+  [ApiKey.AlterUserScramCredentials]: (r, errorCode) => ({
+    results: [...(r.deletions as Obj[]), ...(r.upsertions as Obj[])].map((c) => ({ user: c.name, errorCode, errorMessage: null })),
+  }),
+  [ApiKey.AlterClientQuotas]: (r, errorCode) => ({ entries: (r.entries as Obj[]).map((e) => ({ errorCode, errorMessage: null, entity: e.entity })) }),
+  // Its request error exists from v4 only; up to v3 each partition carries it.
+  [ApiKey.AddPartitionsToTxn]: (r, errorCode) => ({
+    errorCode,
+    resultsByTopicV3AndBelow: (r.v3AndBelowTopics as Obj[]).map((t) => ({
+      name: t.name,
+      resultsByPartition: (t.partitions as number[]).map((partitionIndex) => ({ partitionIndex, partitionErrorCode: errorCode })),
+    })),
+  }),
+  [ApiKey.TxnOffsetCommit]: (r, errorCode) => ({
+    topics: (r.topics as Obj[]).map((t) => ({
+      name: t.name,
+      partitions: (t.partitions as Obj[]).map((p) => ({ partitionIndex: p.partitionIndex, errorCode })),
+    })),
+  }),
+  [ApiKey.WriteTxnMarkers]: (r, errorCode) => ({
+    markers: (r.markers as Obj[]).map((m) => ({
+      producerId: m.producerId,
+      topics: (m.topics as Obj[]).map((t) => ({
+        name: t.name,
+        partitions: (t.partitionIndexes as number[]).map((partitionIndex) => ({ partitionIndex, errorCode })),
+      })),
+    })),
+  }),
+};
+
+/** The answer refusing the whole request with `errorCode`: its own error, else every topic's, else each item's. */
+export function refusal(apiKey: number, request: unknown, errorCode: number): unknown {
+  const schema = API_SCHEMAS[apiKey]!.response.schema;
+  const custom = REFUSALS[apiKey];
+  if (custom === undefined && schema.fields.some((f) => f.name === 'errorCode')) return requestErrorAnswer(apiKey, errorCode);
+  const names = named(apiKey, request);
+  const response = { ...defaultStruct(schema), ...(custom?.(request as Obj, errorCode) as Obj | undefined) };
+  if (custom === undefined && names === undefined) throw new Error(`no way to refuse ${schema.name}`);
+  if (names !== undefined)
+    addErrors(
+      apiKey,
+      response,
+      names.map((n) => ({ ...n, errorCode })),
+    );
+  return response;
+}
+
+/** Whether the table may refuse a whole request of the API (its cluster, group or transactional id). */
+export function refusedWhole(apiKey: number): boolean {
+  return NEEDS[apiKey]?.first !== undefined;
+}
+
+/** The handler with its API's checks before it; the handler itself when the table has none. */
+export function guarded(handler: ApiHandler): ApiHandler {
+  const apiKey = handler.request.apiKey;
+  const needs = NEEDS[apiKey];
+  if (needs === undefined) return handler;
+  return {
+    ...handler,
+    handle(request: unknown, info: RequestInfo, broker: BrokerContext): HandlerResult<unknown> {
+      const { connection } = info;
+      for (const need of needs.first ?? []) {
+        const name = need.name(request as Obj);
+        if (name !== null && !mayDo(connection, broker, need.resourceType, name, need.operation))
+          return refuse(apiKey, request, REFUSED[need.resourceType]!, info);
+      }
+      if (needs.idempotent === true && (request as Obj).transactionalId === null && !mayProduceIdempotently(connection, broker)) {
+        return refuse(apiKey, request, ErrorCode.CLUSTER_AUTHORIZATION_FAILED, info);
+      }
+      const topics = needs.topics;
+      if (topics === undefined) return handler.handle(request, info, broker);
+      if (topics.orCluster === true && mayDo(connection, broker, ResourceType.CLUSTER, CLUSTER_NAME, topics.operation, true)) {
+        return handler.handle(request, info, broker);
+      }
+      const names = named(apiKey, request) ?? [];
+      const refused = new Set<number>();
+      const errors: NamedError[] = [];
+      // A topic named again (its partitions, or itself) is judged once.
+      const verdicts = new Map<string, boolean>();
+      names.forEach((n, i) => {
+        let allowed = verdicts.get(n.topic);
+        if (allowed === undefined) verdicts.set(n.topic, (allowed = mayDo(connection, broker, ResourceType.TOPIC, n.topic, topics.operation)));
+        if (allowed) return;
+        refused.add(i);
+        errors.push({ ...n, errorCode: ErrorCode.TOPIC_AUTHORIZATION_FAILED });
+      });
+      if (refused.size === 0) return handler.handle(request, info, broker);
+      return withErrors(handler.handle(without(apiKey, request, refused), info, broker), errors, apiKey, info);
+    },
+  };
+}
+
+/** The refusal, or for a Produce with acks=0, which has no answer to carry it, the connection closed, as Kafka does. */
+function refuse(apiKey: number, request: unknown, errorCode: number, info: RequestInfo): unknown {
+  if ((request as Obj).acks !== 0) return refusal(apiKey, request, errorCode);
+  info.connection.end();
+  return undefined;
+}

@@ -1,0 +1,98 @@
+/** The Topics view's data: the topics, each partition's offsets and files, configs; creating and deleting topics through the CreateTopics and DeleteTopics handlers. */
+import type { BrokerContext } from '../broker/broker-context.js';
+import { createTopics } from '../broker/handlers/create-topics.js';
+import { deleteTopics } from '../broker/handlers/delete-topics.js';
+import { topicConfigEntries } from '../broker/topic-configs.js';
+import { segmentUsage } from '../log/log-dir-usage.js';
+import type { TopicInfo } from '../log/storage.js';
+import { ZERO_UUID } from '../protocol/primitives/reader.js';
+import { ApiError, matching, page, wholeNumber } from './api-input.js';
+import { consoleRequestInfo } from './console-request.js';
+import { refuseError } from './kafka-answer.js';
+
+export function listTopics(broker: BrokerContext, query: URLSearchParams): unknown {
+  const shown = page(
+    matching(broker.storage.topics(), (t) => t.name, query),
+    query,
+  );
+  return {
+    ...shown,
+    items: shown.items.map((t) => {
+      const logs = Array.from({ length: t.partitions }, (_, i) => broker.storage.partition(t.name, i));
+      const messages = logs.reduce((sum, log) => sum + (log === undefined ? 0 : log.highWatermark - log.logStartOffset), 0);
+      return { name: t.name, topicId: t.topicId, partitions: t.partitions, messages };
+    }),
+  };
+}
+
+export async function describeTopic(broker: BrokerContext, name: string, query: URLSearchParams): Promise<unknown> {
+  const topic = topicNamed(broker, name);
+  const shown = page(
+    Array.from({ length: topic.partitions }, (_, i) => i),
+    query,
+  );
+  const partitions = await Promise.all(
+    shown.items.map(async (partition) => {
+      const log = broker.storage.partition(name, partition);
+      if (log === undefined) return { partition, gone: true };
+      const usage = (await segmentUsage(log.dir)) ?? { bytes: 0, segments: 0 };
+      return {
+        partition,
+        logStartOffset: log.logStartOffset,
+        logEndOffset: log.logEndOffset,
+        highWatermark: log.highWatermark,
+        sizeBytes: usage.bytes,
+        segments: usage.segments,
+        failed: log.failed,
+      };
+    }),
+  );
+  const configs = topicConfigEntries(broker.config, topic.configs).map(({ name, value }) => ({ name, value, own: topic.configs[name] !== undefined }));
+  return { name, topicId: topic.topicId, partitionCount: topic.partitions, partitions: { ...shown, items: partitions }, configs };
+}
+
+export async function createTopic(broker: BrokerContext, body: unknown, remoteAddress: string): Promise<unknown> {
+  const fields = body as { name?: unknown; partitions?: unknown; configs?: unknown } | null;
+  if (typeof fields?.name !== 'string') throw new ApiError(400, 'name must be a string');
+  const partitions = fields.partitions === undefined ? -1 : wholeNumber(String(fields.partitions), 'partitions', 1, 100_000);
+  const configs = fields.configs ?? {};
+  if (typeof configs !== 'object' || configs === null || Object.values(configs).some((v) => typeof v !== 'string'))
+    throw new ApiError(400, 'configs must be an object of strings');
+  const answer = await createTopics.handle(
+    {
+      topics: [
+        {
+          name: fields.name,
+          numPartitions: partitions,
+          replicationFactor: -1,
+          assignments: [],
+          configs: Object.entries(configs as Record<string, string>).map(([name, value]) => ({ name, value })),
+        },
+      ],
+      timeoutMs: 30_000,
+      validateOnly: false,
+    },
+    consoleRequestInfo(createTopics.maxVersion, remoteAddress),
+    broker,
+  );
+  const result = answer!.topics[0]!;
+  refuseError(result.errorCode, result.errorMessage);
+  return { name: result.name, topicId: result.topicId, partitions: result.numPartitions };
+}
+
+export async function deleteTopic(broker: BrokerContext, name: string, remoteAddress: string): Promise<unknown> {
+  const answer = await deleteTopics.handle(
+    { topics: [{ name, topicId: ZERO_UUID }], topicNames: [], timeoutMs: 30_000 },
+    consoleRequestInfo(deleteTopics.maxVersion, remoteAddress),
+    broker,
+  );
+  const result = answer!.responses[0]!;
+  refuseError(result.errorCode, result.errorMessage);
+  return { name };
+}
+
+export function topicNamed(broker: BrokerContext, name: string): TopicInfo {
+  const topic = broker.storage.topic(name);
+  if (topic === undefined) throw new ApiError(404, `no topic named ${JSON.stringify(name)}`);
+  return topic;
+}

@@ -1,0 +1,293 @@
+/**
+ * The web console in a real browser (Debian's chromium): each view against a broker that real
+ * clients (kafkajs) use. Screenshots of each view go to artifacts/console/.
+ */
+import { after, before, test } from 'node:test';
+import assert from 'node:assert/strict';
+import { createRequire } from 'node:module';
+import type { Browser, Page } from 'playwright-core';
+import { startBroker, type Broker } from '../src/index.js';
+import { launchBrowser, screenshot } from './helpers/browser.js';
+import { runBrook } from './helpers/cli.js';
+import { kafkajs } from './helpers/kafkajs.js';
+import { until } from './helpers/until.js';
+
+const { version } = createRequire(import.meta.url)('../package.json') as { version: string };
+
+let broker: Broker;
+let browser: Browser;
+let page: Page;
+let base: string;
+
+before(async () => {
+  broker = await startBroker({ consolePort: 0 });
+  base = `http://127.0.0.1:${broker.consolePort}`;
+  browser = await launchBrowser();
+  page = await browser.newPage({ viewport: { width: 1366, height: 800 } });
+});
+
+after(async () => {
+  await browser?.close();
+  await broker?.close();
+});
+
+async function send(topic: string, messages: { key?: string; value: string }[]): Promise<void> {
+  const producer = kafkajs(broker.bootstrap).producer({ allowAutoTopicCreation: true });
+  await producer.connect();
+  await producer.send({ topic, acks: -1, messages });
+  await producer.disconnect();
+}
+
+test('the overview shows the version, the listeners and charts of the metrics', async () => {
+  await page.goto(`${base}/`);
+  await page.getByRole('heading', { name: 'Overview' }).waitFor();
+  assert.equal(await page.locator('dt:has-text("Version") + dd').innerText(), `brook ${version}`);
+  const kafka = page.getByRole('row', { name: /^Kafka/ });
+  assert.deepEqual(await kafka.getByRole('cell').allInnerTexts(), ['Kafka', broker.bootstrap, 'PLAINTEXT']);
+  assert.deepEqual(
+    await page
+      .getByRole('row', { name: /^Console/ })
+      .getByRole('cell')
+      .allInnerTexts(),
+    ['Console', `${base}/`, 'HTTP'],
+  );
+  assert.equal(await page.getByRole('img', { name: /^(Requests|Bytes produced|Bytes fetched|Duplicates caught|Open connections),/ }).count(), 5);
+  await screenshot(page, 'overview');
+});
+
+test('the topics page lists a topic a client created, with its partitions', async () => {
+  const admin = kafkajs(broker.bootstrap).admin();
+  await admin.connect();
+  await admin.createTopics({ topics: [{ topic: 'orders', numPartitions: 3 }] });
+  await admin.disconnect();
+  await page.goto(`${base}/topics`);
+  const row = page.getByRole('row', { name: /orders/ });
+  await row.waitFor();
+  assert.deepEqual(await row.getByRole('cell').allInnerTexts(), ['orders', '3', '0', 'Messages']);
+  await screenshot(page, 'topics');
+  await page.getByRole('link', { name: 'orders', exact: true }).click();
+  await page.getByRole('heading', { name: 'Topic orders' }).waitFor();
+  const partitions = page.getByRole('table', { name: 'Partitions' }).getByRole('row');
+  await partitions.nth(3).waitFor();
+  assert.equal(await partitions.count(), 4, 'a header row and one per partition');
+  await screenshot(page, 'topic');
+});
+
+test('a topic created on the topics page is there for clients, and deleting it there removes it', async () => {
+  await page.goto(`${base}/topics`);
+  await page.getByLabel('Name', { exact: true }).fill('made-on-the-page');
+  await page.getByLabel('Partitions', { exact: true }).fill('2');
+  await page.getByLabel(/^Configs/).fill('retention.ms=3600000');
+  await page.getByRole('button', { name: 'Create topic' }).click();
+  await page.getByRole('status').getByText('Created made-on-the-page').waitFor();
+  const admin = kafkajs(broker.bootstrap).admin();
+  await admin.connect();
+  try {
+    const [described] = (await admin.fetchTopicMetadata({ topics: ['made-on-the-page'] })).topics;
+    assert.equal(described?.partitions.length, 2);
+    await page.getByRole('status').getByRole('link', { name: 'made-on-the-page' }).click();
+    await page
+      .getByRole('row', { name: /retention\.ms/ })
+      .getByText('3600000')
+      .waitFor();
+    page.once('dialog', (dialog) => void dialog.accept());
+    await page.getByRole('button', { name: 'Delete topic made-on-the-page' }).click();
+    await page.getByRole('heading', { name: 'Topics' }).waitFor();
+    assert.ok(!(await admin.listTopics()).includes('made-on-the-page'));
+  } finally {
+    await admin.disconnect();
+  }
+  await page.getByLabel('Name', { exact: true }).fill('bad/name');
+  await page.getByRole('button', { name: 'Create topic' }).click();
+  await page
+    .getByRole('alert')
+    .getByText(/^INVALID_TOPIC_EXCEPTION/)
+    .waitFor();
+});
+
+test("the producers page shows a kafkajs idempotent producer's window, and counts its retry as a duplicate as it arrives", async () => {
+  await page.goto(`${base}/producers`);
+  await page.getByRole('heading', { name: 'Producers' }).waitFor();
+  // The page is not reloaded from here on: what changes comes over its event stream.
+  await page.evaluate(() => Object.assign(globalThis, { sameDocument: true }));
+  const producer = kafkajs(broker.bootstrap, 'payments-producer').producer({ idempotent: true, maxInFlightRequests: 1, allowAutoTopicCreation: true });
+  await producer.connect();
+  try {
+    await producer.send({ topic: 'payments', acks: -1, messages: [{ value: 'first' }] });
+    const table = page.getByRole('table', { name: 'payments partition 0' });
+    const row = table.getByRole('row').nth(1);
+    await row.locator('td.accepted', { hasText: '1' }).waitFor();
+    const slots = row.getByRole('list', { name: /^window of producer/ });
+    assert.deepEqual(await slots.getByRole('listitem').allInnerTexts(), ['0..0\n@0', '·', '·', '·', '·']);
+    assert.equal(await row.locator('td.duplicate').innerText(), '0');
+
+    // The broker writes the next batch but its answer is lost: kafkajs sends it again.
+    const lost = broker.faults.add({ api: 'Produce', topic: 'payments', dropResponse: true, count: 1 });
+    await producer.send({ topic: 'payments', acks: -1, messages: [{ value: 'second' }] });
+    assert.equal(lost.fired, 1);
+    await row.locator('td.duplicate', { hasText: '1' }).waitFor();
+    assert.deepEqual(await slots.getByRole('listitem').allInnerTexts(), ['0..0\n@0', '1..1\n@1', '·', '·', '·']);
+    assert.deepEqual(await row.locator('td.num').allInnerTexts(), ['0', '2', '1', '0', '0'], 'epoch, accepted, duplicate, out of order, fenced');
+    assert.equal(await page.evaluate(() => (globalThis as { sameDocument?: boolean }).sameDocument), true, 'updated without a reload');
+    await screenshot(page, 'producers');
+  } finally {
+    await producer.disconnect();
+  }
+});
+
+test('the message browser shows produced values as text, JSON and hex, escapes HTML, and produces from the page', async () => {
+  const html = '<img src=x onerror="document.title=\'pwned\'"><b>bold?</b>';
+  await send('greetings', [
+    { key: 'k1', value: 'hello brook' },
+    { key: '<script>document.title="pwned"</script>', value: html },
+    { value: '{"a":1,"b":[true]}' },
+  ]);
+  await page.goto(`${base}/topics/greetings/messages`);
+  const rows = page.getByRole('table').getByRole('row');
+  await page.getByLabel('value of offset 0').getByText('hello brook').waitFor();
+  assert.equal(await page.getByLabel('value of offset 1').innerText(), html, 'the HTML is shown as text');
+  assert.equal(await page.getByLabel('key of offset 1').innerText(), '<script>document.title="pwned"</script>');
+  assert.equal(await page.locator('main img, main b, main script').count(), 0, 'no element was made from a message');
+  assert.notEqual(await page.title(), 'pwned');
+  await screenshot(page, 'messages');
+
+  await page.getByLabel('Show as').selectOption('json');
+  assert.equal(await page.getByLabel('value of offset 2').innerText(), '{\n  "a": 1,\n  "b": [\n    true\n  ]\n}');
+  await page.getByLabel('Show as').selectOption('hex');
+  assert.equal(await page.getByLabel('value of offset 0').innerText(), '68 65 6c 6c 6f 20 62 72 6f 6f 6b');
+  await page.getByLabel('Show as').selectOption('text');
+
+  await page.getByLabel('Value', { exact: true }).fill('x'.repeat(5000));
+  await page.getByLabel(/^Headers/).fill('origin=the page');
+  await page.getByRole('button', { name: 'Produce' }).click();
+  await page.getByRole('status').getByText('Stored at offset 3').waitFor();
+  await page.getByRole('button', { name: 'Show all 5000 bytes' }).click();
+  await until(async () => (await page.getByLabel('value of offset 3').innerText()).length === 5000, 'the whole value is shown');
+  assert.equal(await page.getByLabel('header origin').innerText(), 'the page');
+  assert.equal(await rows.count(), 5);
+  const consumer = kafkajs(broker.bootstrap).consumer({ groupId: 'greetings-check', maxWaitTimeInMs: 100 });
+  await consumer.connect();
+  await consumer.subscribe({ topic: 'greetings', fromBeginning: true });
+  const read: string[] = [];
+  await consumer.run({ eachMessage: async ({ message }) => void read.push(message.value?.toString() ?? '') });
+  await until(() => read.length === 4, 'a client reads the message produced on the page');
+  await consumer.disconnect();
+  assert.equal(read[3], 'x'.repeat(5000));
+});
+
+test('the message browser follows the end of a partition live', async () => {
+  await send('ticks', [{ value: 'tick 0' }]);
+  await page.goto(`${base}/topics/ticks/messages?from=end`);
+  await page.getByLabel('value of offset 0').getByText('tick 0').waitFor();
+  await send('ticks', [{ value: 'tick 1' }]);
+  await page.getByLabel('value of offset 1').getByText('tick 1').waitFor();
+});
+
+test("the group page shows a running consumer's assignment, its committed offsets and its lag", async () => {
+  await send(
+    'events',
+    [1, 2, 3, 4, 5].map((n) => ({ value: `event ${n}` })),
+  );
+  const kafka = kafkajs(broker.bootstrap, 'events-reader');
+  const consumer = kafka.consumer({ groupId: 'readers', maxWaitTimeInMs: 100 });
+  const admin = kafka.admin();
+  await Promise.all([consumer.connect(), admin.connect()]);
+  try {
+    await consumer.subscribe({ topic: 'events', fromBeginning: true });
+    await consumer.run({ eachMessage: async () => {} });
+    await until(async () => (await admin.fetchOffsets({ groupId: 'readers', topics: ['events'] }))[0]?.partitions[0]?.offset === '5', 'the group commits 5');
+    consumer.pause([{ topic: 'events' }]);
+    await send(
+      'events',
+      [6, 7, 8].map((n) => ({ value: `event ${n}` })),
+    );
+    await page.goto(`${base}/groups`);
+    await page
+      .getByRole('row', { name: /readers/ })
+      .getByRole('cell')
+      .nth(3)
+      .getByText('3')
+      .waitFor();
+    await page.getByRole('link', { name: 'readers' }).click();
+    const offsets = page.getByRole('table', { name: 'Committed offsets and lag' });
+    await offsets.getByRole('row', { name: /events/ }).waitFor();
+    assert.deepEqual(
+      await offsets
+        .getByRole('row', { name: /events/ })
+        .getByRole('cell')
+        .allInnerTexts(),
+      ['events', '0', '5', '8', '3'],
+    );
+    assert.equal(await page.locator('dt:has-text("State") + dd').innerText(), 'Stable');
+    const member = page.getByRole('table', { name: 'Members and their assignments' }).getByRole('row').nth(1);
+    assert.equal(await member.getByRole('cell').nth(3).innerText(), 'events [0]');
+    await screenshot(page, 'group');
+  } finally {
+    await Promise.all([consumer.disconnect(), admin.disconnect()]);
+  }
+});
+
+test('the replay page steps through a trace with the verdicts and windows `brook replay` gives', async () => {
+  const trace = [
+    'producer=7 epoch=0 partition=p-0 seq=0 count=3',
+    'producer=7 epoch=0 partition=p-0 seq=3 count=2',
+    'producer=7 epoch=0 partition=p-0 seq=3 count=2',
+    '# skipping ahead',
+    'producer=7 epoch=0 partition=p-0 seq=9 count=1',
+    'producer=7 epoch=1 partition=p-0 seq=0 count=1',
+    'producer=7 epoch=0 partition=p-0 seq=5 count=1',
+    'producer=7 epoch=0 partition=p-0',
+  ];
+  const cli = await runBrook(['replay', '--explain'], trace.join('\n') + '\n');
+  const replies = cli.stdout.trim().split('\n');
+  assert.deepEqual(
+    replies.map((r) => r.split('  ')[0]),
+    ['OK base=0', 'OK base=3', 'DUPLICATE base=3', 'OUT_OF_ORDER', 'OK base=5', 'FENCED', "ERROR missing field 'seq'"],
+  );
+  await page.goto(`${base}/replay`);
+  await page.getByLabel('Batch lines').fill(trace.join('\n'));
+  await page.getByRole('button', { name: 'Replay' }).click();
+  await page.getByRole('heading', { name: 'Step 1 of 7' }).waitFor();
+  const current = page.locator('.current');
+  for (const [i, reply] of replies.entries()) {
+    const [verdict, logEnd, window] = reply.split('  ');
+    await page.getByRole('heading', { name: `Step ${i + 1} of 7` }).waitFor();
+    assert.equal(await current.locator('.verdict strong').innerText(), verdict);
+    if (logEnd !== undefined) {
+      assert.match(await current.innerText(), new RegExp(`log end is ${logEnd!.slice('log_end='.length)}; producer 7 has epoch \\d+ and window`));
+      const shown = await current.getByRole('list', { name: 'window after this line' }).locator('.seq').allInnerTexts();
+      assert.equal(shown.map((s) => `[${s}]`).join(' ') || '[]', window!.slice('window='.length));
+    }
+    if (i === 2) await screenshot(page, 'replay');
+    if (i + 1 < replies.length) await page.getByRole('button', { name: 'Next' }).click();
+  }
+  assert.match(await current.innerText(), /a duplicate|fenced|missing field/);
+});
+
+/** Run in the page (the tests' TypeScript has no DOM types): the controls with no name a screen reader could say. */
+const UNNAMED_CONTROLS = `[...document.querySelectorAll('input, select, textarea, button, a')]
+  .filter((el) => (el.labels?.length ?? 0) === 0 && !el.getAttribute('aria-label') && !el.closest('label') && el.textContent.trim() === '')
+  .map((el) => el.outerHTML)`;
+
+test('every view can be used from the keyboard: a skip link first, and every control named', async () => {
+  for (const path of ['/', '/topics', '/topics/orders', '/topics/orders/messages', '/groups', '/groups/readers', '/producers', '/replay']) {
+    await page.goto(`${base}${path}`);
+    await page.locator('main h1').waitFor();
+    await page.keyboard.press('Tab');
+    assert.equal(await page.evaluate('document.activeElement.textContent'), 'Skip to content', path);
+    await page.keyboard.press('Enter');
+    assert.equal(await page.evaluate('document.activeElement.id'), 'main', path);
+    assert.deepEqual(await page.evaluate(UNNAMED_CONTROLS), [], path);
+  }
+});
+
+test('API: a change sent as a form (as another site could) is refused; unknown paths are 404 JSON', async () => {
+  const form = await fetch(`${base}/api/topics`, { method: 'POST', headers: { 'content-type': 'application/x-www-form-urlencoded' }, body: 'name=x' });
+  assert.equal(form.status, 415);
+  const missing = await fetch(`${base}/api/nothing`);
+  assert.equal(missing.status, 404);
+  assert.match(((await missing.json()) as { error: string }).error, /no GET \/api\/nothing/);
+  const noTopic = await fetch(`${base}/api/topics/absent`);
+  assert.equal(noTopic.status, 404);
+  assert.equal((await fetch(`${base}/api/topics/%E0%A4%A`)).status, 400);
+});

@@ -1,0 +1,172 @@
+// Topics: the list (paged, searchable) with a form to create one; a topic's partitions, files and configs, and deleting it.
+import { useState } from 'preact/hooks';
+import { api, html, navigate, query, useApi, useSearch, useListPlace, enc, SearchForm, ErrorNote, Pager, formatBytes } from './ui.js';
+
+const PAGE = 50;
+
+export function TopicList() {
+  const place = useListPlace();
+  const { q, offset, set } = place;
+  const [data, error, reload] = useApi(`/api/topics${query({ q, offset, limit: PAGE })}`);
+  return html`<h1>Topics</h1>
+    <${SearchForm} id="topic-search" label="Topic name contains" place=${place} />
+    <${ErrorNote} error=${error} />
+    ${
+      data !== undefined &&
+      html`<table>
+          <caption>
+            ${data.total} topic${data.total === 1 ? '' : 's'}${q === '' ? '' : ` matching “${q}”`}
+          </caption>
+          <thead>
+            <tr>
+              <th scope="col">Name</th>
+              <th scope="col" class="num">Partitions</th>
+              <th scope="col" class="num">Messages</th>
+              <th scope="col">Browse</th>
+            </tr>
+          </thead>
+          <tbody>
+            ${data.items.map(
+              (t) =>
+                html`<tr>
+                  <td><a href=${`/topics/${enc(t.name)}`}>${t.name}</a></td>
+                  <td class="num">${t.partitions}</td>
+                  <td class="num">${t.messages}</td>
+                  <td><a href=${`/topics/${enc(t.name)}/messages`} aria-label=${`Messages of ${t.name}`}>Messages</a></td>
+                </tr>`,
+            )}
+          </tbody>
+        </table>
+        <${Pager} label="Topics" total=${data.total} offset=${data.offset} count=${data.items.length} limit=${PAGE} go=${(o) => set({ offset: o })} />`
+    }
+    <${CreateTopic} created=${reload} />`;
+}
+
+function CreateTopic({ created }) {
+  const [error, setError] = useState();
+  const [done, setDone] = useState();
+  const submit = async (e) => {
+    e.preventDefault();
+    const form = new FormData(e.target);
+    const configs = Object.fromEntries(
+      String(form.get('configs'))
+        .split('\n')
+        .map((l) => l.trim())
+        .filter((l) => l !== '')
+        .map((l) => [l.slice(0, l.indexOf('=')).trim(), l.slice(l.indexOf('=') + 1).trim()]),
+    );
+    try {
+      const topic = await api('/api/topics', { method: 'POST', body: { name: form.get('name'), partitions: Number(form.get('partitions')), configs } });
+      setError(undefined);
+      setDone(topic.name);
+      e.target.reset();
+      created();
+    } catch (err) {
+      setError(err);
+      setDone(undefined);
+    }
+  };
+  return html`<section aria-labelledby="create-topic">
+    <h2 id="create-topic">Create a topic</h2>
+    <form class="stacked" onSubmit=${submit}>
+      <label for="new-topic-name">Name</label>
+      <input id="new-topic-name" name="name" required maxlength="249" />
+      <label for="new-topic-partitions">Partitions</label>
+      <input id="new-topic-partitions" name="partitions" type="number" min="1" max="100000" value="1" required />
+      <label for="new-topic-configs">Configs, one <code>name=value</code> a line (optional)</label>
+      <textarea id="new-topic-configs" name="configs" rows="2" placeholder="retention.ms=86400000"></textarea>
+      <button type="submit">Create topic</button>
+    </form>
+    <${ErrorNote} error=${error} />
+    ${done !== undefined && html`<p role="status">Created <a href=${`/topics/${enc(done)}`}>${done}</a>.</p>`}
+  </section>`;
+}
+
+export function TopicDetail({ name }) {
+  const [params, set] = useSearch();
+  const offset = Number(params.get('offset') ?? 0);
+  const [data, error] = useApi(`/api/topics/${enc(name)}${query({ offset, limit: PAGE })}`);
+  const [deleteError, setDeleteError] = useState();
+  const remove = async () => {
+    if (!confirm(`Delete topic ${name} and all its messages?`)) return;
+    try {
+      await api(`/api/topics/${enc(name)}`, { method: 'DELETE' });
+      navigate('/topics');
+    } catch (err) {
+      setDeleteError(err);
+    }
+  };
+  return html`<h1>Topic <span class="name">${name}</span></h1>
+    <p><a href=${`/topics/${enc(name)}/messages`}>Browse its messages</a> · <a href=${`/producers${query({ q: name })}`}>Its producers</a></p>
+    <${ErrorNote} error=${error} />
+    ${
+      data !== undefined &&
+      html`<p>Topic id <code>${data.topicId}</code>, ${data.partitionCount} partition${data.partitionCount === 1 ? '' : 's'}.</p>
+        <table>
+          <caption>
+            Partitions
+          </caption>
+          <thead>
+            <tr>
+              <th scope="col" class="num">Partition</th>
+              <th scope="col" class="num">Log start</th>
+              <th scope="col" class="num">Log end</th>
+              <th scope="col" class="num">High watermark</th>
+              <th scope="col" class="num">Size on disk</th>
+              <th scope="col" class="num">Segments</th>
+              <th scope="col">Browse</th>
+            </tr>
+          </thead>
+          <tbody>
+            ${data.partitions.items.map(
+              (p) =>
+                html`<tr>
+                  <td class="num">${p.partition}${p.failed ? html` <strong class="bad">failed</strong>` : ''}</td>
+                  <td class="num">${p.logStartOffset}</td>
+                  <td class="num">${p.logEndOffset}</td>
+                  <td class="num">${p.highWatermark}</td>
+                  <td class="num">${formatBytes(p.sizeBytes ?? 0)}</td>
+                  <td class="num">${p.segments}</td>
+                  <td>
+                    <a href=${`/topics/${enc(name)}/messages${query({ partition: p.partition })}`} aria-label=${`Messages of partition ${p.partition}`}
+                      >Messages</a
+                    >
+                  </td>
+                </tr>`,
+            )}
+          </tbody>
+        </table>
+        <${Pager}
+          label="Partitions"
+          total=${data.partitions.total}
+          offset=${data.partitions.offset}
+          count=${data.partitions.items.length}
+          limit=${PAGE}
+          go=${(o) => set({ offset: o })}
+        />
+        <table>
+          <caption>
+            Configs (bold: the topic's own; the rest are the broker's defaults)
+          </caption>
+          <thead>
+            <tr>
+              <th scope="col">Name</th>
+              <th scope="col">Value</th>
+            </tr>
+          </thead>
+          <tbody>
+            ${data.configs.map(
+              (c) =>
+                html`<tr class=${c.own ? 'own' : ''}>
+                  <td>${c.name}</td>
+                  <td><code>${c.value}</code></td>
+                </tr>`,
+            )}
+          </tbody>
+        </table>
+        <section aria-labelledby="danger">
+          <h2 id="danger">Delete</h2>
+          <button type="button" class="danger" onClick=${remove}>Delete topic ${name}</button><${ErrorNote} error=${deleteError} />
+        </section>`
+    }`;
+}
