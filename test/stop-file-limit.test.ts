@@ -10,7 +10,7 @@ import { createTopic } from './helpers/wire-produce.js';
 import { fetchOf } from './helpers/wire-fetch.js';
 import { FetchRequest, FetchResponse } from '../src/protocol/messages/fetch.js';
 
-const FILE_LIMIT = 160;
+const FILE_LIMIT = 256;
 /** Partitions of each topic created until one cannot be. */
 const PER_TOPIC = 4;
 
