@@ -15,6 +15,7 @@ import { compactionBench } from './compaction.js';
 import { buildKafkaLoad, PARTITIONS } from './kafka-load.js';
 import { memoryBench } from './memory.js';
 import { offsetCommitBench } from './offsets.js';
+import { partitionMemoryBench } from './partition-memory.js';
 import { produceLatency, produceThroughput, produceTransactional } from './produce.js';
 import { recoveryBench } from './recovery.js';
 import { replayBench } from './replay.js';
@@ -43,6 +44,7 @@ async function main(): Promise<void> {
   rows.push(...(await offsetCommitBench(smoke)));
   rows.push(...(await recoveryBench(smoke)));
   rows.push(...memoryBench(smoke));
+  rows.push(...(await partitionMemoryBench(smoke)));
   rows.push(...(await rulesBench(smoke)));
   rows.push(...(await replayBench(smoke)));
   printTable(rows);

@@ -4,6 +4,7 @@ import { setFlagsFromString } from 'node:v8';
 import { runInNewContext } from 'node:vm';
 import fc from 'fast-check';
 import { TailCache } from '../src/log/tail-cache.js';
+import { MemoryBudget, unbounded } from '../src/memory/memory-budget.js';
 
 /** Batches as the log appends them: consecutive offset ranges, bytes that name their batch. */
 function batches(sizes: readonly number[]): { base: number; end: number; bytes: Buffer }[] {
@@ -25,7 +26,7 @@ test('the tail cache answers from its ring exactly what was pushed, across wraps
       fc.nat(),
       fc.integer({ min: 1, max: 6000 }),
       (capacity, sizes, pick, maxBytes) => {
-        const cache = new TailCache(capacity);
+        const cache = new TailCache(capacity, unbounded());
         const all = batches(sizes);
         for (const b of all) cache.push(b.base, b.end, b.bytes);
         const hw = all.at(-1)!.end;
@@ -55,7 +56,7 @@ test('the tail cache answers from its ring exactly what was pushed, across wraps
 });
 
 test('the tail cache stops at the high watermark and misses offsets it no longer holds', () => {
-  const cache = new TailCache(100);
+  const cache = new TailCache(100, unbounded());
   const [a, b, c] = batches([40, 40, 40]);
   for (const x of [a!, b!, c!]) cache.push(x.base, x.end, x.bytes);
   assert.equal(cache.read(a!.base, 1000, c!.end), undefined, 'the first batch was overwritten by the third');
@@ -66,7 +67,7 @@ test('the tail cache stops at the high watermark and misses offsets it no longer
 test('the tail cache keeps no reference to the buffers pushed into it', async () => {
   setFlagsFromString('--expose-gc');
   const gc = runInNewContext('gc') as () => void;
-  const cache = new TailCache(1 << 20);
+  const cache = new TailCache(1 << 20, unbounded());
   const refs: WeakRef<ArrayBuffer>[] = [];
   (() => {
     for (let i = 0; i < 8; i++) {
@@ -88,14 +89,61 @@ test('the tail cache keeps no reference to the buffers pushed into it', async ()
 
 test('a partition that caches little holds a small ring, not the whole capacity', () => {
   const before = process.memoryUsage().arrayBuffers;
-  const caches = Array.from({ length: 200 }, () => new TailCache(16 * 1024 * 1024));
+  const caches = Array.from({ length: 200 }, () => new TailCache(16 * 1024 * 1024, unbounded()));
   for (const cache of caches) cache.push(0, 1, Buffer.alloc(1000));
   const grown = process.memoryUsage().arrayBuffers - before;
   assert.ok(grown < 200 * 128 * 1024, `200 caches of one small batch hold ${grown} bytes`);
   assert.deepEqual(caches[7]!.read(0, 1, 1), Buffer.alloc(1000));
 });
 
+test('tail caches sharing a budget hold within it together and answer right or not at all after giving memory back', () => {
+  fc.assert(
+    fc.property(
+      fc.integer({ min: 0, max: 400_000 }),
+      fc.array(fc.record({ cache: fc.nat(4), size: fc.integer({ min: 1, max: 60_000 }), release: fc.boolean(), tick: fc.boolean() }), {
+        minLength: 1,
+        maxLength: 80,
+      }),
+      (limit, steps) => {
+        const budget = new MemoryBudget(limit);
+        const caches = Array.from({ length: 5 }, () => new TailCache(256 * 1024, budget));
+        const pushed: { base: number; end: number; bytes: Buffer }[][] = caches.map(() => []);
+        for (const [i, step] of steps.entries()) {
+          const log = pushed[step.cache]!;
+          const base = log.at(-1)?.end ?? 0;
+          const batch = { base, end: base + 1, bytes: Buffer.alloc(step.size, i % 251) };
+          log.push(batch);
+          caches[step.cache]!.push(batch.base, batch.end, batch.bytes);
+          if (step.tick) budget.tick++;
+          if (step.release) caches[(step.cache + 1) % 5]!.release();
+          assert.ok(budget.usedBytes <= limit, `${budget.usedBytes} bytes held, over the budget of ${limit}`);
+        }
+        for (const [c, cache] of caches.entries()) {
+          for (const batch of pushed[c]!) {
+            const got = cache.read(batch.base, 1, batch.end);
+            if (got !== undefined) assert.deepEqual(got, batch.bytes);
+          }
+        }
+        for (const cache of caches) cache.release();
+        assert.equal(budget.usedBytes, 0, 'all given back');
+      },
+    ),
+  );
+});
+
+test('the least recently used tail cache gives its memory back when another needs room in the budget', () => {
+  const budget = new MemoryBudget(200_000);
+  const busy = new TailCache(1 << 20, budget);
+  const starved = new TailCache(1 << 20, budget);
+  busy.push(0, 1, Buffer.alloc(90_000, 1));
+  budget.tick++;
+  starved.push(0, 1, Buffer.alloc(90_000, 2));
+  assert.equal(busy.read(0, 1, 1), undefined, 'the least recently used gave its memory back');
+  assert.deepEqual(starved.read(0, 1, 1), Buffer.alloc(90_000, 2));
+  assert.ok(budget.usedBytes <= 200_000);
+});
+
 test('a tail cache size no buffer can have is refused when the cache is made', () => {
-  assert.throws(() => new TailCache(-1), RangeError);
-  assert.throws(() => new TailCache(2 ** 60), RangeError);
+  assert.throws(() => new TailCache(-1, unbounded()), RangeError);
+  assert.throws(() => new TailCache(2 ** 60, unbounded()), RangeError);
 });

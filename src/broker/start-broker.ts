@@ -28,12 +28,15 @@ import { SaslGate } from './sasl-gate.js';
 import { CredentialStore } from '../auth/credential-store.js';
 import { Authorizer } from '../acl/authorizer.js';
 import { BufferPool } from '../memory/buffer-pool.js';
+import { MemoryBudget } from '../memory/memory-budget.js';
 import { FaultRegistry, type Faults } from '../faults/registry.js';
 import { serveConsole } from '../console/console-server.js';
 import { ProducerActivity } from './producer-activity.js';
 
 /** Free memory kept for Fetch reads between responses. */
 const KEPT_FETCH_BYTES = 16 * 1024 * 1024;
+/** A partition unwritten and unread this long gives its memory back (--partition-memory-bytes). */
+const PARTITION_IDLE_MS = 10_000;
 
 /** The settings of src/settings/settings.ts, each optional; the README lists them. */
 export type BrokerOptions = Partial<BrokerConfig>;
@@ -138,6 +141,9 @@ async function run(config: BrokerConfig, logger: Logger, faults: FaultRegistry):
   try {
     await makeDirectory(dataDir);
     closers.push(await lockDirectory(dataDir));
+    const partitionMemory = new MemoryBudget(config.partitionMemoryBytes);
+    partitionMemory.startSweeping(PARTITION_IDLE_MS);
+    closers.push(async () => partitionMemory.stopSweeping());
     const storage = await Storage.open(dataDir, {
       segmentBytes: config.segmentBytes,
       segmentMs: config.segmentMs,
@@ -146,6 +152,7 @@ async function run(config: BrokerConfig, logger: Logger, faults: FaultRegistry):
       retentionBytes: config.retentionBytes,
       retentionCheckIntervalMs: config.retentionCheckIntervalMs,
       producerIdExpirationMs: config.producerIdExpirationMs,
+      memory: partitionMemory,
       logger,
       cleaner: config.cleanerEnable ? { dedupeBufferBytes: config.cleanerDedupeBufferSize, backoffMs: config.cleanerBackoffMs } : undefined,
     });
@@ -207,6 +214,7 @@ async function run(config: BrokerConfig, logger: Logger, faults: FaultRegistry):
     );
     metrics.countConnections(() => server.connectionCount);
     metrics.countFailedPartitions(() => storage.failedPartitions());
+    metrics.countPartitionMemory(() => partitionMemory.usedBytes);
     metrics.countOpenTransactions(() => transactions.openCount());
     metrics.countUnstableOffsets(() => storage.unstableOffsets());
     closers.push(async () => {

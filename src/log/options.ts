@@ -2,6 +2,7 @@
  * Settings of a partition log, named after their Kafka topic configs, and the logger it reports
  * to. Those that are broker settings default as the broker's do; their ranges are checked there.
  */
+import type { MemoryBudget } from '../memory/memory-budget.js';
 import type { FlushPolicy } from '../settings/kinds.js';
 import { SETTINGS } from '../settings/settings.js';
 
@@ -33,6 +34,8 @@ export interface LogOptions {
   readonly checkpointIntervalMs?: number;
   /** Memory for the newest batches, so tailing readers need no disk read. */
   readonly tailCacheBytes?: number;
+  /** What the tail cache and staging buffers take their memory from, shared by a broker's partitions; unbounded if not given. */
+  readonly memory?: MemoryBudget;
   readonly logger?: LogSink;
 }
 
@@ -41,7 +44,7 @@ export interface Reporter {
   warn(msg: string, fields?: Record<string, unknown>): void;
 }
 
-export type ResolvedLogOptions = Required<Omit<LogOptions, 'logger'>> & { readonly report: Reporter };
+export type ResolvedLogOptions = Required<Omit<LogOptions, 'logger' | 'memory'>> & { readonly report: Reporter; readonly memory?: MemoryBudget };
 
 export function resolveLogOptions(options: LogOptions): ResolvedLogOptions {
   const resolved = {
@@ -55,6 +58,7 @@ export function resolveLogOptions(options: LogOptions): ResolvedLogOptions {
     producerIdExpirationMs: options.producerIdExpirationMs ?? SETTINGS.producerIdExpirationMs.default,
     checkpointIntervalMs: options.checkpointIntervalMs ?? 60_000,
     tailCacheBytes: options.tailCacheBytes ?? 1024 * 1024,
+    memory: options.memory,
     report: reporterOf(options.logger),
   };
   if (!(resolved.indexIntervalBytes >= 1)) throw new RangeError('indexIntervalBytes must be positive');

@@ -9,6 +9,7 @@
  *   segment-roll.ts (both pure);
  * - housekeeping in the background: background-tasks.ts; its timers: partition-timers.ts.
  */
+import { unbounded } from '../memory/memory-budget.js';
 import { assignBaseOffset, type BatchHeader, type Marker } from '../protocol/record-batch.js';
 import type { ReadMemory } from './batch-file.js';
 import { BackgroundTasks } from './background-tasks.js';
@@ -69,13 +70,14 @@ export class PartitionLog {
     this.states = states;
     this.logEnd = logEnd;
     this.startOffset = startOffset;
-    this.tail = new TailCache(options.tailCacheBytes);
+    const memory = options.memory ?? unbounded();
+    this.tail = new TailCache(options.tailCacheBytes, memory);
     this.tasks = new BackgroundTasks(
       dir,
       () => this.options.report,
       (err) => this.writer.fail(err),
     );
-    this.writer = new PartitionWriter(dir, this.segments, this.tasks, () => this.options, logEnd);
+    this.writer = new PartitionWriter(dir, this.segments, this.tasks, () => this.options, logEnd, memory);
     this.reader = new PartitionReader(this.segments, this.tail, this);
   }
 
@@ -350,14 +352,23 @@ export class PartitionLog {
   private async shutDown(): Promise<void> {
     this.stopTimers();
     await this.writer.finished();
+    this.tail.release();
+    this.writer.releaseMemory();
     await this.retaining?.catch(() => {});
     await this.tasks.settled();
-    if (!this.writer.failed) {
-      const active = this.segments.active;
-      await active.sync(true);
-      await writeSnapshot(this.dir, this.logEnd, this.states.encode(this.logEnd), this.segments.oldestBase);
-      await writeRecoveryPoint(this.dir, { segmentBase: active.baseOffset, position: active.size, nextOffset: this.logEnd });
-    }
+    if (this.writer.failed) return this.closeFiles();
+    const active = this.segments.active;
+    await active.sync(true);
+    // The segments' files are closed before the snapshot and recovery point are written, so that
+    // a process at its open-file limit has, for those, the descriptors the partition gave up.
+    const point = { segmentBase: active.baseOffset, position: active.size, nextOffset: this.logEnd };
+    await this.closeFiles();
+    await writeSnapshot(this.dir, this.logEnd, this.states.encode(this.logEnd), this.segments.oldestBase);
+    await writeRecoveryPoint(this.dir, point);
+  }
+
+  /** The segments' files, and those of segments replaced while a read still held them. */
+  private async closeFiles(): Promise<void> {
     await this.segments.close();
     await Promise.all([...this.retired].map((s) => s.close()));
   }

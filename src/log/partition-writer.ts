@@ -6,6 +6,7 @@
  * brings it back.
  */
 import { syncDir } from '../files/durable-file.js';
+import type { MemoryBudget } from '../memory/memory-budget.js';
 import type { BackgroundTasks } from './background-tasks.js';
 import type { ResolvedLogOptions } from './options.js';
 import { writeRecoveryPoint, writeSnapshot } from './partition-files.js';
@@ -56,8 +57,8 @@ export class PartitionWriter {
   private failure: Error | undefined;
   private queue: PendingWrite[] = [];
   /** Holds the queued batches; its spare holds those of the write in progress. */
-  private staging = new StagingBuffer();
-  private spareStaging = new StagingBuffer();
+  private staging: StagingBuffer;
+  private spareStaging: StagingBuffer;
   private queued = new Turn();
   private inFlight: Turn | undefined;
   private scheduled = false;
@@ -78,7 +79,10 @@ export class PartitionWriter {
     private readonly tasks: BackgroundTasks,
     private readonly options: () => ResolvedLogOptions,
     logEnd: number,
+    memory: MemoryBudget,
   ) {
+    this.staging = new StagingBuffer(memory);
+    this.spareStaging = new StagingBuffer(memory);
     this.highWatermark = logEnd;
     this.writtenEnd = logEnd;
     this.writeSegment = segments.active;
@@ -136,6 +140,12 @@ export class PartitionWriter {
   async finished(): Promise<void> {
     if (this.scheduled) await new Promise((resolve) => setImmediate(resolve));
     await this.drained;
+  }
+
+  /** Gives the staging buffers' memory back (copies queued keep theirs until written). */
+  releaseMemory(): void {
+    this.staging.release();
+    this.spareStaging.release();
   }
 
   fail(error: Error): void {

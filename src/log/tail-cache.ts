@@ -8,6 +8,7 @@
 import { constants } from 'node:buffer';
 import type { ReadMemory } from './batch-file.js';
 import { grownSize } from '../memory/grown-size.js';
+import type { HeldMemory, MemoryBudget } from '../memory/memory-budget.js';
 
 interface CachedBatch {
   readonly base: number;
@@ -21,7 +22,8 @@ interface CachedBatch {
 /** A partition's ring starts this small and doubles up to the cache's capacity as its batches need. */
 const FIRST_RING_BYTES = 64 * 1024;
 
-export class TailCache {
+export class TailCache implements HeldMemory {
+  lastUsed = 0;
   private ring = Buffer.alloc(0);
   /** Entries before `head` are evicted. */
   private batches: CachedBatch[] = [];
@@ -29,7 +31,10 @@ export class TailCache {
   /** Stream position of the next copy. */
   private next = 0;
 
-  constructor(private readonly capacity: number) {
+  constructor(
+    private readonly capacity: number,
+    private readonly budget: MemoryBudget,
+  ) {
     if (!Number.isSafeInteger(capacity) || capacity < 0 || capacity > constants.MAX_LENGTH) {
       throw new RangeError(`tail cache size ${capacity} is not a byte count a buffer can have`);
     }
@@ -37,16 +42,16 @@ export class TailCache {
 
   /** Copies `bytes` in (the caller may reuse them), evicting the oldest batches it overwrites. */
   push(base: number, end: number, bytes: Buffer): void {
+    this.lastUsed = this.budget.tick;
     const n = bytes.length;
-    if (n > this.capacity) {
-      this.evictBefore(Infinity);
-      return;
-    }
     let at = this.placeFor(n);
     const oldest = this.batches[this.head]?.at ?? Infinity;
-    if (this.ring.length < this.capacity && (n > this.ring.length || oldest < at + n - this.ring.length)) {
-      this.grow(n);
+    if (n <= this.capacity && this.ring.length < this.capacity && (n > this.ring.length || oldest < at + n - this.ring.length) && this.grow(n)) {
       at = this.placeFor(n);
+    }
+    if (n > this.ring.length) {
+      this.evictBefore(Infinity);
+      return;
     }
     this.evictBefore(at + n - this.ring.length);
     this.ring.set(bytes, at % this.ring.length);
@@ -59,6 +64,7 @@ export class TailCache {
    * below `hw`, within `maxBytes` but at least one; undefined if not cached.
    */
   read(fetchOffset: number, maxBytes: number, hw: number, memory: ReadMemory = Buffer.allocUnsafe): Buffer | undefined {
+    this.lastUsed = this.budget.tick;
     const first = this.batches[this.head];
     if (first === undefined || first.base > fetchOffset) return undefined;
     let lo = this.head;
@@ -98,11 +104,25 @@ export class TailCache {
     return size > 0 && offset + n > size ? this.next + size - offset : this.next;
   }
 
-  /** A larger ring, with the cached batches moved to its start in order. */
-  private grow(n: number): void {
+  /** Gives the memory back to the budget: reads miss until the next push. */
+  release(): void {
+    this.budget.release(this);
+  }
+
+  drop(): void {
+    this.ring = Buffer.alloc(0);
+    this.batches = [];
+    this.head = 0;
+    this.next = 0;
+  }
+
+  /** A larger ring, with the cached batches moved to its start in order, if the budget allows it. */
+  private grow(n: number): boolean {
     const kept = this.batches.slice(this.head);
     const keptBytes = kept.reduce((sum, b) => sum + b.length, 0);
-    const ring = Buffer.allocUnsafeSlow(grownSize(this.ring.length, keptBytes + n, FIRST_RING_BYTES, this.capacity));
+    const size = grownSize(this.ring.length, keptBytes + n, FIRST_RING_BYTES, this.capacity);
+    if (size <= this.ring.length || !this.budget.grow(this, size - this.ring.length)) return false;
+    const ring = Buffer.allocUnsafeSlow(size);
     let pos = 0;
     this.batches = kept.map((batch) => {
       const from = batch.at % this.ring.length;
@@ -113,6 +133,7 @@ export class TailCache {
     this.ring = ring;
     this.head = 0;
     this.next = pos;
+    return true;
   }
 
   /** Drops the batches that start before stream position `at`. */

@@ -122,6 +122,14 @@ export class BrokerMetrics {
     this.gaugeOf('brook_failed_partitions', 'Partitions whose log failed a write and takes nothing until a restart.', count);
   }
 
+  countPartitionMemory(bytes: () => number): void {
+    this.gaugeOf(
+      'brook_partition_memory_bytes',
+      'Memory partitions keep for their newest batches and those waiting to be written, within --partition-memory-bytes.',
+      bytes,
+    );
+  }
+
   /** Runs a request's handler, observing its latency once its result (or promised result) is there. */
   timeRequest<R>(apiKey: number, handle: () => R): R {
     const start = performance.now();

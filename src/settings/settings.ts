@@ -222,6 +222,12 @@ export const SETTINGS = {
     broker: 'queued.max.request.bytes',
     description: 'memory for requests received in part, all connections together',
   }),
+  partitionMemoryBytes: setting({
+    kind: long(0, ANY, 'bytes'),
+    default: 128 * MiB,
+    description:
+      'memory all partitions together keep for their newest batches and for batches waiting to be written; the least recently used partitions, and any idle for 10 s, give theirs back and are read from the files',
+  }),
   fetchMaxBytes: setting({
     kind: int(1024, INT32_MAX, 'bytes'),
     default: 55 * MiB,

@@ -19,11 +19,18 @@ export async function tempDataDir(): Promise<string> {
   return mkdtemp(join(tmpdir(), 'brook-test-'));
 }
 
-/** Starts `brook serve --port 0` (unless args name a port) and waits for its listening line. */
-export async function startServe(args: readonly string[] = [], dataDir?: string): Promise<ServeProcess> {
+/**
+ * Starts `brook serve --port 0` (unless args name a port) and waits for its listening line;
+ * with `fileLimit`, under that limit on open files (`ulimit -n`).
+ */
+export async function startServe(args: readonly string[] = [], dataDir?: string, fileLimit?: number): Promise<ServeProcess> {
   const dir = dataDir ?? (await tempDataDir());
   const withPort = args.includes('--port') ? args : ['--port', '0', ...args];
-  const child = spawn(process.execPath, [BROOK_BIN, 'serve', '--data-dir', dir, ...withPort], { stdio: ['ignore', 'pipe', 'pipe'] });
+  const command = [process.execPath, BROOK_BIN, 'serve', '--data-dir', dir, ...withPort];
+  const child =
+    fileLimit === undefined
+      ? spawn(command[0]!, command.slice(1), { stdio: ['ignore', 'pipe', 'pipe'] })
+      : spawn('sh', ['-c', `ulimit -n ${fileLimit} && exec "$@"`, 'sh', ...command], { stdio: ['ignore', 'pipe', 'pipe'] });
   let out = '';
   child.stdout!.on('data', (b: Buffer) => (out += b.toString()));
   child.stderr!.on('data', (b: Buffer) => (out += b.toString()));
