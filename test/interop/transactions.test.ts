@@ -1,8 +1,9 @@
 /**
  * Exactly-once from consume to produce with librdkafka's transactional producer (confluent-kafka):
- * a transform loop, some of whose transactions abort on purpose, is killed with SIGKILL and
- * restarted, and so is the broker; the output read with read_committed holds every input exactly
- * once, and the group's committed offsets are the inputs' ends.
+ * a transform loop over 20,000 inputs, some of whose transactions abort on purpose, is killed with
+ * SIGKILL and restarted three times, and so is the broker, at points spread over the run; the output
+ * read with read_committed holds every input exactly once, and the group's committed offsets are the
+ * inputs' ends.
  */
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
@@ -17,8 +18,12 @@ interface TransformLine {
   readonly aborted?: number;
 }
 
-const INPUTS = 3000;
+const INPUTS = 20_000;
 const PARTITIONS = 2;
+/** Records per transaction at most: large enough that the run stays short. */
+const BATCH = 500;
+/** What is killed with SIGKILL, in turn, each once a further share of the inputs is committed. */
+const KILLS = ['transformer', 'broker', 'transformer', 'broker', 'both'] as const;
 
 async function readCommitted(bootstrap: string, topic: string, count: number): Promise<string[]> {
   const consumer = kafkajs(bootstrap).consumer({ groupId: `check-${Date.now()}`, readUncommitted: false, maxWaitTimeInMs: 100 });
@@ -36,9 +41,10 @@ async function readCommitted(bootstrap: string, topic: string, count: number): P
   return values;
 }
 
-test('confluent-kafka consume-transform-produce, transformer and broker killed -9 mid-way: every input exactly once', async (t) => {
+test('confluent-kafka consume-transform-produce over 20,000 inputs, transformer and broker each killed -9 three times: every input exactly once', async (t) => {
   let serve: ServeProcess = await startServe(['--partitions', String(PARTITIONS)]);
   const port = serve.port;
+  const bootstrap = serve.bootstrap;
   const dataDir = serve.dataDir;
   const transformers: LineProcess<TransformLine>[] = [];
   t.after(async () => {
@@ -46,12 +52,12 @@ test('confluent-kafka consume-transform-produce, transformer and broker killed -
     await serve.stop('SIGKILL');
     await rm(dataDir, { recursive: true, force: true });
   });
-  const kafka = kafkajs(serve.bootstrap);
+  const kafka = kafkajs(bootstrap);
   const producer = kafka.producer({ idempotent: true });
   await producer.connect();
   const inputs = Array.from({ length: INPUTS }, (_, i) => `in-${i}`);
-  for (let i = 0; i < INPUTS; i += 500) {
-    await producer.send({ topic: 'tx-in', messages: inputs.slice(i, i + 500).map((value, j) => ({ partition: (i + j) % PARTITIONS, value })) });
+  for (let i = 0; i < INPUTS; i += 2000) {
+    await producer.send({ topic: 'tx-in', messages: inputs.slice(i, i + 2000).map((value, j) => ({ partition: (i + j) % PARTITIONS, value })) });
   }
   await producer.disconnect();
   const admin = kafka.admin();
@@ -60,21 +66,14 @@ test('confluent-kafka consume-transform-produce, transformer and broker killed -
   await admin.disconnect();
 
   const start = (): LineProcess<TransformLine> => {
-    const p = LineProcess.python<TransformLine>('confluent_transform.py', [serve.bootstrap, 'tx-in', 'tx-out', 'transform-group', 'transformer', 4], 240_000);
+    const p = LineProcess.python<TransformLine>('confluent_transform.py', [bootstrap, 'tx-in', 'tx-out', 'transform-group', 'transformer', 4, BATCH], 240_000);
     transformers.push(p);
     return p;
   };
-  // Two transformers killed after a few transactions each, then the broker, with one running.
-  for (let kill = 0; kill < 2; kill++) {
-    const p = start();
-    await p.until((lines) => lines.filter((l) => l.committed !== undefined).length >= 2, 'two transactions committed', 60_000);
-    p.kill();
-  }
+  /** Inputs the transformers reported committed: fewer than were, when one died between commit and report. */
+  const committed = () => transformers.flatMap((p) => p.lines).reduce((sum, l) => sum + (l.committed ?? 0), 0);
+  // Whatever ends the transformer (a kill, or being fenced or cut off by the broker's restart), one is started again.
   let current = start();
-  await current.until((lines) => lines.filter((l) => l.committed !== undefined).length >= 1, 'a transaction committed', 60_000);
-  await serve.stop('SIGKILL');
-  serve = await startServe(['--port', String(port), '--partitions', String(PARTITIONS)], dataDir);
-  // The restart aborts whatever transaction was open and fences its producer: a transformer that dies of it is started again.
   let done = false;
   const supervising = (async () => {
     while (!done) {
@@ -82,7 +81,16 @@ test('confluent-kafka consume-transform-produce, transformer and broker killed -
       if (!done) current = start();
     }
   })();
-  const read = await readCommitted(serve.bootstrap, 'tx-out', INPUTS);
+  for (const [i, kill] of KILLS.entries()) {
+    const share = Math.floor(((i + 1) * INPUTS) / (KILLS.length + 1));
+    await until(() => committed() >= share, `${share} inputs committed`, 60_000);
+    if (kill !== 'broker') current.kill();
+    if (kill !== 'transformer') {
+      await serve.stop('SIGKILL');
+      serve = await startServe(['--port', String(port), '--partitions', String(PARTITIONS)], dataDir);
+    }
+  }
+  const read = await readCommitted(bootstrap, 'tx-out', INPUTS);
   done = true;
   await supervising;
   assert.equal(read.length, INPUTS, 'no output twice');

@@ -1,7 +1,8 @@
 """A consume-transform-produce loop on librdkafka (confluent-kafka) with exactly-once: each batch
-read is written transformed and its offsets committed in one transaction. Every `abort_every`-th
-transaction is aborted on purpose and its input read again from the committed offsets. Prints a
-JSON line per transaction ended; finishes when stdin closes."""
+read (of at most `batch` records) is written transformed and its offsets committed in one
+transaction. Every `abort_every`-th transaction is aborted on purpose, after its records are
+delivered, and its input read again from the committed offsets. Prints a JSON line per
+transaction ended; finishes when stdin closes."""
 import sys
 
 from confluent_kafka import Consumer, KafkaException, Producer, TopicPartition
@@ -9,7 +10,7 @@ from confluent_kafka import Consumer, KafkaException, Producer, TopicPartition
 from lines import say, stdin_closed
 
 bootstrap, source, sink, group, txn_id = sys.argv[1:6]
-abort_every = int(sys.argv[6])
+abort_every, batch = int(sys.argv[6]), int(sys.argv[7])
 stop = stdin_closed()
 consumer = Consumer({
     "bootstrap.servers": bootstrap,
@@ -31,7 +32,7 @@ producer.init_transactions(60)
 consumer.subscribe([source])
 ended = 0
 while not stop.is_set():
-    msgs = [m for m in consumer.consume(200, 0.2) if m.error() is None]
+    msgs = [m for m in consumer.consume(batch, 0.2) if m.error() is None]
     if not msgs:
         continue
     producer.begin_transaction()
@@ -40,6 +41,8 @@ while not stop.is_set():
     offsets = consumer.position(consumer.assignment())
     ended += 1
     if ended % abort_every == 0:
+        # Delivered first, so the aborted records are in the log for read_committed to leave out.
+        producer.flush(60)
         producer.abort_transaction(60)
         # Read again what the aborted transaction held: from the offsets the group committed.
         for tp in consumer.committed(consumer.assignment(), 30):
