@@ -41,6 +41,22 @@ test('retention.bytes deletes whole old segments, never the active one, and move
   assert.ok(strict.logStartOffset > 0 && strict.highWatermark > strict.logStartOffset, 'the active segment stays');
 });
 
+test('retention right after a roll, before the new segment is first written, leaves the rolled segment to be sealed', async (t) => {
+  const log = await openLog(t, await tempDir(t), { segmentBytes: 200, retentionBytes: 0, retentionMs: -1 });
+  appendAll(log, [batch(3), batch(3)]);
+  await log.whenWritten(log.logEndOffset - 1);
+  // This batch rolls: every offset of the old segment is below the high watermark, but the writer
+  // has not yet moved to the new one, which seals the old one at its first write.
+  const rolled = log.append(batch(3).bytes, batch(3).header, Date.now());
+  assert.ok(rolled > 0);
+  await log.enforceRetention(Date.now());
+  await log.whenWritten(rolled);
+  // Retention runs after the housekeeping queued so far: the sealing of the rolled segment.
+  await log.enforceRetention(Date.now());
+  assert.equal(log.failed, false, 'the partition goes on');
+  assert.equal(log.logStartOffset, rolled, 'the rolled segment is deleted once sealed');
+});
+
 test('retention.ms deletes segments whose newest batch is older than that', async (t) => {
   const dir = await tempDir(t);
   const log = await openLog(t, dir, { segmentBytes: 600, retentionMs: DAY });

@@ -234,7 +234,7 @@ export class PartitionLog {
       if (offset <= this.logStartOffset) return;
       await writeLogStartOffset(this.dir, offset);
       this.startOffset = offset;
-      const below = segmentsBelowStart(this.segments.snapshot(), offset);
+      const below = segmentsBelowStart(this.sealedAndWriting(), offset);
       if (below > 0) this.deleteOldest(below, 'deleted segments below the log start');
     });
   }
@@ -264,7 +264,7 @@ export class PartitionLog {
   } {
     const writing = this.writer.writingTo;
     return {
-      segments: this.segments.snapshot().slice(0, this.segments.indexOf(writing)),
+      segments: this.sealedAndWriting().slice(0, -1),
       end: writing.baseOffset,
       indexIntervalBytes: this.options.indexIntervalBytes,
       time: (segment) => this.segments.use(segment, -1, () => segment.largest()),
@@ -316,7 +316,7 @@ export class PartitionLog {
     if (this.closing !== undefined || this.writer.failed) return;
     const { retentionMs, retentionBytes, producerIdExpirationMs } = this.options;
     // A copy, since DeleteRecords may delete the oldest segments meanwhile.
-    const segments = this.segments.snapshot();
+    const segments = this.sealedAndWriting();
     const log = this;
     const limits = {
       now,
@@ -365,6 +365,16 @@ export class PartitionLog {
     await this.closeFiles();
     await writeSnapshot(this.dir, this.logEnd, this.states.encode(this.logEnd), this.segments.oldestBase);
     await writeRecoveryPoint(this.dir, point);
+  }
+
+  /**
+   * The segments up to the one the writer writes to, which lags the active one from a roll until
+   * the new segment's first write: that one is sealed only then, so nothing may delete or replace
+   * it before, though every offset in it is already below the high watermark.
+   */
+  private sealedAndWriting(): Segment[] {
+    const segments = this.segments.snapshot();
+    return segments.slice(0, segments.indexOf(this.writer.writingTo) + 1);
   }
 
   /** The segments' files, and those of segments replaced while a read still held them. */
