@@ -175,15 +175,7 @@ export class Rebalancer {
   }
 
   private addMemberAndRebalance(group: ClassicGroup, memberId: string, request: JoinRequest, respond: Respond): void {
-    const member = new Member(
-      memberId,
-      request.groupInstanceId,
-      request.clientId,
-      request.clientHost,
-      request.rebalanceTimeoutMs,
-      request.sessionTimeoutMs,
-      request.protocols,
-    );
+    const member = memberJoining(memberId, request);
     member.isNew = true;
     member.joinWaiter = respond;
     if (group.is('PreparingRebalance') && group.previousState === 'Empty') group.newMemberAdded = true;
@@ -208,15 +200,7 @@ export class Rebalancer {
     previous.cancelExpiry?.();
     previous.completeJoin(joinError(previous.memberId, ErrorCode.FENCED_INSTANCE_ID));
     previous.completeSync(syncError(ErrorCode.FENCED_INSTANCE_ID));
-    const member = new Member(
-      memberId,
-      request.groupInstanceId,
-      request.clientId,
-      request.clientHost,
-      request.rebalanceTimeoutMs,
-      request.sessionTimeoutMs,
-      request.protocols,
-    );
+    const member = memberJoining(memberId, request);
     member.assignment = previous.assignment;
     member.joinWaiter = respond;
     group.replace(previous, member);
@@ -403,4 +387,10 @@ export class Rebalancer {
     group.pendingMembers.delete(memberId);
     this.maybeCompleteJoinPhase(group);
   }
+}
+
+/** The member a JoinGroup makes, under `memberId`. */
+function memberJoining(memberId: string, request: JoinRequest): Member {
+  const { groupInstanceId, clientId, clientHost, rebalanceTimeoutMs, sessionTimeoutMs, protocols } = request;
+  return new Member(memberId, groupInstanceId, clientId, clientHost, rebalanceTimeoutMs, sessionTimeoutMs, protocols);
 }
