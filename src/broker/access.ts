@@ -6,7 +6,7 @@
 import { AclOperation, CLUSTER_NAME, operationName, ResourceType, resourceTypeName, SUPPORTED_OPERATIONS } from '../acl/acl-binding.js';
 import type { ConnectionContext } from '../server/connection.js';
 import type { BrokerContext } from './broker-context.js';
-import { principalOf } from './principal.js';
+import { aclPrincipal, principalOf } from './principal.js';
 
 /** The principal, as ACLs name it, and the client's address, as Kafka compares it with an ACL's host. */
 export interface Client {
@@ -15,10 +15,10 @@ export interface Client {
 }
 
 export function clientOf(connection: ConnectionContext, broker: BrokerContext): Client {
-  const { type, name } = principalOf(connection, broker);
+  const principal = aclPrincipal(principalOf(connection, broker));
   const address = connection.remoteAddress.slice(0, connection.remoteAddress.lastIndexOf(':'));
   // An IPv4 client of a listener on every address comes as IPv4-mapped IPv6, which Java reads as IPv4.
-  return { principal: `${type}:${name}`, host: address.startsWith('::ffff:') && address.includes('.') ? address.slice(7) : address };
+  return { principal, host: address.startsWith('::ffff:') && address.includes('.') ? address.slice(7) : address };
 }
 
 /** Whether the connection may perform `operation` on the resource; a refusal is logged and counted unless `quiet`. */

@@ -13,6 +13,7 @@ import { ApiError } from './api-input.js';
 import { describeGroup, listGroups } from './groups-api.js';
 import { LiveEvents } from './live-events.js';
 import { LOGIN_COOKIE, Logins } from './logins.js';
+import { aclPrincipal, userPrincipal } from '../broker/principal.js';
 import { browseMessages, oneMessage, produceMessage } from './messages-api.js';
 import { MetricSamples } from './metric-samples.js';
 import { overview } from './overview-api.js';
@@ -95,7 +96,7 @@ export async function serveConsole(broker: BrokerContext, options: ConsoleOption
     const user = logins?.userOf(req.headers.cookie);
     if (logins !== undefined && user === undefined) throw new ApiError(401, 'log in first');
     // The console shows and changes everything, past any ACL: with an authorizer, it is a super user's.
-    if (broker.authorizer !== undefined && !(broker.config.superUsers ?? []).includes(`User:${user ?? 'ANONYMOUS'}`)) {
+    if (broker.authorizer !== undefined && !broker.authorizer.policy.superUsers.has(aclPrincipal(userPrincipal(user)))) {
       throw new ApiError(403, 'with --authorizer, only a super user may use the console');
     }
     if (pathname === '/api/events' && method === 'GET') {
