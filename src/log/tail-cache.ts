@@ -19,7 +19,11 @@ interface CachedBatch {
   readonly length: number;
 }
 
-/** A partition's ring starts this small and doubles up to the cache's capacity as its batches need. */
+/**
+ * A partition's ring starts this small, and goes to the cache's capacity at once when its batches
+ * need more: every size between would be memory allocated, copied into and dropped, and V8 answers
+ * such long-lived memory allocated with full collections.
+ */
 const FIRST_RING_BYTES = 64 * 1024;
 
 export class TailCache implements HeldMemory {
@@ -120,7 +124,7 @@ export class TailCache implements HeldMemory {
   private grow(n: number): boolean {
     const kept = this.batches.slice(this.head);
     const keptBytes = kept.reduce((sum, b) => sum + b.length, 0);
-    const size = grownSize(this.ring.length, keptBytes + n, FIRST_RING_BYTES, this.capacity);
+    const size = this.ring.length === 0 ? grownSize(0, keptBytes + n, FIRST_RING_BYTES, this.capacity) : this.capacity;
     if (size <= this.ring.length || !this.budget.grow(this, size - this.ring.length)) return false;
     const ring = Buffer.allocUnsafeSlow(size);
     let pos = 0;
