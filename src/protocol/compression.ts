@@ -2,13 +2,14 @@
  * Opens the records of a compressed RecordBatch, each codec framed as Kafka producers frame it.
  * Every codec's framing states or bounds what each block decompresses to; that bound is checked
  * against `limit` before anything is decompressed, so a small hostile payload cannot make the
- * broker allocate more than `limit` bytes. All of it is synchronous: the produce path judges
- * batches in the order they arrive.
+ * broker allocate more than `limit` bytes. The framing checks run at once; the decompression
+ * runs at once too when the framing bounds it by `syncUpTo` bytes, and otherwise on libuv's
+ * thread pool (a promise), so that a large payload does not hold up the event loop.
  */
-import { gunzipSync } from 'node:zlib';
+import { gunzip as gunzipLater, gunzipSync, type ZlibOptions } from 'node:zlib';
 import { Decoder as ZstdDecoder } from '@toondepauw/node-zstd';
-import { decompressFrameSync } from 'lz4-napi';
-import { uncompressSync } from 'snappy';
+import { decompressFrame, decompressFrameSync } from 'lz4-napi';
+import { uncompress, uncompressSync } from 'snappy';
 
 /** The payload is not a well-formed stream of its codec. */
 export class CorruptPayload extends Error {}
@@ -20,22 +21,62 @@ function tooLarge(codec: string, limit: number): PayloadTooLarge {
   return new PayloadTooLarge(`${codec} payload may decompress to more than the ${limit} bytes allowed`);
 }
 
+/** Records decompressed now, or later off the event loop. */
+export type Decompressed = Buffer | Promise<Buffer>;
+
+function corrupt(codec: string, err: unknown): CorruptPayload {
+  return new CorruptPayload(`${codec} payload does not decompress: ${(err as Error).message}`);
+}
+
 /** The codec libraries' own errors say what is wrong with the stream; they become CorruptPayload. */
 function decoded(codec: string, decode: () => Buffer): Buffer {
   try {
     return decode();
   } catch (err) {
-    throw new CorruptPayload(`${codec} payload does not decompress: ${(err as Error).message}`);
+    throw corrupt(codec, err);
   }
 }
 
-export function gunzip(payload: Buffer, limit: number): Buffer {
-  try {
-    return gunzipSync(payload, { maxOutputLength: limit });
-  } catch (err) {
-    if ((err as NodeJS.ErrnoException).code === 'ERR_BUFFER_TOO_LARGE') throw tooLarge('gzip', limit);
-    throw new CorruptPayload(`gzip payload does not decompress: ${(err as Error).message}`);
+/** decoded(), on libuv's thread pool. */
+function decodedLater(codec: string, decode: () => Promise<Buffer>): Promise<Buffer> {
+  return decode().catch((err: unknown) => {
+    throw corrupt(codec, err);
+  });
+}
+
+function gunzipError(err: unknown, limit: number): Error {
+  return (err as NodeJS.ErrnoException).code === 'ERR_BUFFER_TOO_LARGE' ? tooLarge('gzip', limit) : corrupt('gzip', err);
+}
+
+/** The smallest output chunk asked of zlib: its default (16 KiB) makes a large stream thousands of callbacks. */
+const GZIP_MIN_CHUNK = 64 << 10;
+
+/**
+ * gzip's framing bounds nothing: only its trailer claims a size (modulo 2^32). A payload claiming
+ * at most `syncUpTo` bytes is inflated at once, but never past `syncUpTo`; one that claims more,
+ * or inflates past that, is inflated on the thread pool, into one chunk of the size it claims
+ * (within `limit`) where the claim holds: zlib then hands back that chunk, with no copy joining
+ * chunks on the event loop.
+ */
+export function gunzip(payload: Buffer, limit: number, syncUpTo = Infinity): Decompressed {
+  const claimed = payload.length >= 4 ? payload.readUInt32LE(payload.length - 4) : 0;
+  if (claimed <= syncUpTo) {
+    const cap = Math.min(limit, syncUpTo);
+    try {
+      return gunzipSync(payload, { maxOutputLength: cap });
+    } catch (err) {
+      if (cap === limit || (err as NodeJS.ErrnoException).code !== 'ERR_BUFFER_TOO_LARGE') throw gunzipError(err, limit);
+    }
   }
+  const options: ZlibOptions = { maxOutputLength: limit, chunkSize: Math.min(limit, Math.max(claimed, GZIP_MIN_CHUNK)) + 1 };
+  return new Promise((resolve, reject) => {
+    try {
+      gunzipLater(payload, options, (err, records) => (err === null ? resolve(records) : reject(gunzipError(err, limit))));
+    } catch (err) {
+      // Options zlib refuses (no room left at all) are refused as gunzipSync refuses them.
+      reject(gunzipError(err, limit));
+    }
+  });
 }
 
 /** snappy-java's stream header: 0x82 'SNAPPY' 0x00, then a version and a compatible version (int32 each). */
@@ -46,12 +87,16 @@ const XERIAL_HEADER_SIZE = 16;
  * Raw snappy, or snappy-java's framing of it, which Java producers send; as in snappy-java, the
  * header decides which.
  */
-export function unsnappy(payload: Buffer, limit: number): Buffer {
+export function unsnappy(payload: Buffer, limit: number, syncUpTo = Infinity): Decompressed {
   const xerial = payload.length >= XERIAL_HEADER_SIZE && payload.subarray(0, XERIAL_MAGIC.length).equals(XERIAL_MAGIC);
   const blocks = xerial ? xerialBlocks(payload) : [payload];
   // Each raw block starts with its decompressed length, which the decoder allocates at once.
   const total = blocks.reduce((sum, block) => sum + snappyLength(block), 0);
   if (total > limit) throw tooLarge('snappy', limit);
+  if (total > syncUpTo) {
+    const opened = blocks.map((block) => decodedLater('snappy', () => uncompress(block, { asBuffer: true }) as Promise<Buffer>));
+    return Promise.all(opened).then((parts) => (parts.length === 1 ? parts[0]! : Buffer.concat(parts)));
+  }
   return Buffer.concat(blocks.map((block) => decoded('snappy', () => uncompressSync(block, { asBuffer: true }) as Buffer)));
 }
 
@@ -87,7 +132,7 @@ const LZ4_BLOCK_MAX = [0, 0, 0, 0, 64 << 10, 256 << 10, 1 << 20, 4 << 20];
  * One LZ4 frame, nothing after it. Its descriptor must be one that Kafka's Java client reads
  * (KafkaLZ4BlockInputStream): version 01, independent blocks, no dictionary, reserved bits 0.
  */
-export function unlz4(payload: Buffer, limit: number): Buffer {
+export function unlz4(payload: Buffer, limit: number, syncUpTo = Infinity): Decompressed {
   if (payload.length < 7 || payload.readUInt32LE(0) !== LZ4_MAGIC) throw new CorruptPayload('payload is not an LZ4 frame');
   const flags = payload[4]!;
   const descriptor = payload[5]!;
@@ -123,6 +168,7 @@ export function unlz4(payload: Buffer, limit: number): Buffer {
   if (pos + (contentChecksum ? 4 : 0) !== payload.length) throw new CorruptPayload('the LZ4 frame does not end where the payload does');
   if (contentSize > bound) throw new CorruptPayload(`LZ4 frame claims ${contentSize} bytes, more than its blocks hold`);
   if (bound > limit) throw tooLarge('LZ4', limit);
+  if (bound > syncUpTo) return decodedLater('LZ4', () => decompressFrame(payload));
   return decoded('LZ4', () => decompressFrameSync(payload));
 }
 
@@ -134,7 +180,7 @@ const ZSTD_BLOCK_MAX = 128 << 10;
 const zstd = new ZstdDecoder();
 
 /** zstd frames (and skippable frames) back to back, filling the payload, as zstd itself reads them. */
-export function unzstd(payload: Buffer, limit: number): Buffer {
+export function unzstd(payload: Buffer, limit: number, syncUpTo = Infinity): Decompressed {
   if (payload.length === 0) throw new CorruptPayload('zstd payload is empty');
   let bound = 0;
   for (let pos = 0; pos < payload.length;) {
@@ -151,6 +197,7 @@ export function unzstd(payload: Buffer, limit: number): Buffer {
     pos = frame.end;
   }
   if (bound > limit) throw tooLarge('zstd', limit);
+  if (bound > syncUpTo) return decodedLater('zstd', () => zstd.decode(payload));
   return decoded('zstd', () => zstd.decodeSync(payload));
 }
 
