@@ -2,14 +2,14 @@
  * Opens the records of a compressed RecordBatch, each codec framed as Kafka producers frame it.
  * Every codec's framing states or bounds what each block decompresses to; that bound is checked
  * against `limit` before anything is decompressed, so a small hostile payload cannot make the
- * broker allocate more than `limit` bytes. The framing checks run at once; the decompression
- * runs at once too when the framing bounds it by `syncUpTo` bytes, and otherwise on libuv's
- * thread pool (a promise), so that a large payload does not hold up the event loop.
+ * broker allocate more than `limit` bytes. All of it is synchronous; given `now`, a bound for what
+ * its caller decompresses on its own thread, a payload that may take more is not decompressed
+ * (LargePayload), and the caller opens it on another thread.
  */
-import { gunzip as gunzipLater, gunzipSync, type ZlibOptions } from 'node:zlib';
+import { gunzipSync } from 'node:zlib';
 import { Decoder as ZstdDecoder } from '@toondepauw/node-zstd';
-import { decompressFrame, decompressFrameSync } from 'lz4-napi';
-import { uncompress, uncompressSync } from 'snappy';
+import { decompressFrameSync } from 'lz4-napi';
+import { uncompressSync } from 'snappy';
 
 /** The payload is not a well-formed stream of its codec. */
 export class CorruptPayload extends Error {}
@@ -17,15 +17,11 @@ export class CorruptPayload extends Error {}
 /** The payload would decompress to more than the limit. */
 export class PayloadTooLarge extends Error {}
 
+/** The payload may decompress to more than the caller's `now`: it is to be opened elsewhere, with no bound but the limit. */
+export class LargePayload extends Error {}
+
 function tooLarge(codec: string, limit: number): PayloadTooLarge {
   return new PayloadTooLarge(`${codec} payload may decompress to more than the ${limit} bytes allowed`);
-}
-
-/** Records decompressed now, or later off the event loop. */
-export type Decompressed = Buffer | Promise<Buffer>;
-
-function corrupt(codec: string, err: unknown): CorruptPayload {
-  return new CorruptPayload(`${codec} payload does not decompress: ${(err as Error).message}`);
 }
 
 /** The codec libraries' own errors say what is wrong with the stream; they become CorruptPayload. */
@@ -33,50 +29,23 @@ function decoded(codec: string, decode: () => Buffer): Buffer {
   try {
     return decode();
   } catch (err) {
-    throw corrupt(codec, err);
+    throw new CorruptPayload(`${codec} payload does not decompress: ${(err as Error).message}`);
   }
 }
-
-/** decoded(), on libuv's thread pool. */
-function decodedLater(codec: string, decode: () => Promise<Buffer>): Promise<Buffer> {
-  return decode().catch((err: unknown) => {
-    throw corrupt(codec, err);
-  });
-}
-
-function gunzipError(err: unknown, limit: number): Error {
-  return (err as NodeJS.ErrnoException).code === 'ERR_BUFFER_TOO_LARGE' ? tooLarge('gzip', limit) : corrupt('gzip', err);
-}
-
-/** The smallest output chunk asked of zlib: its default (16 KiB) makes a large stream thousands of callbacks. */
-const GZIP_MIN_CHUNK = 64 << 10;
 
 /**
- * gzip's framing bounds nothing: only its trailer claims a size (modulo 2^32). A payload claiming
- * at most `syncUpTo` bytes is inflated at once, but never past `syncUpTo`; one that claims more,
- * or inflates past that, is inflated on the thread pool, into one chunk of the size it claims
- * (within `limit`) where the claim holds: zlib then hands back that chunk, with no copy joining
- * chunks on the event loop.
+ * gzip's framing bounds nothing; its trailer claims a size (modulo 2^32), which a payload claiming
+ * more than `now` is taken at. One claiming less is inflated, but not past `now`.
  */
-export function gunzip(payload: Buffer, limit: number, syncUpTo = Infinity): Decompressed {
-  const claimed = payload.length >= 4 ? payload.readUInt32LE(payload.length - 4) : 0;
-  if (claimed <= syncUpTo) {
-    const cap = Math.min(limit, syncUpTo);
-    try {
-      return gunzipSync(payload, { maxOutputLength: cap });
-    } catch (err) {
-      if (cap === limit || (err as NodeJS.ErrnoException).code !== 'ERR_BUFFER_TOO_LARGE') throw gunzipError(err, limit);
-    }
+export function gunzip(payload: Buffer, limit: number, now = Infinity): Buffer {
+  if (limit > now && payload.length >= 4 && payload.readUInt32LE(payload.length - 4) > now) throw new LargePayload();
+  const cap = Math.min(limit, now);
+  try {
+    return gunzipSync(payload, { maxOutputLength: cap });
+  } catch (err) {
+    if ((err as NodeJS.ErrnoException).code !== 'ERR_BUFFER_TOO_LARGE') throw new CorruptPayload(`gzip payload does not decompress: ${(err as Error).message}`);
+    throw cap < limit ? new LargePayload() : tooLarge('gzip', limit);
   }
-  const options: ZlibOptions = { maxOutputLength: limit, chunkSize: Math.min(limit, Math.max(claimed, GZIP_MIN_CHUNK)) + 1 };
-  return new Promise((resolve, reject) => {
-    try {
-      gunzipLater(payload, options, (err, records) => (err === null ? resolve(records) : reject(gunzipError(err, limit))));
-    } catch (err) {
-      // Options zlib refuses (no room left at all) are refused as gunzipSync refuses them.
-      reject(gunzipError(err, limit));
-    }
-  });
 }
 
 /** snappy-java's stream header: 0x82 'SNAPPY' 0x00, then a version and a compatible version (int32 each). */
@@ -87,16 +56,13 @@ const XERIAL_HEADER_SIZE = 16;
  * Raw snappy, or snappy-java's framing of it, which Java producers send; as in snappy-java, the
  * header decides which.
  */
-export function unsnappy(payload: Buffer, limit: number, syncUpTo = Infinity): Decompressed {
+export function unsnappy(payload: Buffer, limit: number, now = Infinity): Buffer {
   const xerial = payload.length >= XERIAL_HEADER_SIZE && payload.subarray(0, XERIAL_MAGIC.length).equals(XERIAL_MAGIC);
   const blocks = xerial ? xerialBlocks(payload) : [payload];
   // Each raw block starts with its decompressed length, which the decoder allocates at once.
   const total = blocks.reduce((sum, block) => sum + snappyLength(block), 0);
   if (total > limit) throw tooLarge('snappy', limit);
-  if (total > syncUpTo) {
-    const opened = blocks.map((block) => decodedLater('snappy', () => uncompress(block, { asBuffer: true }) as Promise<Buffer>));
-    return Promise.all(opened).then((parts) => (parts.length === 1 ? parts[0]! : Buffer.concat(parts)));
-  }
+  if (total > now) throw new LargePayload();
   return Buffer.concat(blocks.map((block) => decoded('snappy', () => uncompressSync(block, { asBuffer: true }) as Buffer)));
 }
 
@@ -132,7 +98,7 @@ const LZ4_BLOCK_MAX = [0, 0, 0, 0, 64 << 10, 256 << 10, 1 << 20, 4 << 20];
  * One LZ4 frame, nothing after it. Its descriptor must be one that Kafka's Java client reads
  * (KafkaLZ4BlockInputStream): version 01, independent blocks, no dictionary, reserved bits 0.
  */
-export function unlz4(payload: Buffer, limit: number, syncUpTo = Infinity): Decompressed {
+export function unlz4(payload: Buffer, limit: number, now = Infinity): Buffer {
   if (payload.length < 7 || payload.readUInt32LE(0) !== LZ4_MAGIC) throw new CorruptPayload('payload is not an LZ4 frame');
   const flags = payload[4]!;
   const descriptor = payload[5]!;
@@ -168,7 +134,7 @@ export function unlz4(payload: Buffer, limit: number, syncUpTo = Infinity): Deco
   if (pos + (contentChecksum ? 4 : 0) !== payload.length) throw new CorruptPayload('the LZ4 frame does not end where the payload does');
   if (contentSize > bound) throw new CorruptPayload(`LZ4 frame claims ${contentSize} bytes, more than its blocks hold`);
   if (bound > limit) throw tooLarge('LZ4', limit);
-  if (bound > syncUpTo) return decodedLater('LZ4', () => decompressFrame(payload));
+  if (bound > now) throw new LargePayload();
   return decoded('LZ4', () => decompressFrameSync(payload));
 }
 
@@ -180,7 +146,7 @@ const ZSTD_BLOCK_MAX = 128 << 10;
 const zstd = new ZstdDecoder();
 
 /** zstd frames (and skippable frames) back to back, filling the payload, as zstd itself reads them. */
-export function unzstd(payload: Buffer, limit: number, syncUpTo = Infinity): Decompressed {
+export function unzstd(payload: Buffer, limit: number, now = Infinity): Buffer {
   if (payload.length === 0) throw new CorruptPayload('zstd payload is empty');
   let bound = 0;
   for (let pos = 0; pos < payload.length;) {
@@ -197,7 +163,7 @@ export function unzstd(payload: Buffer, limit: number, syncUpTo = Infinity): Dec
     pos = frame.end;
   }
   if (bound > limit) throw tooLarge('zstd', limit);
-  if (bound > syncUpTo) return decodedLater('zstd', () => zstd.decode(payload));
+  if (bound > now) throw new LargePayload();
   return decoded('zstd', () => zstd.decodeSync(payload));
 }
 

@@ -2,7 +2,7 @@
  * A view of RecordBatch v2 (magic 2): the fixed 61-byte header and the checks a broker makes
  * before it stores a batch. Records are walked, never decoded into objects.
  */
-import { CorruptPayload, gunzip, PayloadTooLarge, unlz4, unsnappy, unzstd, type Decompressed } from './compression.js';
+import { CorruptPayload, gunzip, PayloadTooLarge, unlz4, unsnappy, unzstd } from './compression.js';
 import { crc32c } from './crc32c.js';
 import { ErrorCode } from './error-codes.js';
 
@@ -174,30 +174,18 @@ export function crcMatches(buf: Buffer, pos: number, size: number): boolean {
  * RecordBatchError naming what is wrong. A compressed batch is decompressed to walk its records,
  * into at most `room.bytes`, which it then takes from `room`. As Kafka's log validator, the
  * header's max timestamp is set to what the records say (a client may leave it -1), or to `now`
- * under LogAppendTime, with the CRC to match; nothing else of the batch changes.
- *
- * Given `syncUpTo`, records whose framing does not bound them by that many bytes are
- * decompressed off the event loop: the answer is then a promise, which rejects as this throws,
- * and `records` must stay as it is until it settles. The checks before decompression are made at
- * once either way.
+ * under LogAppendTime, with the CRC to match; nothing else of the batch changes. Records that
+ * may decompress to more than `decompressNow` bytes are not decompressed: LargePayload is thrown,
+ * after every check made before decompression.
  */
-export function validateProducedBatch(records: Buffer, room: DecompressionRoom, rules: TimestampRules, now: number, keysRequiredIn?: string): BatchHeader;
-export function validateProducedBatch(
-  records: Buffer,
-  room: DecompressionRoom,
-  rules: TimestampRules,
-  now: number,
-  keysRequiredIn: string | undefined,
-  syncUpTo: number,
-): BatchHeader | Promise<BatchHeader>;
 export function validateProducedBatch(
   records: Buffer,
   room: DecompressionRoom,
   rules: TimestampRules,
   now: number,
   keysRequiredIn?: string,
-  syncUpTo = Infinity,
-): BatchHeader | Promise<BatchHeader> {
+  decompressNow = Infinity,
+): BatchHeader {
   if (records.length < BATCH_HEADER_SIZE) {
     throw new RecordBatchError(CORRUPT_MESSAGE, `records hold ${records.length} bytes, less than a batch header`);
   }
@@ -221,24 +209,13 @@ export function validateProducedBatch(
   }
   const codec = compressionOf(header.attributes);
   if (codec > Compression.Zstd) throw new RecordBatchError(INVALID_RECORD, `unknown compression codec ${codec}`);
-  if (codec === Compression.None) return checkRecords(records, header, { buf: records, start: BATCH_HEADER_SIZE }, rules, now, keysRequiredIn);
-  const opened = decompressRecords(codec, records.subarray(BATCH_HEADER_SIZE), room, syncUpTo);
-  if (opened instanceof Promise) return opened.then((buf) => checkRecords(records, header, { buf, start: 0 }, rules, now, keysRequiredIn));
-  return checkRecords(records, header, { buf: opened, start: 0 }, rules, now, keysRequiredIn);
-}
-
-/** Walks the records of a batch whose header passed, refusing keyless ones where keys are required, and stamps its times. */
-function checkRecords(
-  batch: Buffer,
-  header: BatchHeader,
-  body: RecordsBody,
-  rules: TimestampRules,
-  now: number,
-  keysRequiredIn: string | undefined,
-): BatchHeader {
+  const body =
+    codec === Compression.None
+      ? { buf: records, start: BATCH_HEADER_SIZE }
+      : { buf: decompressRecords(codec, records.subarray(BATCH_HEADER_SIZE), room, decompressNow), start: 0 };
   walkRecords(body.buf, body.start, header.recordCount);
   if (keysRequiredIn !== undefined && walk.nullKeys > 0) refuseKeyless(body, header.recordCount, keysRequiredIn);
-  return stampTimes(batch, header, body, rules, now);
+  return stampTimes(records, header, body, rules, now);
 }
 
 /** A compacted partition (named as Kafka names it) keeps the latest record per key: records without one are refused, each named, as Kafka's log validator does. */
@@ -312,7 +289,7 @@ export interface DecompressionRoom {
   bytes: number;
 }
 
-const DECOMPRESS: Record<Exclude<Compression, Compression.None>, (payload: Buffer, limit: number, syncUpTo: number) => Decompressed> = {
+const DECOMPRESS = {
   [Compression.Gzip]: gunzip,
   [Compression.Snappy]: unsnappy,
   [Compression.Lz4]: unlz4,
@@ -326,38 +303,16 @@ const DECOMPRESS: Record<Exclude<Compression, Compression.None>, (payload: Buffe
  * are MESSAGE_TOO_LARGE, the code for a batch larger than the broker accepts, on which Java
  * producers split the batch and send the halves.
  */
-export function decompressRecords(codec: Exclude<Compression, Compression.None>, payload: Buffer, room: DecompressionRoom): Buffer;
-/**
- * As above, but records the framing does not bound by `syncUpTo` bytes are decompressed on
- * libuv's thread pool: a promise. `room` is taken from once it settles, so a request's next
- * compressed batch waits for it.
- */
-export function decompressRecords(codec: Exclude<Compression, Compression.None>, payload: Buffer, room: DecompressionRoom, syncUpTo: number): Decompressed;
-export function decompressRecords(codec: Exclude<Compression, Compression.None>, payload: Buffer, room: DecompressionRoom, syncUpTo = Infinity): Decompressed {
-  let opened: Decompressed;
+export function decompressRecords(codec: Exclude<Compression, Compression.None>, payload: Buffer, room: DecompressionRoom, decompressNow = Infinity): Buffer {
   try {
-    opened = DECOMPRESS[codec](payload, room.bytes, syncUpTo);
+    const records = DECOMPRESS[codec](payload, room.bytes, decompressNow);
+    room.bytes -= records.length;
+    return records;
   } catch (err) {
-    throw recordBatchError(err);
+    if (err instanceof CorruptPayload) throw new RecordBatchError(INVALID_RECORD, err.message);
+    if (err instanceof PayloadTooLarge) throw new RecordBatchError(MESSAGE_TOO_LARGE, err.message);
+    throw err;
   }
-  if (!(opened instanceof Promise)) return taken(opened, room);
-  return opened.then(
-    (records) => taken(records, room),
-    (err: unknown) => {
-      throw recordBatchError(err);
-    },
-  );
-}
-
-function taken(records: Buffer, room: DecompressionRoom): Buffer {
-  room.bytes -= records.length;
-  return records;
-}
-
-function recordBatchError(err: unknown): unknown {
-  if (err instanceof CorruptPayload) return new RecordBatchError(INVALID_RECORD, err.message);
-  if (err instanceof PayloadTooLarge) return new RecordBatchError(MESSAGE_TOO_LARGE, err.message);
-  return err;
 }
 
 /**

@@ -4,6 +4,7 @@
  * first copy got, after that copy is written.
  */
 import { check, type Verdict } from '../../idempotence/rules.js';
+import { LargePayload } from '../../protocol/compression.js';
 import { ErrorCode } from '../../protocol/error-codes.js';
 import { ProduceRequest, ProduceResponse, type ProduceResponsePartitionProduceResponse } from '../../protocol/messages/produce.js';
 import {
@@ -23,6 +24,7 @@ import {
 import { configNumber, listItems, type TopicConfigs } from '../../log/topic-config.js';
 import type { PartitionLog } from '../../log/partition-log.js';
 import { defineApi } from '../api-handler.js';
+import { validateOffThread } from '../batch-checks-thread.js';
 import type { BrokerContext } from '../broker-context.js';
 import { LEADER_EPOCH } from '../config.js';
 import { PartitionWaiters } from '../partition-waiters.js';
@@ -79,11 +81,12 @@ function partitionResponse(index: number, errorCode: number, baseOffset: number,
 }
 
 /**
- * Records the framing bounds by this many bytes are decompressed on the event loop, at most about
- * 0.1-0.3 ms of it; larger ones on libuv's thread pool, whose round trip costs about as much as
- * decompressing this many bytes at once.
+ * Records that may decompress to more than this are checked on another thread (the framing of
+ * snappy, LZ4 and zstd bounds them; gzip's trailer claims a size, and a liar is stopped here).
+ * Up to it, decompressing and walking them holds the event loop for a fraction of a millisecond,
+ * about what handing them to the thread and back costs.
  */
-const SYNC_DECOMPRESS_BYTES = 128 << 10;
+const DECOMPRESS_NOW_BYTES = 128 << 10;
 
 /** What one request's batches share: room to decompress in, and the decompression under way, which its next compressed batch waits for. */
 interface RequestOrder {
@@ -135,11 +138,10 @@ function appendPartition(
   let header: BatchHeader | Promise<BatchHeader>;
   try {
     if (batch === null) throw new RecordBatchError(ErrorCode.CORRUPT_MESSAGE, 'records are null');
-    // A compressed batch after one still being decompressed waits for it: they share the request's room.
-    header =
-      compressed && order.opening !== undefined
-        ? order.opening.then(() => validateProducedBatch(batch, order.room, rules, now, keysRequiredIn, SYNC_DECOMPRESS_BYTES))
-        : validateProducedBatch(batch, order.room, rules, now, keysRequiredIn, SYNC_DECOMPRESS_BYTES);
+    // A compressed batch after one still being checked waits for it: they share the request's room.
+    if (!compressed) header = validateProducedBatch(batch, order.room, rules, now, keysRequiredIn);
+    else if (order.opening === undefined) header = validateSoon(batch, order.room, rules, now, keysRequiredIn);
+    else header = order.opening.then(() => validateSoon(batch, order.room, rules, now, keysRequiredIn));
   } catch (err) {
     refuse(err, response);
     return [];
@@ -154,6 +156,22 @@ function appendPartition(
   );
   const stored = takeTurn(log, validated, (valid) => (valid === undefined ? [] : storeInTurn(broker, log, topic, index, kept, valid, now, rules, response)));
   return [stored.then((written) => Promise.all(written)).then(ignore)];
+}
+
+/** validateProducedBatch(), on the checks thread for records that may decompress to more than the event loop takes on. */
+function validateSoon(
+  batch: Buffer,
+  room: DecompressionRoom,
+  rules: TimestampRules,
+  now: number,
+  keysRequiredIn: string | undefined,
+): BatchHeader | Promise<BatchHeader> {
+  try {
+    return validateProducedBatch(batch, room, rules, now, keysRequiredIn, DECOMPRESS_NOW_BYTES);
+  } catch (err) {
+    if (err instanceof LargePayload) return validateOffThread(batch, room, rules, now, keysRequiredIn);
+    throw err;
+  }
 }
 
 /** Answers a batch that does not validate with its error; undefined. Anything else is no answer of Produce's and is thrown on. */
