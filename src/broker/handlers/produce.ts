@@ -155,7 +155,7 @@ function appendPartition(
     (valid) => valid,
     (err: unknown) => refuse(err, response),
   );
-  const stored = takeTurn(log, validated, (valid) => (valid === undefined ? [] : storeInTurn(broker, log, topic, index, kept, valid, now, rules, response)));
+  const stored = takeTurn(log, validated, (valid) => (valid === undefined ? [] : store(broker, log, topic, index, kept, valid, now, rules, response, true)));
   return [stored.then((written) => Promise.all(written)).then(ignore)];
 }
 
@@ -184,25 +184,11 @@ function refuse(err: unknown, response: PartitionResponse): undefined {
   return undefined;
 }
 
-/** store(), for a batch that waited: its partition may have been deleted, or have failed, meanwhile. */
-function storeInTurn(
-  broker: BrokerContext,
-  log: PartitionLog,
-  topic: string,
-  index: number,
-  batch: Buffer,
-  header: BatchHeader,
-  now: number,
-  rules: TimestampRules,
-  response: PartitionResponse,
-): Promise<void>[] {
-  if (broker.storage.partition(topic, index) !== log) response.errorCode = ErrorCode.UNKNOWN_TOPIC_OR_PARTITION;
-  else if (log.failed) response.errorCode = ErrorCode.KAFKA_STORAGE_ERROR;
-  else return store(broker, log, topic, index, batch, header, now, rules, response);
-  return [];
-}
-
-/** Judges a validated batch with the idempotence rules and appends it if they accept it; returns what must be written before the answer. */
+/**
+ * Judges a validated batch with the idempotence rules and appends it if they accept it; returns
+ * what must be written before the answer. A batch that `waited` for its turn finds its partition
+ * as it is now: deleted, or failed, meanwhile.
+ */
 function store(
   broker: BrokerContext,
   log: PartitionLog,
@@ -213,7 +199,12 @@ function store(
   now: number,
   rules: TimestampRules,
   response: PartitionResponse,
+  waited = false,
 ): Promise<void>[] {
+  if (waited && (broker.storage.partition(topic, index) !== log || log.failed)) {
+    response.errorCode = log.failed ? ErrorCode.KAFKA_STORAGE_ERROR : ErrorCode.UNKNOWN_TOPIC_OR_PARTITION;
+    return [];
+  }
   broker.metrics.batchReceived(batch.length);
   // A transactional batch goes only to a partition of its producer's open transaction.
   if (isTransactional(header.attributes)) {
