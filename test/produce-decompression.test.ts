@@ -113,7 +113,7 @@ test('large bad compressed batches get the codes small ones get, and nothing is 
     const payload = codec.compress(raw);
     const scrambled = Buffer.from(payload);
     // Past every codec's header: the stream itself no longer decodes, or decodes to other records.
-    for (let at = Math.floor(payload.length / 3); at < payload.length - 16; at += 97) scrambled[at] ^= 0x5a;
+    for (let at = Math.floor(payload.length / 3); at < payload.length - 16; at += 97) scrambled[at] = scrambled[at]! ^ 0x5a;
     const bad: [string, number, Buffer][] = [
       ['scrambled', ErrorCode.INVALID_RECORD, sealBatch(codec.id, scrambled, large.length)],
       ['truncated', ErrorCode.INVALID_RECORD, sealBatch(codec.id, payload.subarray(0, payload.length - 3), large.length)],
