@@ -139,40 +139,59 @@ function appendPartition(
   let header: BatchHeader | Promise<BatchHeader>;
   try {
     if (batch === null) throw new RecordBatchError(ErrorCode.CORRUPT_MESSAGE, 'records are null');
-    // A compressed batch after one still being checked waits for it: they share the request's room.
-    if (!compressed) header = validateProducedBatch(batch, order.room, rules, now, keysRequiredIn);
-    else if (order.opening === undefined) header = validateSoon(batch, order.room, rules, now, keysRequiredIn);
-    else header = order.opening.then(() => validateSoon(batch, order.room, rules, now, keysRequiredIn));
+    header = compressed ? validateCompressed(batch, order, rules, now, keysRequiredIn) : validateProducedBatch(batch, order.room, rules, now, keysRequiredIn);
   } catch (err) {
     refuse(err, response);
     return [];
   }
   if (!(header instanceof Promise) && !turnsWaiting(log)) return store(broker, log, topic, index, batch!, header, now, rules, response);
-  // Behind a batch still being decompressed: this one waits for it, in a copy of its own.
-  if (header instanceof Promise) order.opening = header.then(ignore, ignore);
-  const kept = compressed ? batch! : Buffer.from(batch!);
-  const validated = Promise.resolve(header).then(
-    (valid) => valid,
-    (err: unknown) => refuse(err, response),
-  );
-  const stored = takeTurn(log, validated, (valid) => (valid === undefined ? [] : store(broker, log, topic, index, kept, valid, now, rules, response, true)));
-  return [stored.then((written) => Promise.all(written)).then(ignore)];
+  // Behind a batch still being checked, or checked on the thread: in a copy of its own.
+  return waitTurn(broker, log, compressed ? batch! : Buffer.from(batch!), header, { topic, index, now, rules, response });
 }
 
-/** validateProducedBatch(), on the checks thread for records that may decompress to more than the event loop takes on. */
-function validateSoon(
+/**
+ * validateProducedBatch() of a compressed batch: on the checks thread if its records may
+ * decompress to more than the event loop takes on, and after the request's compressed batch
+ * still being checked, if any, as they share the request's room.
+ */
+function validateCompressed(
   batch: Buffer,
-  room: DecompressionRoom,
+  order: RequestOrder,
   rules: TimestampRules,
   now: number,
   keysRequiredIn: string | undefined,
 ): BatchHeader | Promise<BatchHeader> {
-  try {
-    return validateProducedBatch(batch, room, rules, now, keysRequiredIn, DECOMPRESS_NOW_BYTES);
-  } catch (err) {
-    if (err instanceof LargePayload) return validateOffThread(batch, room, rules, now, keysRequiredIn);
-    throw err;
-  }
+  const validate = (): BatchHeader | Promise<BatchHeader> => {
+    try {
+      return validateProducedBatch(batch, order.room, rules, now, keysRequiredIn, DECOMPRESS_NOW_BYTES);
+    } catch (err) {
+      if (err instanceof LargePayload) return validateOffThread(batch, order.room, rules, now, keysRequiredIn);
+      throw err;
+    }
+  };
+  const header = order.opening === undefined ? validate() : order.opening.then(validate);
+  if (header instanceof Promise) order.opening = header.then(ignore, ignore);
+  return header;
+}
+
+/** What a batch that waits for its turn was checked by, and where its answer goes. */
+interface Waiting {
+  readonly topic: string;
+  readonly index: number;
+  readonly now: number;
+  readonly rules: TimestampRules;
+  readonly response: PartitionResponse;
+}
+
+/** Stores `batch` (memory of its own) once its header is known and the batches before it in its partition are judged and appended. */
+function waitTurn(broker: BrokerContext, log: PartitionLog, batch: Buffer, header: BatchHeader | Promise<BatchHeader>, at: Waiting): Promise<void>[] {
+  const { topic, index, now, rules, response } = at;
+  const validated = Promise.resolve(header).then(
+    (valid) => valid,
+    (err: unknown) => refuse(err, response),
+  );
+  const stored = takeTurn(log, validated, (valid) => (valid === undefined ? [] : store(broker, log, topic, index, batch, valid, now, rules, response, true)));
+  return [stored.then((written) => Promise.all(written)).then(ignore)];
 }
 
 /** Answers a batch that does not validate with its error; undefined. Anything else is no answer of Produce's and is thrown on. */
