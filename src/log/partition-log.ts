@@ -307,7 +307,7 @@ export class PartitionLog {
   private roll(now: number): Segment {
     this.activeSince = now;
     const segment = new Segment(this.dir, this.logEnd, 0, OffsetIndex.empty());
-    segment.rollSnapshot = this.states.encode(this.logEnd);
+    segment.rollSnapshot = this.states.snapshot(this.logEnd);
     this.segments.push(segment);
     return segment;
   }
