@@ -40,6 +40,12 @@ export class ProducerTable {
   bases = new Float64Array(0);
   /** Window entries over all producers: with their count, the size of a snapshot. */
   windowEntries = 0;
+  /**
+   * The state of one slot as an object, last made or stored: an append asks for the state its
+   * producer's batch was judged against just before, so this spares making it again.
+   */
+  private cachedSlot = -1;
+  private cachedState: ProducerState | undefined;
 
   get size(): number {
     return this.slots.size;
@@ -70,12 +76,15 @@ export class ProducerTable {
   }
 
   state(slot: number): ProducerState {
+    if (slot === this.cachedSlot) return this.cachedState!;
     const length = this.lengths[slot]!;
     const window = new Array<WindowEntry>(length);
     for (let i = 0, at = slot * WINDOW_SIZE; i < length; i++, at++) {
       window[i] = { firstSeq: this.seqs[2 * at]!, lastSeq: this.seqs[2 * at + 1]!, baseOffset: this.bases[at]! };
     }
-    return { epoch: this.epochs[slot]!, window };
+    const state = { epoch: this.epochs[slot]!, window };
+    this.cache(slot, state);
+    return state;
   }
 
   set(slot: number, state: ProducerState, lastTimestamp: number, writtenAt: number): void {
@@ -92,6 +101,7 @@ export class ProducerTable {
       this.seqs[2 * at + 1] = entry.lastSeq;
       this.bases[at] = entry.baseOffset;
     }
+    this.cache(slot, state);
   }
 
   setTxnStart(slot: number, firstOffset: number): void {
@@ -108,7 +118,13 @@ export class ProducerTable {
     this.watchers.splice(this.watchers.indexOf(watcher), 1);
   }
 
+  private cache(slot: number, state: ProducerState): void {
+    this.cachedSlot = slot;
+    this.cachedState = state;
+  }
+
   private beforeChange(slot: number): void {
+    if (slot === this.cachedSlot) this.cachedSlot = -1;
     for (const watcher of this.watchers) watcher.beforeChange(slot);
   }
 
