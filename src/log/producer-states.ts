@@ -119,16 +119,16 @@ export class ProducerStates {
   }
 
   /**
-   * The snapshot at `offset` of the state now, encoded SLICE producers per event-loop turn, so
-   * that a partition with many producers does not hold up appends while it is made; what they
-   * change meanwhile does not reach it.
+   * The snapshot at `offset` of the state now, encoded `perTurn` producers per event-loop turn,
+   * so that a partition with many producers does not hold up appends while it is made; what
+   * they change meanwhile does not reach it.
    */
-  snapshot(offset: number): Promise<Buffer> {
+  snapshot(offset: number, perTurn = SLICE): Promise<Buffer> {
     const encoding = new SnapshotEncoding(this.table, offset, this.aborted);
     this.table.watch(encoding);
     return new Promise((resolve) => {
       const step = (): void => {
-        if (!encoding.step(SLICE)) {
+        if (!encoding.step(perTurn)) {
           setImmediate(step);
           return;
         }
