@@ -70,9 +70,9 @@ function stateView(states: ProducerStates): unknown[] {
   return [...states.entries()].sort(([a], [b]) => (a < b ? -1 : a > b ? 1 : 0)).map(([id, e]) => [String(id), e.lastTimestamp, e.state]);
 }
 
-test('a writer of 5,000 producers SIGKILLed across rolls leaves only whole snapshots, each of the state at its offset', { timeout: 60_000 }, async (t) => {
-  // Snapshots of 5,000 producers take several turns to encode, while appends go on.
-  const producers = 5_000;
+test('a writer of 3,000 producers SIGKILLed across rolls leaves only whole snapshots, each of the state at its offset', { timeout: 60_000 }, async (t) => {
+  // Snapshots of 3,000 producers take two turns to encode, while appends go on.
+  const producers = 3_000;
   const dir = await tempDir(t);
   const acked = await writeThenKill(dir, 'none', 24_000, producers);
   const snapshots = await snapshotOffsets(dir);
@@ -84,7 +84,9 @@ test('a writer of 5,000 producers SIGKILLed across rolls leaves only whole snaps
   // The same traffic replayed, compared with each snapshot as it reaches the snapshot's offset.
   const replayed = new ProducerStates();
   const source = traffic(producers);
-  for (let offset = 0, checked = 0; checked < snapshots.length;) {
+  const last = Math.max(...snapshots);
+  let checked = 0;
+  for (let offset = 0; offset <= last;) {
     if (loaded.has(offset)) {
       const snapshot = loaded.get(offset);
       assert.ok(snapshot !== undefined, `the snapshot at ${offset} is whole`);
