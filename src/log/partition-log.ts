@@ -308,6 +308,8 @@ export class PartitionLog {
     this.activeSince = now;
     const segment = new Segment(this.dir, this.logEnd, 0, OffsetIndex.empty());
     segment.rollSnapshot = this.states.snapshot(this.logEnd);
+    // A failure is reported when the snapshot is stored, which a segment never written never does.
+    segment.rollSnapshot.catch(() => {});
     this.segments.push(segment);
     return segment;
   }

@@ -126,14 +126,17 @@ export class ProducerStates {
   snapshot(offset: number, perTurn = SLICE): Promise<Buffer> {
     const encoding = new SnapshotEncoding(this.table, offset, this.aborted);
     this.table.watch(encoding);
-    return new Promise((resolve) => {
+    return new Promise((resolve, reject) => {
       const step = (): void => {
-        if (!encoding.step(perTurn)) {
-          setImmediate(step);
-          return;
+        let done = true;
+        try {
+          done = encoding.step(perTurn);
+          if (done) resolve(encoding.bytes());
+        } catch (err) {
+          reject(err as Error);
         }
-        this.table.unwatch(encoding);
-        resolve(encoding.bytes());
+        if (done) this.table.unwatch(encoding);
+        else setImmediate(step);
       };
       setImmediate(step);
     });
