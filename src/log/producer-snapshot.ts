@@ -29,9 +29,9 @@ const ABORTED_SIZE = 24;
 const TWO_32 = 2 ** 32;
 
 /** An integral number as an i64, without a bigint in between. */
-function writeInt64(buf: Buffer, n: number, pos: number): number {
-  buf.writeInt32BE(Math.floor(n / TWO_32), pos);
-  buf.writeUInt32BE(n >>> 0, pos + 4);
+function writeInt64(view: DataView, n: number, pos: number): number {
+  view.setInt32(pos, Math.floor(n / TWO_32));
+  view.setUint32(pos + 4, n >>> 0);
   return pos + 8;
 }
 
@@ -43,6 +43,7 @@ function writeInt64(buf: Buffer, n: number, pos: number): number {
  */
 export class SnapshotEncoding implements SlotWatcher {
   private readonly buf: Buffer;
+  private readonly view: DataView;
   private readonly done: Uint8Array;
   private readonly end: number;
   private readonly abortedAt: number;
@@ -62,14 +63,15 @@ export class SnapshotEncoding implements SlotWatcher {
     this.abortedAt = HEADER_SIZE + table.size * PRODUCER_SIZES[VERSION]! + table.windowEntries * WINDOW_ENTRY_SIZE;
     // Every byte is written before the snapshot is handed out.
     this.buf = Buffer.allocUnsafeSlow(this.abortedAt + 4 + aborted.length * ABORTED_SIZE);
+    this.view = new DataView(this.buf.buffer, this.buf.byteOffset, this.buf.length);
     this.buf.writeUInt16BE(VERSION, 4);
-    writeInt64(this.buf, offset, 6);
+    writeInt64(this.view, offset, 6);
     this.buf.writeUInt32BE(table.size, 14);
     let pos = this.buf.writeUInt32BE(aborted.length, this.abortedAt);
     for (const a of aborted) {
       pos = this.buf.writeBigInt64BE(a.producerId, pos);
-      pos = writeInt64(this.buf, a.firstOffset, pos);
-      pos = writeInt64(this.buf, a.lastOffset, pos);
+      pos = writeInt64(this.view, a.firstOffset, pos);
+      pos = writeInt64(this.view, a.lastOffset, pos);
     }
   }
 
@@ -98,17 +100,19 @@ export class SnapshotEncoding implements SlotWatcher {
     const t = this.table;
     const length = t.lengths[slot]!;
     if (length === FREE_SLOT) return;
-    const buf = this.buf;
-    let pos = buf.writeBigInt64BE(t.ids[slot]!, this.pos);
-    pos = buf.writeInt16BE(t.epochs[slot]!, pos);
-    pos = writeInt64(buf, t.lastTimestamps[slot]!, pos);
-    pos = writeInt64(buf, t.writtenAts[slot]!, pos);
-    pos = writeInt64(buf, t.txnStarts[slot]!, pos);
-    pos = buf.writeUInt8(length, pos);
-    for (let i = 0, at = slot * WINDOW_SIZE; i < length; i++, at++) {
-      pos = buf.writeInt32BE(t.seqs[2 * at]!, pos);
-      pos = buf.writeInt32BE(t.seqs[2 * at + 1]!, pos);
-      pos = writeInt64(buf, t.bases[at]!, pos);
+    const view = this.view;
+    let pos = this.pos;
+    view.setBigInt64(pos, t.ids[slot]!);
+    view.setInt16(pos + 8, t.epochs[slot]!);
+    writeInt64(view, t.lastTimestamps[slot]!, pos + 10);
+    writeInt64(view, t.writtenAts[slot]!, pos + 18);
+    writeInt64(view, t.txnStarts[slot]!, pos + 26);
+    view.setUint8(pos + 34, length);
+    pos += PRODUCER_SIZES[VERSION]!;
+    for (let i = 0, at = slot * WINDOW_SIZE; i < length; i++, at++, pos += WINDOW_ENTRY_SIZE) {
+      view.setInt32(pos, t.seqs[2 * at]!);
+      view.setInt32(pos + 4, t.seqs[2 * at + 1]!);
+      writeInt64(view, t.bases[at]!, pos + 8);
     }
     this.pos = pos;
   }

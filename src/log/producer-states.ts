@@ -23,7 +23,7 @@ export interface ProducerEntry {
   readonly writtenAt: number;
 }
 
-/** Producers a snapshot encodes per event-loop turn: about a millisecond's work. */
+/** Producers a snapshot encodes per event-loop turn: well under a millisecond's work. */
 const SLICE = 2048;
 
 export class ProducerStates {
