@@ -40,7 +40,8 @@ import { OffsetFetchRequest, OffsetFetchResponse } from '../src/protocol/message
 import { ProduceRequest, ProduceResponse } from '../src/protocol/messages/produce.js';
 import { TxnOffsetCommitRequest, TxnOffsetCommitResponse } from '../src/protocol/messages/txn-offset-commit.js';
 import { buildApiTable } from '../src/broker/api-table.js';
-import { refusedWhole, refusal } from '../src/broker/authorization.js';
+import { refusedWhole } from '../src/broker/authorization.js';
+import { refusal } from '../src/faults/refusals.js';
 import { Writer } from '../src/protocol/primitives/writer.js';
 import { ANY_ACL, topicAcl } from './helpers/acls.js';
 import { valuesBatch } from './helpers/batch.js';

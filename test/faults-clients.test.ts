@@ -155,3 +155,34 @@ function refused(port: number): Promise<boolean> {
     });
   });
 }
+
+test("kafkajs: a consumer group rides out its coordinator's errors on FindCoordinator and OffsetFetch", { timeout: 60_000 }, async () => {
+  const topic = 'coordinator-errors';
+  const values = ['a', 'b', 'c'];
+  await sendEach('kafkajs', topic, values);
+  const find = broker.faults.add({ api: 'FindCoordinator', error: 'COORDINATOR_NOT_AVAILABLE', count: 2 });
+  const fetch = broker.faults.add({ api: 'OffsetFetch', error: 'COORDINATOR_LOAD_IN_PROGRESS', count: 2 });
+  try {
+    assert.deepEqual(await stored(topic, values.length), values);
+    assert.deepEqual([find.fired, fetch.fired], [2, 2]);
+  } finally {
+    broker.faults.clear();
+  }
+});
+
+test('kafkajs: a DeleteTopics answered an error deletes nothing; asked again, the topic goes', { timeout: 60_000 }, async () => {
+  const topic = 'deletion-refused';
+  await sendEach('kafkajs', topic, ['kept']);
+  const admin = kafkajs(broker.bootstrap).admin();
+  await admin.connect();
+  try {
+    const fault = broker.faults.add({ api: 'DeleteTopics', error: 'TOPIC_DELETION_DISABLED', count: 1 });
+    await assert.rejects(admin.deleteTopics({ topics: [topic] }), (err: Error) => /deletion/i.test(JSON.stringify(err, Object.getOwnPropertyNames(err))));
+    assert.equal(fault.fired, 1);
+    assert.ok((await admin.listTopics()).includes(topic));
+    await admin.deleteTopics({ topics: [topic] });
+    assert.ok(!(await admin.listTopics()).includes(topic));
+  } finally {
+    await admin.disconnect();
+  }
+});

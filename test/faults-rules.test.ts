@@ -36,10 +36,6 @@ const REFUSED: readonly [unknown, RegExp][] = [
   [{ api: 'Heartbeat', topic: 'orders', dropResponse: true }, /names topic 'orders', but Heartbeat requests name no topic$/],
   [{ api: 'Metadata', topic: 'orders', partition: 0, dropResponse: true }, /names partition 0, but Metadata requests name no partition$/],
   [{ api: 'Produce', partition: 0, dropResponse: true }, /names partition 0 but no topic$/],
-  [
-    { api: 'FindCoordinator', error: 'COORDINATOR_NOT_AVAILABLE' },
-    /has an error, but FindCoordinator answers have no error for the request as a whole, nor for topics or partitions it names/,
-  ],
   ['Produce', /fault rule 'Produce' is not an object/],
 ];
 

@@ -24,11 +24,12 @@ function txnOf(id: number, epoch: number): Txn {
   };
 }
 
-const quiet = { warn: () => {} };
+const quiet = { flush: 'none', log: { info: () => {}, warn: () => {}, error: () => {} } } as const;
+const quietAlways = { ...quiet, flush: 'always' } as const;
 
 test('each id’s last state comes back after a reopen, across compactions, with one generation of files left', async (t) => {
   const dir = await tempDir(t);
-  const store = await TxnStore.open(dir, 'none', quiet);
+  const store = await TxnStore.open(dir, quiet);
   const last = new Map<string, Txn>();
   // Well over the 1 MiB at which the log is compacted.
   for (let epoch = 0; epoch < 300; epoch++) {
@@ -47,27 +48,27 @@ test('each id’s last state comes back after a reopen, across compactions, with
     `compacted: ${files.join(' ')}`,
   );
   assert.equal(files.filter((f) => f.endsWith('.snapshot')).length, 1, 'older generations removed');
-  const reopened = await TxnStore.open(dir, 'none', quiet);
+  const reopened = await TxnStore.open(dir, quiet);
   t.after(() => reopened.close());
   assert.deepEqual(new Map([...reopened.all()].map((txn) => [txn.transactionalId, txn])), last);
 });
 
 test('a record cut short at the log’s end is cut off, said so, and the states before it stay', async (t) => {
   const dir = await tempDir(t);
-  const store = await TxnStore.open(dir, 'always', quiet);
+  const store = await TxnStore.open(dir, quietAlways);
   await store.put(txnOf(1, 4));
   await store.close();
   const log = (await readdir(dir)).find((f) => f.endsWith('.log'))!;
   await appendFile(join(dir, log), encodeTxn(txnOf(1, 5)).subarray(0, 20));
   const warnings: string[] = [];
-  const reopened = await TxnStore.open(dir, 'always', { warn: (_fields, message) => warnings.push(message) });
+  const reopened = await TxnStore.open(dir, { ...quietAlways, log: { ...quiet.log, warn: (_fields, message) => warnings.push(message) } });
   t.after(() => reopened.close());
   assert.deepEqual(reopened.get('t1'), txnOf(1, 4));
-  assert.deepEqual(warnings, ['transaction log cut where its intact records end']);
+  assert.deepEqual(warnings, ['transaction states log cut where its intact records end']);
   // What comes after is appended where the intact records end.
   await reopened.put(txnOf(1, 6));
   await reopened.close();
-  const again = await TxnStore.open(dir, 'always', quiet);
+  const again = await TxnStore.open(dir, quietAlways);
   t.after(() => again.close());
   assert.deepEqual(again.get('t1'), txnOf(1, 6));
 });

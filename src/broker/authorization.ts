@@ -7,10 +7,10 @@
  * per-group and per-resource answers, authorized operations) call src/broker/access.ts there.
  */
 import { AclOperation as Op, CLUSTER_NAME, ResourceType } from '../acl/acl-binding.js';
-import { API_SCHEMAS, ApiKey } from '../protocol/messages/apis.js';
+import { ApiKey } from '../protocol/messages/apis.js';
 import { ErrorCode } from '../protocol/error-codes.js';
-import { defaultStruct } from '../protocol/message-defaults.js';
-import { addErrors, named, requestErrorAnswer, without, type NamedError } from '../faults/request-layouts.js';
+import { named, without, type NamedError } from '../faults/request-layouts.js';
+import { refusal } from '../faults/refusals.js';
 import type { ApiHandler, HandlerResult, RequestInfo } from './api-handler.js';
 import type { BrokerContext } from './broker-context.js';
 import { mayDo, mayProduceIdempotently } from './access.js';
@@ -104,56 +104,6 @@ const REFUSED: Readonly<Record<number, number>> = {
   [ResourceType.GROUP]: ErrorCode.GROUP_AUTHORIZATION_FAILED,
   [ResourceType.TRANSACTIONAL_ID]: ErrorCode.TRANSACTIONAL_ID_AUTHORIZATION_FAILED,
 };
-
-/** Answers of APIs with neither an error of their own nor topics in a layout: each item refused, as Kafka answers. */
-const REFUSALS: Readonly<Partial<Record<number, (request: Obj, errorCode: number) => unknown>>> = {
-  [ApiKey.CreateAcls]: (r, errorCode) => ({ results: (r.creations as unknown[]).map(() => ({ errorCode, errorMessage: null })) }),
-  [ApiKey.DeleteAcls]: (r, errorCode) => ({ filterResults: (r.filters as unknown[]).map(() => ({ errorCode, errorMessage: null, matchingAcls: [] })) }),
-  [ApiKey.AlterUserScramCredentials]: (r, errorCode) => ({
-    results: [...(r.deletions as Obj[]), ...(r.upsertions as Obj[])].map((c) => ({ user: c.name, errorCode, errorMessage: null })),
-  }),
-  [ApiKey.AlterClientQuotas]: (r, errorCode) => ({ entries: (r.entries as Obj[]).map((e) => ({ errorCode, errorMessage: null, entity: e.entity })) }),
-  // Its request error exists from v4 only; up to v3 each partition carries it.
-  [ApiKey.AddPartitionsToTxn]: (r, errorCode) => ({
-    errorCode,
-    resultsByTopicV3AndBelow: (r.v3AndBelowTopics as Obj[]).map((t) => ({
-      name: t.name,
-      resultsByPartition: (t.partitions as number[]).map((partitionIndex) => ({ partitionIndex, partitionErrorCode: errorCode })),
-    })),
-  }),
-  [ApiKey.TxnOffsetCommit]: (r, errorCode) => ({
-    topics: (r.topics as Obj[]).map((t) => ({
-      name: t.name,
-      partitions: (t.partitions as Obj[]).map((p) => ({ partitionIndex: p.partitionIndex, errorCode })),
-    })),
-  }),
-  [ApiKey.WriteTxnMarkers]: (r, errorCode) => ({
-    markers: (r.markers as Obj[]).map((m) => ({
-      producerId: m.producerId,
-      topics: (m.topics as Obj[]).map((t) => ({
-        name: t.name,
-        partitions: (t.partitionIndexes as number[]).map((partitionIndex) => ({ partitionIndex, errorCode })),
-      })),
-    })),
-  }),
-};
-
-/** The answer refusing the whole request with `errorCode`: its own error, else every topic's, else each item's. */
-export function refusal(apiKey: number, request: unknown, errorCode: number): unknown {
-  const schema = API_SCHEMAS[apiKey]!.response.schema;
-  const custom = REFUSALS[apiKey];
-  if (custom === undefined && schema.fields.some((f) => f.name === 'errorCode')) return requestErrorAnswer(apiKey, errorCode);
-  const names = named(apiKey, request);
-  const response = { ...defaultStruct(schema), ...(custom?.(request as Obj, errorCode) as Obj | undefined) };
-  if (custom === undefined && names === undefined) throw new Error(`no way to refuse ${schema.name}`);
-  if (names !== undefined)
-    addErrors(
-      apiKey,
-      response,
-      names.map((n) => ({ ...n, errorCode })),
-    );
-  return response;
-}
 
 /** Whether the table may refuse a whole request of the API (its cluster, group or transactional id). */
 export function refusedWhole(apiKey: number): boolean {

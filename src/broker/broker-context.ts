@@ -13,6 +13,7 @@ import type { BufferPool } from '../memory/buffer-pool.js';
 import type { FaultRegistry } from '../faults/registry.js';
 import type { TxnCoordinator } from '../transactions/txn-coordinator.js';
 import type { ProducerActivity } from './producer-activity.js';
+import type { ProducerIdQuota } from './producer-id-quota.js';
 
 export interface BrokerContext {
   readonly config: BrokerConfig;
@@ -38,4 +39,6 @@ export interface BrokerContext {
   readonly faults: FaultRegistry;
   /** Produce's decisions per idempotent producer and partition. */
   readonly producerActivity: ProducerActivity;
+  /** Present with --producer-ids-per-hour: new producer ids handed each principal. */
+  readonly producerIdQuota: ProducerIdQuota | undefined;
 }

@@ -8,7 +8,8 @@ import type { ResponseBytes } from '../server/connection.js';
 import type { ApiHandler, HandlerResult, RequestInfo } from './api-handler.js';
 import type { BrokerContext } from './broker-context.js';
 import type { InstalledFault, Outcome } from '../faults/matching.js';
-import { addErrors, requestErrorAnswer, without, type Named, type NamedError } from '../faults/request-layouts.js';
+import { addErrors, without, type Named, type NamedError } from '../faults/request-layouts.js';
+import { refusal } from '../faults/refusals.js';
 import { describeError, type FaultAction } from '../faults/rule.js';
 
 /**
@@ -32,7 +33,7 @@ export function handleFaulted(
     return undefined;
   }
   let result: HandlerResult<unknown>;
-  if (outcome.requestError !== undefined) result = requestErrorAnswer(apiKey, outcome.requestError);
+  if (outcome.requestError !== undefined) result = refusal(apiKey, request, outcome.requestError);
   else {
     const rest = errors.length === 0 ? request : without(apiKey, request, new Set(outcome.errors.keys()));
     result = broker.metrics.timeRequest(apiKey, () => handler.handle(rest, info, broker));

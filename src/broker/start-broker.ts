@@ -32,6 +32,7 @@ import { MemoryBudget } from '../memory/memory-budget.js';
 import { FaultRegistry, type Faults } from '../faults/registry.js';
 import { serveConsole } from '../console/console-server.js';
 import { ProducerActivity } from './producer-activity.js';
+import { ProducerIdQuota } from './producer-id-quota.js';
 
 /** Free memory kept for Fetch reads between responses. */
 const KEPT_FETCH_BYTES = 16 * 1024 * 1024;
@@ -198,6 +199,7 @@ async function run(config: BrokerConfig, logger: Logger, faults: FaultRegistry):
       authorizer,
       faults,
       producerActivity: new ProducerActivity(),
+      producerIdQuota: config.producerIdsPerHour === undefined ? undefined : new ProducerIdQuota(config.producerIdsPerHour),
     };
     const server = new TcpServer(
       createDispatcher(authorizer === undefined ? buildApiTable(sasl) : guardedTable(buildApiTable(sasl)), context),

@@ -48,6 +48,11 @@ const LAYOUTS: Readonly<Partial<Record<number, Layout>>> = {
   },
   [ApiKey.ListOffsets]: { request: BY_PARTITION, response: BY_PARTITION },
   [ApiKey.OffsetCommit]: { request: BY_PARTITION, response: BY_PARTITION },
+  [ApiKey.OffsetForLeaderEpoch]: {
+    request: ['topics', 'topic', 'partitions', 'partition'],
+    response: ['topics', 'topic', 'partitions', 'partition'],
+    errorFields: { leaderEpoch: -1, endOffset: -1n },
+  },
   [ApiKey.DeleteRecords]: { request: BY_PARTITION, response: BY_PARTITION, errorFields: { lowWatermark: -1n } },
   [ApiKey.DescribeProducers]: { request: ['topics', 'name', 'partitionIndexes', null], response: BY_PARTITION },
   [ApiKey.Metadata]: { request: ['topics', 'name'], response: ['topics', 'name'] },
@@ -61,12 +66,6 @@ type Obj = Record<string, unknown>;
 export function namesOf(apiKey: number): 'partition' | 'topic' | undefined {
   const layout = LAYOUTS[apiKey];
   return layout === undefined ? undefined : layout.request[2] === undefined ? 'topic' : 'partition';
-}
-
-/** Whether an error can be the whole request's: its answer has an error code in every version from `min` to `max`. */
-export function hasRequestError(apiKey: number, min: number, max: number): boolean {
-  const field = API_SCHEMAS[apiKey]?.response.schema.fields.find((f) => f.name === 'errorCode');
-  return field?.versions != null && field.versions[0] <= min && field.versions[1] >= max;
 }
 
 /** Every topic (and partition) `request` names, in order; undefined for an API whose requests name none. */
@@ -127,7 +126,7 @@ export function requestErrorAnswer(apiKey: number, errorCode: number): unknown {
   return { ...defaultStruct(API_SCHEMAS[apiKey]!.response.schema), errorCode };
 }
 
-function fieldStruct(schema: StructSchema, name: string): StructSchema {
+export function fieldStruct(schema: StructSchema, name: string): StructSchema {
   const type = schema.fields.find((f) => f.name === name)?.type;
   if (type === undefined || typeof type === 'string') throw new Error(`${schema.name} has no struct field ${name}`);
   return type;

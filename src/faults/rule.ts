@@ -5,7 +5,7 @@
  */
 import { ErrorCode, errorCodeName } from '../protocol/error-codes.js';
 import { API_SCHEMAS } from '../protocol/messages/apis.js';
-import { hasRequestError, namesOf } from './request-layouts.js';
+import { namesOf } from './request-layouts.js';
 
 /** Which requests a rule acts on, and how often. */
 export interface FaultMatch {
@@ -61,8 +61,8 @@ export interface CheckedRule {
   readonly action: FaultAction;
 }
 
-/** The APIs a broker serves, with the versions of each. */
-export type ServedApis = ReadonlyMap<number, { readonly minVersion: number; readonly maxVersion: number }>;
+/** The APIs a broker serves, by key. */
+export type ServedApis = ReadonlyMap<number, unknown>;
 
 /** Node's longest timer (2^31 - 1 ms); a longer one would fire at once. */
 const LONGEST_DELAY_MS = 2 ** 31 - 1;
@@ -112,7 +112,7 @@ export function checkRule(rule: unknown, served: ServedApis): CheckedRule {
     throw new FaultRuleError(r, `has seed ${shown(r.seed)}; a seed is a whole number from 0 to ${2 ** 32 - 1}`);
   if (r.seed !== undefined && r.probability === undefined) throw new FaultRuleError(r, 'has a seed but no probability for it to draw');
   const seed = (r.seed as number | undefined) ?? Math.floor(Math.random() * 2 ** 32);
-  const action = actionOf(r, actions[0]!, apiKey, api, served.get(apiKey)!);
+  const action = actionOf(r, actions[0]!);
   return { apiKey, api, topic, partition, count: count as number, probability, seed, action };
 }
 
@@ -154,13 +154,7 @@ function apiOf(r: Record<string, unknown>, served: ServedApis): { apiKey: number
   return { apiKey: schema.apiKey, api: schema.name };
 }
 
-function actionOf(
-  r: Record<string, unknown>,
-  kind: FaultActionName,
-  apiKey: number,
-  api: string,
-  versions: { minVersion: number; maxVersion: number },
-): FaultAction {
+function actionOf(r: Record<string, unknown>, kind: FaultActionName): FaultAction {
   const value = r[kind];
   switch (kind) {
     case 'dropResponse':
@@ -171,16 +165,8 @@ function actionOf(
       if (!isWhole(value, 1, LONGEST_DELAY_MS))
         throw new FaultRuleError(r, `has delayMs ${shown(value)}; a delay is a whole number of ms from 1 to ${LONGEST_DELAY_MS}`);
       return { kind, ms: value as number };
-    case 'error': {
-      const errorCode = errorCodeOf(r, value);
-      if (namesOf(apiKey) === undefined && !hasRequestError(apiKey, versions.minVersion, versions.maxVersion)) {
-        throw new FaultRuleError(
-          r,
-          `has an error, but ${api} answers have no error for the request as a whole, nor for topics or partitions it names; use dropResponse, delayMs or closeConnection`,
-        );
-      }
-      return { kind, errorCode };
-    }
+    case 'error':
+      return { kind, errorCode: errorCodeOf(r, value) };
   }
 }
 

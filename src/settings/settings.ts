@@ -141,6 +141,13 @@ export const SETTINGS = {
     broker: 'producer.id.expiration.ms',
     description: 'forget an idle producer this long after its last write',
   }),
+  producerIdsPerHour: setting({
+    kind: int(1, INT32_MAX),
+    default: undefined,
+    unset: 'no limit',
+    kafka: '`producer_ids_rate` (KIP-936, proposed)',
+    description: 'new producer ids InitProducerId hands each principal in an hour; past it, `THROTTLING_QUOTA_EXCEEDED`',
+  }),
   cleanerEnable: setting({
     kind: bool,
     default: true,

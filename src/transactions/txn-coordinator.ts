@@ -95,7 +95,7 @@ export class TxnCoordinator {
    * producers fenced, and decided ones completed, before it answers anything.
    */
   static async open(dir: string, participants: TxnParticipants, options: TxnCoordinatorOptions): Promise<TxnCoordinator> {
-    const store = await TxnStore.open(dir, options.flush, options.log);
+    const store = await TxnStore.open(dir, { flush: options.flush, log: options.log });
     const coordinator = new TxnCoordinator(store, participants, options);
     const now = Date.now();
     for (const txn of [...store.all()]) {

@@ -4,13 +4,15 @@
  * left open. Without one: a producer id never handed out before, epoch 0; a producer that names
  * its id and current epoch (KIP-360, v3+) gets the same id with the next epoch, which fences its
  * older in-flight batches on every partition; naming an epoch that is neither the current one nor
- * the one before the last bump is INVALID_PRODUCER_EPOCH.
+ * the one before the last bump is INVALID_PRODUCER_EPOCH. With --producer-ids-per-hour, a
+ * principal past its new ids for the hour is answered THROTTLING_QUOTA_EXCEEDED, with the wait.
  */
 import { ErrorCode } from '../../protocol/error-codes.js';
 import { InitProducerIdRequest, InitProducerIdResponse } from '../../protocol/messages/init-producer-id.js';
 import { MAX_EPOCH } from '../../idempotence/rules.js';
 import { defineApi } from '../api-handler.js';
 import { fencedError } from '../fenced-error.js';
+import { aclPrincipal, principalOf } from '../principal.js';
 
 /** InitProducerId v4 answers PRODUCER_FENCED. */
 const FENCED_SINCE = 4;
@@ -21,8 +23,8 @@ export const initProducerId = defineApi({
   minVersion: 0,
   maxVersion: 4,
   async handle(request, info, broker): Promise<InitProducerIdResponse> {
-    const answer = (errorCode: number, producerId: bigint, producerEpoch: number): InitProducerIdResponse => ({
-      throttleTimeMs: 0,
+    const answer = (errorCode: number, producerId: bigint, producerEpoch: number, throttleTimeMs = 0): InitProducerIdResponse => ({
+      throttleTimeMs,
       errorCode,
       producerId,
       producerEpoch,
@@ -45,6 +47,8 @@ export const initProducerId = defineApi({
         return answer(ErrorCode.NONE, producerId, producerEpoch + 1);
       }
     }
+    const waitMs = broker.producerIdQuota?.take(aclPrincipal(principalOf(info.connection, broker)), Date.now()) ?? 0;
+    if (waitMs > 0) return answer(ErrorCode.THROTTLING_QUOTA_EXCEEDED, -1n, -1, waitMs);
     return answer(ErrorCode.NONE, await broker.storage.nextProducerId(), 0);
   },
 });
