@@ -137,6 +137,11 @@ export class PartitionLog {
     return this.states.entries();
   }
 
+  /** The base offsets in [from, to) of batches in a producer's window. */
+  producerBatchOffsets(from: number, to: number): number[] {
+    return this.states.windowOffsets(from, to);
+  }
+
   /**
    * Where read_committed reads stop: the first offset of the oldest open transaction, or the high
    * watermark.

@@ -4,7 +4,7 @@
  * producer state and .txnindex keep them), and its snapshots (format: producer-snapshot.ts).
  * States are packed in a ProducerTable; the rules' states are made from it when asked for.
  */
-import { commit, type ProducerState } from '../idempotence/rules.js';
+import { commit, WINDOW_SIZE, type ProducerState } from '../idempotence/rules.js';
 import { isControl, isTransactional, type BatchHeader, type Marker } from '../protocol/record-batch.js';
 import { decodeSnapshot, SnapshotEncoding, type AbortedTxn } from './producer-snapshot.js';
 import { FREE_SLOT, ProducerTable } from './producer-table.js';
@@ -44,6 +44,21 @@ export class ProducerStates {
   *entries(): IterableIterator<[bigint, ProducerEntry]> {
     const t = this.table;
     for (let slot = 0; slot < t.used; slot++) if (t.lengths[slot] !== FREE_SLOT) yield [t.ids[slot]!, this.entry(slot)];
+  }
+
+  /** The base offsets in [from, to) of batches in a producer's window, read in place: what compaction must keep there. */
+  windowOffsets(from: number, to: number): number[] {
+    const t = this.table;
+    const offsets: number[] = [];
+    for (let slot = 0; slot < t.used; slot++) {
+      const length = t.lengths[slot]!;
+      if (length === FREE_SLOT) continue;
+      for (let i = 0, at = slot * WINDOW_SIZE; i < length; i++, at++) {
+        const offset = t.bases[at]!;
+        if (offset >= from && offset < to) offsets.push(offset);
+      }
+    }
+    return offsets;
   }
 
   /**
