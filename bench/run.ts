@@ -20,6 +20,7 @@ import { partitionMemoryBench } from './partition-memory.js';
 import { produceLatency, produceThroughput, produceTransactional } from './produce.js';
 import { recoveryBench } from './recovery.js';
 import { replayBench } from './replay.js';
+import { rollLatencyBench } from './roll-latency.js';
 import { rulesBench } from './rules.js';
 import { printTable, type Row } from './table.js';
 
@@ -45,6 +46,7 @@ async function main(): Promise<void> {
   rows.push(...(await authorizerBench(smoke)));
   rows.push(...(await offsetCommitBench(smoke)));
   rows.push(...(await recoveryBench(smoke)));
+  rows.push(...(await rollLatencyBench(smoke)));
   rows.push(...memoryBench(smoke));
   rows.push(...(await partitionMemoryBench(smoke)));
   rows.push(...(await rulesBench(smoke)));
