@@ -89,7 +89,7 @@ function partitionResponse(index: number, errorCode: number, baseOffset: number,
  */
 const DECOMPRESS_NOW_BYTES = 64 << 10;
 
-/** What one request's batches share: room to decompress in, and the decompression under way, which its next compressed batch waits for. */
+/** What one request's batches share: room to decompress in, and the compressed batch still being checked, which its next one waits for. */
 interface RequestOrder {
   readonly room: DecompressionRoom;
   opening: Promise<unknown> | undefined;
