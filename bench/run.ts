@@ -12,6 +12,7 @@ import { authorizerBench } from './authorizer.js';
 import { fetchThroughput } from './fetch.js';
 import { flushAlways } from './flush.js';
 import { compactionBench } from './compaction.js';
+import { decompressionBench } from './decompression.js';
 import { buildKafkaLoad, PARTITIONS } from './kafka-load.js';
 import { memoryBench } from './memory.js';
 import { offsetCommitBench } from './offsets.js';
@@ -36,6 +37,7 @@ async function main(): Promise<void> {
     rows.push(...(await produceLatency(serve, smoke)));
     rows.push(...(await fetchThroughput(serve, smoke)));
     rows.push(...(await flushAlways(serve, smoke)));
+    rows.push(...(await decompressionBench(serve, smoke)));
   } finally {
     await serve.stop();
     await rm(dataDir, { recursive: true, force: true });
