@@ -1,5 +1,5 @@
 /**
- * Run by memory.ts as `node --expose-gc … memory-probe.ts PRODUCERS BATCHES`: heap growth for
+ * Run by memory.ts as `node --expose-gc … memory-probe.ts PRODUCERS BATCHES`: memory growth for
  * PRODUCERS producer states held the way a partition holds them (ProducerStates, fed through
  * apply() as appends and recovery feed it), each after BATCHES batches. Prints {"bytesPerState":..}.
  */
@@ -38,11 +38,24 @@ function fill(count: number): ProducerStates {
   return states;
 }
 
+/** The JavaScript heap and the typed arrays' memory outside it. */
+function held(): number {
+  const { heapUsed, arrayBuffers } = process.memoryUsage();
+  return heapUsed + arrayBuffers;
+}
+
+/** Collects garbage twice, a turn apart: typed arrays' memory is given back only after the turn. */
+async function collect(): Promise<void> {
+  gc!();
+  await new Promise((resolve) => setTimeout(resolve, 50));
+  gc!();
+}
+
 fill(1000); // compiles and warms the code, so that the measurement holds only data
-gc();
-const before = process.memoryUsage().heapUsed;
+await collect();
+const before = held();
 const states = fill(producers);
-gc();
-const after = process.memoryUsage().heapUsed;
+await collect();
+const after = held();
 if (states.get(1000n) === undefined) throw new Error('no state kept');
 console.log(JSON.stringify({ bytesPerState: (after - before) / producers }));

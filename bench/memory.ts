@@ -18,10 +18,10 @@ function bytesPerState(producers: number, batches: number): number {
 }
 
 export function memoryBench(smoke: boolean): Row[] {
-  const producers = smoke ? 10_000 : 100_000;
+  const producers = smoke ? 10_000 : 300_000;
   return [WINDOW_SIZE, 1].map((batches) =>
     compared(
-      `heap per producer state, ${fmt(producers)} states, ${batches}-batch window (bytes)`,
+      `memory per producer state (heap and typed arrays), ${fmt(producers)} states, ${batches}-batch window (bytes)`,
       bytesPerState(producers, batches),
       rawBytes(batches),
       `raw: ${3 + 3 * batches} numbers × 8 bytes`,

@@ -12,6 +12,7 @@ import { authorizerBench } from './authorizer.js';
 import { fetchThroughput } from './fetch.js';
 import { flushAlways } from './flush.js';
 import { compactionBench } from './compaction.js';
+import { decompressionBench } from './decompression.js';
 import { buildKafkaLoad, PARTITIONS } from './kafka-load.js';
 import { memoryBench } from './memory.js';
 import { offsetCommitBench } from './offsets.js';
@@ -19,6 +20,7 @@ import { partitionMemoryBench } from './partition-memory.js';
 import { produceLatency, produceThroughput, produceTransactional } from './produce.js';
 import { recoveryBench } from './recovery.js';
 import { replayBench } from './replay.js';
+import { rollLatencyBench } from './roll-latency.js';
 import { rulesBench } from './rules.js';
 import { printTable, type Row } from './table.js';
 
@@ -35,6 +37,7 @@ async function main(): Promise<void> {
     rows.push(...(await produceLatency(serve, smoke)));
     rows.push(...(await fetchThroughput(serve, smoke)));
     rows.push(...(await flushAlways(serve, smoke)));
+    rows.push(...(await decompressionBench(serve, smoke)));
   } finally {
     await serve.stop();
     await rm(dataDir, { recursive: true, force: true });
@@ -43,6 +46,7 @@ async function main(): Promise<void> {
   rows.push(...(await authorizerBench(smoke)));
   rows.push(...(await offsetCommitBench(smoke)));
   rows.push(...(await recoveryBench(smoke)));
+  rows.push(...(await rollLatencyBench(smoke)));
   rows.push(...memoryBench(smoke));
   rows.push(...(await partitionMemoryBench(smoke)));
   rows.push(...(await rulesBench(smoke)));

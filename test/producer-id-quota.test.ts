@@ -15,6 +15,7 @@ import { ErrorCode } from '../src/protocol/error-codes.js';
 import { InitProducerIdRequest, InitProducerIdResponse } from '../src/protocol/messages/init-producer-id.js';
 import { runBrook } from './helpers/cli.js';
 import { WireClient } from './helpers/wire-client.js';
+import { Kafka, logLevel } from 'kafkajs';
 
 const MINUTE = 60_000;
 
@@ -64,7 +65,8 @@ let broker: Broker;
 before(async () => {
   const dir = await mkdtemp(join(tmpdir(), 'brook-pid-quota-'));
   usersFile = join(dir, 'users.json');
-  for (const user of ['alice', 'bob']) assert.equal((await runBrook(['add-user', '--users-file', usersFile, '--user', user], `${user}-secret\n`)).code, 0);
+  for (const user of ['alice', 'bob', 'carol'])
+    assert.equal((await runBrook(['add-user', '--users-file', usersFile, '--user', user], `${user}-secret\n`)).code, 0);
   broker = await startBroker({ port: 0, saslUsersFile: usersFile, producerIdsPerHour: 2 });
 });
 
@@ -113,3 +115,25 @@ test('past its new producer ids for the hour a principal is refused THROTTLING_Q
     bob.close();
   }
 });
+
+test(
+  'kafkajs: an idempotent producer past the limit fails to connect with error 89, which kafkajs does not name; those before it produce',
+  { timeout: 60_000 },
+  async () => {
+    const kafka = new Kafka({
+      clientId: 'quota-test',
+      brokers: [broker.bootstrap],
+      logLevel: logLevel.NOTHING,
+      sasl: { mechanism: 'plain', username: 'carol', password: 'carol-secret' },
+    });
+    const producers = [0, 1, 2].map(() => kafka.producer({ idempotent: true, retry: { retries: 1, initialRetryTime: 50 } }));
+    try {
+      await producers[0]!.connect();
+      await producers[1]!.connect();
+      await assert.rejects(producers[2]!.connect(), (err: Error) => /error code 89\b/.test(err.message));
+      await producers[0]!.send({ topic: 'quota-kept', messages: [{ value: 'one' }] });
+    } finally {
+      await Promise.all(producers.map((p) => p.disconnect().catch(() => {})));
+    }
+  },
+);

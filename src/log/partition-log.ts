@@ -137,6 +137,11 @@ export class PartitionLog {
     return this.states.entries();
   }
 
+  /** The base offsets in [from, to) of batches in a producer's window. */
+  producerBatchOffsets(from: number, to: number): number[] {
+    return this.states.windowOffsets(from, to);
+  }
+
   /**
    * Where read_committed reads stop: the first offset of the oldest open transaction, or the high
    * watermark.
@@ -307,7 +312,9 @@ export class PartitionLog {
   private roll(now: number): Segment {
     this.activeSince = now;
     const segment = new Segment(this.dir, this.logEnd, 0, OffsetIndex.empty());
-    segment.rollSnapshot = this.states.encode(this.logEnd);
+    segment.rollSnapshot = this.states.snapshot(this.logEnd);
+    // A failure is reported when the snapshot is stored, which a segment never written never does.
+    segment.rollSnapshot.catch(() => {});
     this.segments.push(segment);
     return segment;
   }

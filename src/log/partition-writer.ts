@@ -239,7 +239,7 @@ export class PartitionWriter {
       if (!previous.deleted) this.segments.touch(previous);
     });
     if (snapshot !== undefined) {
-      this.tasks.run(false, 'storing a producer snapshot', () => writeSnapshot(this.dir, segment.baseOffset, snapshot, this.segments.oldestBase));
+      this.tasks.run(false, 'storing a producer snapshot', async () => writeSnapshot(this.dir, segment.baseOffset, await snapshot, this.segments.oldestBase));
     }
     const point = { segmentBase: segment.baseOffset, position: 0, nextOffset: segment.baseOffset };
     this.tasks.run(false, 'recording the recovery point', () => writeRecoveryPoint(this.dir, point));

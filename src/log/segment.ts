@@ -48,8 +48,8 @@ export class Segment {
   largestTimestamp: number | undefined;
   /** Time of the first batch: segment.ms counts from it. */
   firstTimestamp: number | undefined;
-  /** Producer state at the base offset, taken when this segment was rolled, until it is stored. */
-  rollSnapshot: Buffer | undefined;
+  /** Producer state at the base offset, as it stood when this segment was rolled (encoded meanwhile), until it is stored. */
+  rollSnapshot: Promise<Buffer> | undefined;
   deleted = false;
   private loadedIndex: OffsetIndex | undefined;
   private lastIndexedPosition: number;

@@ -2,8 +2,9 @@
  * Opens the records of a compressed RecordBatch, each codec framed as Kafka producers frame it.
  * Every codec's framing states or bounds what each block decompresses to; that bound is checked
  * against `limit` before anything is decompressed, so a small hostile payload cannot make the
- * broker allocate more than `limit` bytes. All of it is synchronous: the produce path judges
- * batches in the order they arrive.
+ * broker allocate more than `limit` bytes. All of it is synchronous; given `now`, a bound for what
+ * its caller decompresses on its own thread, a payload that may take more is not decompressed
+ * (LargePayload), and the caller opens it on another thread.
  */
 import { gunzipSync } from 'node:zlib';
 import { Decoder as ZstdDecoder } from '@toondepauw/node-zstd';
@@ -15,6 +16,9 @@ export class CorruptPayload extends Error {}
 
 /** The payload would decompress to more than the limit. */
 export class PayloadTooLarge extends Error {}
+
+/** The payload may decompress to more than the caller's `now`: it is to be opened elsewhere, with no bound but the limit. */
+export class LargePayload extends Error {}
 
 function tooLarge(codec: string, limit: number): PayloadTooLarge {
   return new PayloadTooLarge(`${codec} payload may decompress to more than the ${limit} bytes allowed`);
@@ -29,12 +33,18 @@ function decoded(codec: string, decode: () => Buffer): Buffer {
   }
 }
 
-export function gunzip(payload: Buffer, limit: number): Buffer {
+/**
+ * gzip's framing bounds nothing; its trailer claims a size (modulo 2^32), which a payload claiming
+ * more than `now` is taken at. One claiming less is inflated, but not past `now`.
+ */
+export function gunzip(payload: Buffer, limit: number, now = Infinity): Buffer {
+  if (limit > now && payload.length >= 4 && payload.readUInt32LE(payload.length - 4) > now) throw new LargePayload();
+  const cap = Math.min(limit, now);
   try {
-    return gunzipSync(payload, { maxOutputLength: limit });
+    return gunzipSync(payload, { maxOutputLength: cap });
   } catch (err) {
-    if ((err as NodeJS.ErrnoException).code === 'ERR_BUFFER_TOO_LARGE') throw tooLarge('gzip', limit);
-    throw new CorruptPayload(`gzip payload does not decompress: ${(err as Error).message}`);
+    if ((err as NodeJS.ErrnoException).code !== 'ERR_BUFFER_TOO_LARGE') throw new CorruptPayload(`gzip payload does not decompress: ${(err as Error).message}`);
+    throw cap < limit ? new LargePayload() : tooLarge('gzip', limit);
   }
 }
 
@@ -46,12 +56,13 @@ const XERIAL_HEADER_SIZE = 16;
  * Raw snappy, or snappy-java's framing of it, which Java producers send; as in snappy-java, the
  * header decides which.
  */
-export function unsnappy(payload: Buffer, limit: number): Buffer {
+export function unsnappy(payload: Buffer, limit: number, now = Infinity): Buffer {
   const xerial = payload.length >= XERIAL_HEADER_SIZE && payload.subarray(0, XERIAL_MAGIC.length).equals(XERIAL_MAGIC);
   const blocks = xerial ? xerialBlocks(payload) : [payload];
   // Each raw block starts with its decompressed length, which the decoder allocates at once.
   const total = blocks.reduce((sum, block) => sum + snappyLength(block), 0);
   if (total > limit) throw tooLarge('snappy', limit);
+  if (total > now) throw new LargePayload();
   return Buffer.concat(blocks.map((block) => decoded('snappy', () => uncompressSync(block, { asBuffer: true }) as Buffer)));
 }
 
@@ -87,7 +98,7 @@ const LZ4_BLOCK_MAX = [0, 0, 0, 0, 64 << 10, 256 << 10, 1 << 20, 4 << 20];
  * One LZ4 frame, nothing after it. Its descriptor must be one that Kafka's Java client reads
  * (KafkaLZ4BlockInputStream): version 01, independent blocks, no dictionary, reserved bits 0.
  */
-export function unlz4(payload: Buffer, limit: number): Buffer {
+export function unlz4(payload: Buffer, limit: number, now = Infinity): Buffer {
   if (payload.length < 7 || payload.readUInt32LE(0) !== LZ4_MAGIC) throw new CorruptPayload('payload is not an LZ4 frame');
   const flags = payload[4]!;
   const descriptor = payload[5]!;
@@ -123,6 +134,7 @@ export function unlz4(payload: Buffer, limit: number): Buffer {
   if (pos + (contentChecksum ? 4 : 0) !== payload.length) throw new CorruptPayload('the LZ4 frame does not end where the payload does');
   if (contentSize > bound) throw new CorruptPayload(`LZ4 frame claims ${contentSize} bytes, more than its blocks hold`);
   if (bound > limit) throw tooLarge('LZ4', limit);
+  if (bound > now) throw new LargePayload();
   return decoded('LZ4', () => decompressFrameSync(payload));
 }
 
@@ -134,7 +146,7 @@ const ZSTD_BLOCK_MAX = 128 << 10;
 const zstd = new ZstdDecoder();
 
 /** zstd frames (and skippable frames) back to back, filling the payload, as zstd itself reads them. */
-export function unzstd(payload: Buffer, limit: number): Buffer {
+export function unzstd(payload: Buffer, limit: number, now = Infinity): Buffer {
   if (payload.length === 0) throw new CorruptPayload('zstd payload is empty');
   let bound = 0;
   for (let pos = 0; pos < payload.length;) {
@@ -151,6 +163,7 @@ export function unzstd(payload: Buffer, limit: number): Buffer {
     pos = frame.end;
   }
   if (bound > limit) throw tooLarge('zstd', limit);
+  if (bound > now) throw new LargePayload();
   return decoded('zstd', () => zstd.decodeSync(payload));
 }
 

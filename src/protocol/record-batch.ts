@@ -174,9 +174,18 @@ export function crcMatches(buf: Buffer, pos: number, size: number): boolean {
  * RecordBatchError naming what is wrong. A compressed batch is decompressed to walk its records,
  * into at most `room.bytes`, which it then takes from `room`. As Kafka's log validator, the
  * header's max timestamp is set to what the records say (a client may leave it -1), or to `now`
- * under LogAppendTime, with the CRC to match; nothing else of the batch changes.
+ * under LogAppendTime, with the CRC to match; nothing else of the batch changes. Records that
+ * may decompress to more than `decompressNow` bytes are not decompressed: LargePayload is thrown,
+ * after every check made before decompression.
  */
-export function validateProducedBatch(records: Buffer, room: DecompressionRoom, rules: TimestampRules, now: number, keysRequiredIn?: string): BatchHeader {
+export function validateProducedBatch(
+  records: Buffer,
+  room: DecompressionRoom,
+  rules: TimestampRules,
+  now: number,
+  keysRequiredIn?: string,
+  decompressNow = Infinity,
+): BatchHeader {
   if (records.length < BATCH_HEADER_SIZE) {
     throw new RecordBatchError(CORRUPT_MESSAGE, `records hold ${records.length} bytes, less than a batch header`);
   }
@@ -203,7 +212,7 @@ export function validateProducedBatch(records: Buffer, room: DecompressionRoom, 
   const body =
     codec === Compression.None
       ? { buf: records, start: BATCH_HEADER_SIZE }
-      : { buf: decompressRecords(codec, records.subarray(BATCH_HEADER_SIZE), room), start: 0 };
+      : { buf: decompressRecords(codec, records.subarray(BATCH_HEADER_SIZE), room, decompressNow), start: 0 };
   walkRecords(body.buf, body.start, header.recordCount);
   if (keysRequiredIn !== undefined && walk.nullKeys > 0) refuseKeyless(body, header.recordCount, keysRequiredIn);
   return stampTimes(records, header, body, rules, now);
@@ -294,9 +303,9 @@ const DECOMPRESS = {
  * are MESSAGE_TOO_LARGE, the code for a batch larger than the broker accepts, on which Java
  * producers split the batch and send the halves.
  */
-export function decompressRecords(codec: Exclude<Compression, Compression.None>, payload: Buffer, room: DecompressionRoom): Buffer {
+export function decompressRecords(codec: Exclude<Compression, Compression.None>, payload: Buffer, room: DecompressionRoom, decompressNow = Infinity): Buffer {
   try {
-    const records = DECOMPRESS[codec](payload, room.bytes);
+    const records = DECOMPRESS[codec](payload, room.bytes, decompressNow);
     room.bytes -= records.length;
     return records;
   } catch (err) {

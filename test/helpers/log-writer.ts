@@ -5,10 +5,10 @@
 import { PartitionLog } from '../../src/log/partition-log.js';
 import { KILL_TEST_OPTIONS, traffic } from './log-traffic.js';
 
-const [dir, flush] = process.argv.slice(2);
-if (dir === undefined || (flush !== 'none' && flush !== 'always')) throw new Error('usage: log-writer.ts <dir> <none|always>');
+const [dir, flush, producers] = process.argv.slice(2);
+if (dir === undefined || (flush !== 'none' && flush !== 'always')) throw new Error('usage: log-writer.ts <dir> <none|always> [producers]');
 const log = await PartitionLog.open(dir, { ...KILL_TEST_OPTIONS, flush });
-const batches = traffic();
+const batches = traffic(producers === undefined ? undefined : Number(producers));
 let appended = 0;
 let acked = 0;
 

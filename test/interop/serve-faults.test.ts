@@ -76,6 +76,8 @@ test('librdkafka: 5% of Produce answers dropped, as a learner would run it; ever
   const samples = await metrics();
   const dropped = fired(samples, 'Produce', 'dropResponse');
   t.diagnostic(`answers dropped: ${dropped}; duplicates caught: ${samples.get('brook_idempotent_batches_duplicate_total')}`);
-  assert.ok(dropped >= 5, `answers dropped: ${dropped}`);
+  // How many Produce requests carry the 4,000 messages, and so how many answers 5% is, depends on
+  // how librdkafka batches under the machine's load: the fault must have acted, at least once.
+  assert.ok(dropped >= 1, `answers dropped: ${dropped}`);
   assert.ok((samples.get('brook_idempotent_batches_duplicate_total') ?? 0) >= 1, 'retries of written batches were caught as duplicates');
 });

@@ -100,8 +100,9 @@ export async function cleanPartition(
   let segmentsSwapped = 0;
   for (let i = 0; i < segments.length && !stopped(); i++) {
     const segment = segments[i]!;
-    if ((segments[i + 1]?.baseOffset ?? state.end) > cleanTo) break;
-    const producerBatches = [...log.producers()].flatMap(([, entry]) => entry.state.window.map((w) => w.baseOffset));
+    const end = segments[i + 1]?.baseOffset ?? state.end;
+    if (end > cleanTo) break;
+    const producerBatches = log.producerBatchOffsets(segment.baseOffset, end);
     const copy = await thread.cleanSegment(file(segment), now - config.deleteRetentionMs, producerBatches, indexIntervalBytes);
     bytesRead += segment.size;
     bytesCleaned += segment.size;

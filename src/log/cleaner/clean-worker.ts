@@ -3,7 +3,8 @@
  * (segment-work.ts), so that reading, judging and writing records never holds up requests on
  * the broker's thread. It answers each request (cleaner-thread.ts) by its id.
  */
-import { parentPort, workerData } from 'node:worker_threads';
+import { workerData } from 'node:worker_threads';
+import { answerCalls } from '../../threads/worker-calls.js';
 import type { CleaningRules } from './clean-rule.js';
 import { OffsetMap } from './offset-map.js';
 import { cleanSegmentFile, mapSegment, type SegmentFile } from './segment-work.js';
@@ -39,9 +40,4 @@ async function work(request: WorkRequest): Promise<unknown> {
   }
 }
 
-parentPort!.on('message', ({ id, request }: { id: number; request: WorkRequest }) => {
-  work(request).then(
-    (result) => parentPort!.postMessage({ id, result }),
-    (err: NodeJS.ErrnoException) => parentPort!.postMessage({ id, error: { message: err.message, code: err.code } }),
-  );
-});
+answerCalls(work);

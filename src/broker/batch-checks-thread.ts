@@ -1,0 +1,32 @@
+/**
+ * The broker's side of the thread that checks produced batches whose records may decompress to
+ * more than the event loop should (batch-checks-worker.ts). One thread, started when first
+ * needed, checks them one after another, so that they never take more than one batch's records
+ * at a time, as on the event loop.
+ */
+import { RecordBatchError, type BatchHeader, type DecompressionRoom, type TimestampRules } from '../protocol/record-batch.js';
+import { WorkerCalls } from '../threads/worker-calls.js';
+import type { CheckAnswer, CheckRequest } from './batch-checks-worker.js';
+
+let thread: WorkerCalls | undefined;
+
+/**
+ * validateProducedBatch() of `batch` on the checks thread: once the answer comes, `batch`'s header
+ * is stamped as it would have been here and `room` is taken from; a refusal rejects with its
+ * RecordBatchError. `room` must not be used meanwhile.
+ */
+export async function validateOffThread(
+  batch: Buffer,
+  room: DecompressionRoom,
+  rules: TimestampRules,
+  now: number,
+  keysRequiredIn: string | undefined,
+): Promise<BatchHeader> {
+  if (thread === undefined || thread.exited) thread = new WorkerCalls('./batch-checks-worker', import.meta.url, "the produced batches' checks thread");
+  const request: CheckRequest = { batch, room: room.bytes, rules, now, keysRequiredIn };
+  const answer = (await thread.call(request)) as CheckAnswer;
+  if ('refused' in answer) throw new RecordBatchError(answer.refused.errorCode, answer.refused.message, answer.refused.recordErrors);
+  batch.set(answer.stamped, 0);
+  room.bytes = answer.room;
+  return answer.header;
+}

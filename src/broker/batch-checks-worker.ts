@@ -1,0 +1,43 @@
+/**
+ * The thread produced batches too large to open on the event loop are checked on
+ * (batch-checks-thread.ts): their records are decompressed and walked here, so that neither that
+ * work nor the memory it takes and gives back holds up the broker's requests.
+ */
+import { answerCalls } from '../threads/worker-calls.js';
+import {
+  BATCH_HEADER_SIZE,
+  RecordBatchError,
+  validateProducedBatch,
+  type BatchHeader,
+  type RecordError,
+  type TimestampRules,
+} from '../protocol/record-batch.js';
+
+export interface CheckRequest {
+  readonly batch: Uint8Array;
+  /** What the request's records may still take once decompressed. */
+  readonly room: number;
+  readonly rules: TimestampRules;
+  readonly now: number;
+  readonly keysRequiredIn: string | undefined;
+}
+
+export type CheckAnswer =
+  /** The batch's header as checked, its first bytes as stamped, and the room left. */
+  | { readonly header: BatchHeader; readonly stamped: Uint8Array; readonly room: number }
+  | { readonly refused: { readonly errorCode: RecordBatchError['errorCode']; readonly message: string; readonly recordErrors: readonly RecordError[] } };
+
+function check({ batch, room, rules, now, keysRequiredIn }: CheckRequest): CheckAnswer {
+  const records = Buffer.from(batch.buffer, batch.byteOffset, batch.byteLength);
+  const left = { bytes: room };
+  try {
+    const header = validateProducedBatch(records, left, rules, now, keysRequiredIn);
+    // A copy of its own: a view would carry the whole batch back.
+    return { header, stamped: new Uint8Array(records.subarray(0, BATCH_HEADER_SIZE)), room: left.bytes };
+  } catch (err) {
+    if (!(err instanceof RecordBatchError)) throw err;
+    return { refused: { errorCode: err.errorCode, message: err.message, recordErrors: err.recordErrors } };
+  }
+}
+
+answerCalls(check);
