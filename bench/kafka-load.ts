@@ -1,12 +1,14 @@
 /** kafka-load.c, the librdkafka load generator: compiled once per run, then run as produce or consume. */
 import { execFileSync, spawn } from 'node:child_process';
-import { renameSync } from 'node:fs';
+import { createHash } from 'node:crypto';
+import { readFileSync, renameSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 
 const SOURCE = fileURLToPath(new URL('kafka-load.c', import.meta.url));
-const BINARY = join(tmpdir(), 'brook-kafka-load');
+/** Named after its source's content: checkouts whose load generators differ never run each other's build. */
+const BINARY = join(tmpdir(), `brook-kafka-load-${createHash('sha256').update(readFileSync(SOURCE)).digest('hex').slice(0, 16)}`);
 
 /** Partitions of every benchmark topic: brook serve is started with --partitions 4 to match. */
 export const PARTITIONS = 4;

@@ -1,5 +1,5 @@
 /** How measurements are repeated on a shared, noisy machine. */
-import { readFileSync } from 'node:fs';
+import { readdirSync, readFileSync } from 'node:fs';
 
 /**
  * Runs every contender once per round, in turn, so that all of them see the same machine
@@ -17,8 +17,26 @@ export async function alternating<T>(rounds: number, contenders: readonly ((roun
 export const highest = (values: readonly number[]): number => Math.max(...values);
 export const lowest = (values: readonly number[]): number => Math.min(...values);
 
-/** CPU seconds (user + system) a process has used, from /proc. */
+/** The middle value (the mean of the two middle ones for an even count). */
+export function median(values: readonly number[]): number {
+  const sorted = [...values].sort((a, b) => a - b);
+  const mid = sorted.length >> 1;
+  return sorted.length % 2 === 1 ? sorted[mid]! : (sorted[mid - 1]! + sorted[mid]!) / 2;
+}
+
+/**
+ * CPU seconds a process's threads have run, from each thread's /proc schedstat, in nanoseconds:
+ * /proc/PID/stat counts in 10 ms ticks, too coarse for a few thousand batches. Only threads still
+ * running count, as they do in a Node process, whose threads live as long as it does.
+ */
 export function cpuSeconds(pid: number): number {
-  const fields = readFileSync(`/proc/${pid}/stat`, 'utf8').split(') ')[1]!.split(' ');
-  return (Number(fields[11]) + Number(fields[12])) / 100;
+  let ns = 0;
+  for (const thread of readdirSync(`/proc/${pid}/task`)) {
+    try {
+      ns += Number(readFileSync(`/proc/${pid}/task/${thread}/schedstat`, 'utf8').split(' ')[0]);
+    } catch {
+      // The thread ended between the listing and the read.
+    }
+  }
+  return ns / 1e9;
 }

@@ -5,7 +5,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { startServe, type ServeProcess } from '../test/helpers/serve-process.js';
 import { MSG_BYTES, PARTITIONS, produceLoad, produceTransactionalLoad, type ProduceResult } from './kafka-load.js';
-import { alternating, cpuSeconds, highest, lowest } from './measure.js';
+import { alternating, cpuSeconds, highest, lowest, median } from './measure.js';
 import { compared, type Row } from './table.js';
 
 /** One timed produce run: its rate, and the CPU the broker and the producer spent on it. */
@@ -65,10 +65,15 @@ async function throughputRows(smoke: boolean, batch: number): Promise<Row[]> {
   // CPU per batch in µs, from the least disturbed round.
   const cpu = (rounds: readonly Round[], key: 'brokerCpuS' | 'clientCpuS'): number => perBatchUs(lowest(rounds.map((r) => r[key])));
   const cpuPerMb = (rounds: readonly Round[]): number => (lowest(rounds.map((r) => r.brokerCpuS)) * 1e3) / ((messages * MSG_BYTES) / 1e6);
+  // The typical round beside the least disturbed one.
+  const medianRate = (rounds: readonly Round[]): number => median(rounds.map((r) => r.rate));
+  const medianCpu = (rounds: readonly Round[]): number => perBatchUs(median(rounds.map((r) => r.brokerCpuS)));
   return [
     compared(`produce idempotent acks=all, ${batch}-msg batches (msgs/s)`, rate(brook), rate(mock), 'librdkafka mock'),
+    compared(`  same, median round (msgs/s)`, medianRate(brook), medianRate(mock), 'librdkafka mock'),
     compared(`  same: MB/s of ${MSG_BYTES}-byte values`, (rate(brook) * MSG_BYTES) / 1e6, (rate(mock) * MSG_BYTES) / 1e6, '', 1),
     compared(`  broker CPU per ${batch}-msg batch (µs)`, cpu(brook, 'brokerCpuS'), cpu(mock, 'brokerCpuS'), "the mock cluster's thread", 1),
+    compared(`  same, median round (µs)`, medianCpu(brook), medianCpu(mock), "the mock cluster's thread", 1),
     compared(
       `  same CPU, beside one bare write of each batch's bytes (µs)`,
       cpu(brook, 'brokerCpuS'),

@@ -143,6 +143,16 @@ test('the least recently used tail cache gives its memory back when another need
   assert.ok(budget.usedBytes <= 200_000);
 });
 
+test('a ring the budget cannot give the whole capacity grows as far as the budget allows', () => {
+  const budget = new MemoryBudget(512 * 1024);
+  const cache = new TailCache(1 << 20, budget);
+  const all = batches(Array.from({ length: 40 }, () => 10_000));
+  for (const b of all) cache.push(b.base, b.end, b.bytes);
+  const hw = all.at(-1)!.end;
+  assert.deepEqual(cache.read(0, 1, hw), all[0]!.bytes, '400 KB of batches are all held in the 512 KiB the budget has');
+  assert.ok(budget.usedBytes <= 512 * 1024);
+});
+
 test('a tail cache size no buffer can have is refused when the cache is made', () => {
   assert.throws(() => new TailCache(-1, unbounded()), RangeError);
   assert.throws(() => new TailCache(2 ** 60, unbounded()), RangeError);

@@ -182,7 +182,11 @@ export class PartitionWriter {
         this.queued = new Turn();
         this.staging = this.spareStaging;
         this.inFlight = turn;
-        for (const write of writes) await this.write(write);
+        for (const write of writes) {
+          if (write.segment !== this.writeSegment) await this.startWriting(write.segment);
+          write.segment.write(write.buffers, write.indexEntries);
+          this.writtenEnd = write.end;
+        }
         staged.reset();
         this.spareStaging = staged;
         const checkpoint = this.checkpointWanted;
@@ -203,20 +207,16 @@ export class PartitionWriter {
     }
   }
 
-  private async write(write: PendingWrite): Promise<void> {
-    const { segment } = write;
-    if (segment !== this.writeSegment) {
-      const previous = this.writeSegment;
-      await segment.openForAppend(true);
-      if (this.options().flush === 'always') {
-        await previous.sync(false);
-        await syncDir(this.dir);
-      }
-      this.writeSegment = segment;
-      this.afterRoll(previous, segment);
+  /** The first write to a rolled segment: its files are made, and the one before is left to be sealed. */
+  private async startWriting(segment: Segment): Promise<void> {
+    const previous = this.writeSegment;
+    await segment.openForAppend(true);
+    if (this.options().flush === 'always') {
+      await previous.sync(false);
+      await syncDir(this.dir);
     }
-    await segment.write(write.buffers, write.indexEntries);
-    this.writtenEnd = write.end;
+    this.writeSegment = segment;
+    this.afterRoll(previous, segment);
   }
 
   /** fsyncs the active segment; a checkpoint also fsyncs its index and records the recovery point. */

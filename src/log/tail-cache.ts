@@ -19,7 +19,11 @@ interface CachedBatch {
   readonly length: number;
 }
 
-/** A partition's ring starts this small and doubles up to the cache's capacity as its batches need. */
+/**
+ * A partition's ring starts this small, and goes to the cache's capacity at once when its batches
+ * need more (doubling only where the budget has less room): every size between would be memory
+ * allocated, copied into and dropped, and V8 answers such long-lived memory with full collections.
+ */
 const FIRST_RING_BYTES = 64 * 1024;
 
 export class TailCache implements HeldMemory {
@@ -120,8 +124,8 @@ export class TailCache implements HeldMemory {
   private grow(n: number): boolean {
     const kept = this.batches.slice(this.head);
     const keptBytes = kept.reduce((sum, b) => sum + b.length, 0);
-    const size = grownSize(this.ring.length, keptBytes + n, FIRST_RING_BYTES, this.capacity);
-    if (size <= this.ring.length || !this.budget.grow(this, size - this.ring.length)) return false;
+    const size = this.largerRing(keptBytes + n);
+    if (size === undefined) return false;
     const ring = Buffer.allocUnsafeSlow(size);
     let pos = 0;
     this.batches = kept.map((batch) => {
@@ -134,6 +138,18 @@ export class TailCache implements HeldMemory {
     this.head = 0;
     this.next = pos;
     return true;
+  }
+
+  /**
+   * What the ring grows to, the budget having granted it: from the first size, the capacity; where
+   * the budget has less room than that, double. Undefined if it grants nothing larger.
+   */
+  private largerRing(needed: number): number | undefined {
+    const doubled = grownSize(this.ring.length, needed, FIRST_RING_BYTES, this.capacity);
+    for (const size of this.ring.length === 0 ? [doubled] : [this.capacity, doubled]) {
+      if (size > this.ring.length && this.budget.grow(this, size - this.ring.length)) return size;
+    }
+    return undefined;
   }
 
   /** Drops the batches that start before stream position `at`. */

@@ -21,12 +21,12 @@ export async function tempDataDir(): Promise<string> {
 
 /**
  * Starts `brook serve --port 0` (unless args name a port) and waits for its listening line;
- * with `fileLimit`, under that limit on open files (`ulimit -n`).
+ * with `fileLimit`, under that limit on open files (`ulimit -n`); `nodeArgs` go to Node itself.
  */
-export async function startServe(args: readonly string[] = [], dataDir?: string, fileLimit?: number): Promise<ServeProcess> {
+export async function startServe(args: readonly string[] = [], dataDir?: string, fileLimit?: number, nodeArgs: readonly string[] = []): Promise<ServeProcess> {
   const dir = dataDir ?? (await tempDataDir());
   const withPort = args.includes('--port') ? args : ['--port', '0', ...args];
-  const command = [process.execPath, BROOK_BIN, 'serve', '--data-dir', dir, ...withPort];
+  const command = [process.execPath, ...nodeArgs, BROOK_BIN, 'serve', '--data-dir', dir, ...withPort];
   const child =
     fileLimit === undefined
       ? spawn(command[0]!, command.slice(1), { stdio: ['ignore', 'pipe', 'pipe'] })

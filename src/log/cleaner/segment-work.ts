@@ -68,8 +68,8 @@ export async function cleanSegmentFile(segment: SegmentFile, rules: CleaningRule
     await cleaned.openForAppend(true);
     let pending: Buffer[] = [];
     let pendingBytes = 0;
-    const flush = async (): Promise<void> => {
-      if (pending.length > 0) await cleaned.write(pending, cleaned.appendIndex.entries);
+    const flush = (): void => {
+      if (pending.length > 0) cleaned.write(pending, cleaned.appendIndex.entries);
       pending = [];
       pendingBytes = 0;
     };
@@ -82,7 +82,7 @@ export async function cleanSegmentFile(segment: SegmentFile, rules: CleaningRule
         pendingBytes += out.length;
       }
       // Written as it comes, so that a large segment is never held in memory.
-      if (last || pendingBytes >= WRITE_BYTES) await flush();
+      if (last || pendingBytes >= WRITE_BYTES) flush();
     });
     if (changed) {
       await cleaned.seal();

@@ -91,7 +91,16 @@ export class Writer {
   }
   writeInt64(v: bigint): void {
     this.ensure(8);
-    this.pos = this.buf.writeBigInt64BE(v, this.pos);
+    const n = Number(v);
+    if (!Number.isSafeInteger(n)) {
+      this.pos = this.buf.writeBigInt64BE(v, this.pos);
+      return;
+    }
+    // Offsets and times are safe integers: written as two 32-bit halves, without the BigInt arithmetic of writeBigInt64BE.
+    const high = Math.floor(n / 0x1_0000_0000);
+    this.buf.writeInt32BE(high, this.pos);
+    this.buf.writeUInt32BE(n - high * 0x1_0000_0000, this.pos + 4);
+    this.pos += 8;
   }
   writeFloat64(v: number): void {
     this.ensure(8);
