@@ -95,3 +95,45 @@ test('a snapshot holds exactly the state at its offset, whatever is appended or 
     { numRuns: 300 },
   );
 });
+
+test('a column that cannot grow (memory refused) leaves the states as they were: the next producer, snapshots and decoding go on', () => {
+  const header = (producerId: bigint): BatchHeader => ({
+    baseOffset: 0,
+    size: 0,
+    magic: 2,
+    attributes: 0,
+    lastOffsetDelta: 0,
+    baseTimestamp: 1,
+    maxTimestamp: 1,
+    producerId,
+    producerEpoch: 0,
+    baseSequence: 0,
+    recordCount: 1,
+  });
+  const states = new ProducerStates();
+  let offset = 0;
+  // Up to the columns' first capacity, so that the next producer grows them.
+  for (let id = 100n; id < 164n; id++) states.apply(header(id), offset++, 1);
+  const RealFloat64Array = globalThis.Float64Array;
+  let refuse = true;
+  globalThis.Float64Array = new Proxy(RealFloat64Array, {
+    construct(target, args: [number]) {
+      if (refuse && args[0] > 64) {
+        refuse = false;
+        throw new RangeError('Array buffer allocation failed');
+      }
+      return new target(...args);
+    },
+  });
+  try {
+    assert.throws(() => states.apply(header(500n), offset, 1), RangeError);
+  } finally {
+    globalThis.Float64Array = RealFloat64Array;
+  }
+  states.apply(header(501n), offset++, 1);
+  const ids = [...states.entries()].map(([id]) => id);
+  assert.equal(ids.length, 65);
+  assert.ok(!ids.includes(0n) && !ids.includes(500n) && ids.includes(501n), 'no producer that was never stored');
+  const decoded = ProducerStates.decode(states.encode(offset), 1);
+  assert.deepEqual([...decoded!.states.entries()].map(([id]) => id).sort(), [...ids].sort());
+});

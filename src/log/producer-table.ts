@@ -129,23 +129,34 @@ export class ProducerTable {
   }
 
   private newSlot(): number {
-    const slot = this.used++;
-    if (slot < this.lengths.length) return slot;
-    // Grown by half: doubling would leave up to half the columns unused.
-    const capacity = Math.max(64, Math.ceil(slot * 1.5));
-    const grow = <T extends { length: number; set(from: T): void }>(old: T, make: (n: number) => T, width = 1): T => {
-      const bigger = make(capacity * width);
-      bigger.set(old);
-      return bigger;
-    };
-    this.ids = grow(this.ids, (n) => new BigInt64Array(n));
-    this.epochs = grow(this.epochs, (n) => new Int16Array(n));
-    this.lengths = grow(this.lengths, (n) => new Uint8Array(n));
-    this.lastTimestamps = grow(this.lastTimestamps, (n) => new Float64Array(n));
-    this.writtenAts = grow(this.writtenAts, (n) => new Float64Array(n));
-    this.txnStarts = grow(this.txnStarts, (n) => new Float64Array(n));
-    this.seqs = grow(this.seqs, (n) => new Int32Array(n), 2 * WINDOW_SIZE);
-    this.bases = grow(this.bases, (n) => new Float64Array(n), WINDOW_SIZE);
+    const slot = this.used;
+    if (slot >= this.lengths.length) {
+      // Grown by half: doubling would leave up to half the columns unused. Every column is made
+      // before any is replaced, so a failed allocation leaves the table as it was.
+      const capacity = Math.max(64, Math.ceil(slot * 1.5));
+      const grown = <T extends { set(from: T): void }>(old: T, make: (n: number) => T, width = 1): T => {
+        const bigger = make(capacity * width);
+        bigger.set(old);
+        return bigger;
+      };
+      const ids = grown(this.ids, (n) => new BigInt64Array(n));
+      const epochs = grown(this.epochs, (n) => new Int16Array(n));
+      const lengths = grown(this.lengths, (n) => new Uint8Array(n));
+      const lastTimestamps = grown(this.lastTimestamps, (n) => new Float64Array(n));
+      const writtenAts = grown(this.writtenAts, (n) => new Float64Array(n));
+      const txnStarts = grown(this.txnStarts, (n) => new Float64Array(n));
+      const seqs = grown(this.seqs, (n) => new Int32Array(n), 2 * WINDOW_SIZE);
+      const bases = grown(this.bases, (n) => new Float64Array(n), WINDOW_SIZE);
+      this.ids = ids;
+      this.epochs = epochs;
+      this.lengths = lengths;
+      this.lastTimestamps = lastTimestamps;
+      this.writtenAts = writtenAts;
+      this.txnStarts = txnStarts;
+      this.seqs = seqs;
+      this.bases = bases;
+    }
+    this.used = slot + 1;
     return slot;
   }
 }
