@@ -22,6 +22,8 @@ export function turnsWaiting(log: PartitionLog): boolean {
  */
 export function takeTurn<T, R>(log: PartitionLog, ready: Promise<T>, take: (value: T) => R): Promise<R> {
   const before = lastTurn.get(log);
+  // Handled now: a rejection of `ready` while the turns before still wait is no unhandled rejection.
+  ready.catch(ignore);
   const turn = (before === undefined ? ready : before.then(() => ready)).then(take);
   const taken = turn.then(ignore, ignore);
   lastTurn.set(log, taken);
