@@ -244,3 +244,38 @@ test('a record walk that fails on a large decompressed batch is refused with its
     [7],
   );
 });
+
+test("batches refused after decompressing use up their request's room, on the event loop and off it", async (t) => {
+  for (const [recordCount, maxRequestBytes] of [
+    [100, 60_000], // ~21 KB each, checked on the event loop
+    [1500, 1_000_000], // ~315 KB each, checked off it
+  ] as const) {
+    const limited = await startBroker({ port: 0, maxRequestBytes });
+    t.after(() => limited.close());
+    const c = await WireClient.connect(limited.port);
+    t.after(() => c.close());
+    const topic = `room-${recordCount}`;
+    await createTopic(c, topic, 4);
+    const records = Array.from({ length: recordCount }, (_, i) => ({ key: Buffer.from(`k${i}`), value: Buffer.from(`v${i}`.padEnd(200, 'x')) }));
+    const raw = rawRecords(records);
+    // Its header claims one record more than it holds: refused once its records are walked.
+    const refused = sealBatch(1, gzipSync(raw), records.length + 1);
+    const fine = sealBatch(1, gzipSync(raw), records.length);
+    const answer = await c.request(ProduceRequest, ProduceResponse, 9, {
+      transactionalId: null,
+      acks: -1,
+      timeoutMs: 5000,
+      topicData: [{ name: topic, partitionData: [refused, refused, refused, fine].map((records, index) => ({ index, records })) }],
+    });
+    // Each batch decompresses to raw.length bytes, taken from the room whether it is then refused or not.
+    const expected = [0, 1, 2, 3].map((k) =>
+      (k + 1) * raw.length > maxRequestBytes ? ErrorCode.MESSAGE_TOO_LARGE : k < 3 ? ErrorCode.INVALID_RECORD : ErrorCode.NONE,
+    );
+    assert.ok(expected.includes(ErrorCode.MESSAGE_TOO_LARGE), 'the room runs out within the request');
+    assert.deepEqual(
+      answer.responses[0]!.partitionResponses.map((p) => p.errorCode),
+      expected,
+      `${recordCount} records of ${raw.length} bytes each`,
+    );
+  }
+});

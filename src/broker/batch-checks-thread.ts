@@ -25,7 +25,10 @@ export async function validateOffThread(
   if (thread === undefined || thread.exited) thread = new WorkerCalls('./batch-checks-worker', import.meta.url, "the produced batches' checks thread");
   const request: CheckRequest = { batch, room: room.bytes, rules, now, keysRequiredIn };
   const answer = (await thread.call(request)) as CheckAnswer;
-  if ('refused' in answer) throw new RecordBatchError(answer.refused.errorCode, answer.refused.message, answer.refused.recordErrors);
+  if ('refused' in answer) {
+    room.bytes = answer.room;
+    throw new RecordBatchError(answer.refused.errorCode, answer.refused.message, answer.refused.recordErrors);
+  }
   batch.set(answer.stamped, 0);
   room.bytes = answer.room;
   return answer.header;

@@ -25,7 +25,10 @@ export interface CheckRequest {
 export type CheckAnswer =
   /** The batch's header as checked, its first bytes as stamped, and the room left. */
   | { readonly header: BatchHeader; readonly stamped: Uint8Array; readonly room: number }
-  | { readonly refused: { readonly errorCode: RecordBatchError['errorCode']; readonly message: string; readonly recordErrors: readonly RecordError[] } };
+  | {
+      readonly room: number;
+      readonly refused: { readonly errorCode: RecordBatchError['errorCode']; readonly message: string; readonly recordErrors: readonly RecordError[] };
+    };
 
 function check({ batch, room, rules, now, keysRequiredIn }: CheckRequest): CheckAnswer {
   const records = Buffer.from(batch.buffer, batch.byteOffset, batch.byteLength);
@@ -36,7 +39,7 @@ function check({ batch, room, rules, now, keysRequiredIn }: CheckRequest): Check
     return { header, stamped: new Uint8Array(records.subarray(0, BATCH_HEADER_SIZE)), room: left.bytes };
   } catch (err) {
     if (!(err instanceof RecordBatchError)) throw err;
-    return { refused: { errorCode: err.errorCode, message: err.message, recordErrors: err.recordErrors } };
+    return { room: left.bytes, refused: { errorCode: err.errorCode, message: err.message, recordErrors: err.recordErrors } };
   }
 }
 
