@@ -135,15 +135,15 @@ const REFUSALS: Readonly<Partial<Record<number, Refuse>>> = {
 export function refusal(apiKey: number, request: unknown, errorCode: number): unknown {
   const schema = response(apiKey);
   const custom = REFUSALS[apiKey];
-  if (custom === undefined && schema.fields.some((f) => f.name === 'errorCode')) return requestErrorAnswer(apiKey, errorCode);
+  if (custom !== undefined) return { ...defaultStruct(schema), ...custom(request as Obj, errorCode) };
+  if (schema.fields.some((f) => f.name === 'errorCode')) return requestErrorAnswer(apiKey, errorCode);
   const names = named(apiKey, request);
-  const answer = { ...defaultStruct(schema), ...custom?.(request as Obj, errorCode) };
-  if (custom === undefined && names === undefined) throw new Error(`no way to refuse ${schema.name}`);
-  if (names !== undefined)
-    addErrors(
-      apiKey,
-      answer,
-      names.map((n) => ({ ...n, errorCode })),
-    );
+  if (names === undefined) throw new Error(`no way to refuse ${schema.name}`);
+  const answer = defaultStruct(schema);
+  addErrors(
+    apiKey,
+    answer,
+    names.map((n) => ({ ...n, errorCode })),
+  );
   return answer;
 }
