@@ -25,11 +25,9 @@ export async function validateOffThread(
   if (thread === undefined || thread.exited) thread = new WorkerCalls('./batch-checks-worker', import.meta.url, "the produced batches' checks thread");
   const request: CheckRequest = { batch, room: room.bytes, rules, now, keysRequiredIn };
   const answer = (await thread.call(request)) as CheckAnswer;
-  if ('refused' in answer) {
-    room.bytes = answer.room;
-    throw new RecordBatchError(answer.refused.errorCode, answer.refused.message, answer.refused.recordErrors);
-  }
-  batch.set(answer.stamped, 0);
+  // Taken whether the batch is refused or not, as on the event loop.
   room.bytes = answer.room;
+  if ('refused' in answer) throw new RecordBatchError(answer.refused.errorCode, answer.refused.message, answer.refused.recordErrors);
+  batch.set(answer.stamped, 0);
   return answer.header;
 }

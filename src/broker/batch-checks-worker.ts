@@ -22,13 +22,11 @@ export interface CheckRequest {
   readonly keysRequiredIn: string | undefined;
 }
 
-export type CheckAnswer =
-  /** The batch's header as checked, its first bytes as stamped, and the room left. */
-  | { readonly header: BatchHeader; readonly stamped: Uint8Array; readonly room: number }
-  | {
-      readonly room: number;
-      readonly refused: { readonly errorCode: RecordBatchError['errorCode']; readonly message: string; readonly recordErrors: readonly RecordError[] };
-    };
+/** The room left, with the batch's header as checked and its first bytes as stamped, or why it is refused. */
+export type CheckAnswer = { readonly room: number } & (
+  | { readonly header: BatchHeader; readonly stamped: Uint8Array }
+  | { readonly refused: { readonly errorCode: RecordBatchError['errorCode']; readonly message: string; readonly recordErrors: readonly RecordError[] } }
+);
 
 function check({ batch, room, rules, now, keysRequiredIn }: CheckRequest): CheckAnswer {
   const records = Buffer.from(batch.buffer, batch.byteOffset, batch.byteLength);
