@@ -13,6 +13,7 @@ import { MAX_EPOCH } from '../idempotence/rules.js';
 import { ErrorCode } from '../protocol/error-codes.js';
 import type { Marker } from '../protocol/record-batch.js';
 import type { FlushPolicy } from '../settings/kinds.js';
+import type { StoreLog } from '../files/compacted-log.js';
 import {
   addOffsets,
   addPartitions,
@@ -50,11 +51,7 @@ export interface TxnEvents {
   ended(outcome: 'committed' | 'aborted' | 'timed_out'): void;
 }
 
-export interface TxnLog {
-  info(fields: object, message: string): void;
-  warn(fields: object, message: string): void;
-  error(fields: object, message: string): void;
-}
+export type TxnLog = StoreLog;
 
 export interface TxnCoordinatorOptions {
   readonly flush: FlushPolicy;
