@@ -11,8 +11,6 @@ export type OffsetFiles = GenerationList;
 
 export const OFFSET_FILES = new GenerationFiles('group-offsets');
 
-export const logName = (generation: number): string => OFFSET_FILES.logName(generation);
-
 export function listOffsetFiles(dir: string): Promise<OffsetFiles> {
   return OFFSET_FILES.list(dir);
 }
