@@ -80,11 +80,3 @@ export const resourceTypeName = nameOf(ResourceType);
 export const patternTypeName = nameOf(PatternType);
 export const operationName = nameOf(AclOperation);
 export const permissionName = nameOf(Permission);
-
-/** A binding as Kafka prints one, for logs and the CLI. */
-export function describeBinding(b: AclBinding): string {
-  return (
-    `${resourceTypeName(b.resourceType)}:${patternTypeName(b.patternType)}:${b.resourceName} ` +
-    `${permissionName(b.permission)} ${b.principal} ${operationName(b.operation)} from ${b.host}`
-  );
-}

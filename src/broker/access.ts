@@ -51,11 +51,6 @@ export function mayProduceIdempotently(connection: ConnectionContext, broker: Br
   return false;
 }
 
-/** Whether the connection may use a transactional id as a producer (WRITE): for the transaction APIs. */
-export function mayWriteTransactionalId(connection: ConnectionContext, broker: BrokerContext, transactionalId: string): boolean {
-  return mayDo(connection, broker, ResourceType.TRANSACTIONAL_ID, transactionalId, AclOperation.WRITE);
-}
-
 /** What the field holds when the request did not ask for it. */
 export const NOT_ASKED = -2147483648;
 
