@@ -36,7 +36,9 @@ export function addServeCommand(program: Command): void {
     const { tlsCert, tlsKey, tlsCa, tlsClientAuth, logLevel, ...options } = o;
     if ((tlsCert === undefined) !== (tlsKey === undefined)) throw new Error('--tls-cert and --tls-key go together.');
     const tls = tlsCert === undefined || tlsKey === undefined ? undefined : { cert: tlsCert, key: tlsKey, ca: tlsCa, clientAuth: tlsClientAuth };
-    const logger = pino({ level: logLevel });
+    // Standard output, written asynchronously, as pino does by default; kept at hand for the stop below.
+    const output = pino.destination({ dest: 1 });
+    const logger = pino({ level: logLevel }, output);
     const broker = await startBroker({ ...options, tls, logger }).catch((err: unknown) => {
       throw new Error(describeStartupError(err, { host: o.host, port: o.port, dataDir: o.dataDir }));
     });
@@ -49,9 +51,12 @@ export function addServeCommand(program: Command): void {
           if (speaks) logger.info('stopped');
           // Stopped cleanly, then ended by the hang-up itself, as by default: a normal exit with
           // the terminal gone aborts in Node's own reset of it. The log is written asynchronously
-          // and only an exit flushes it, so it is flushed before the signal ends the process.
-          if (signal === 'SIGHUP') logger.flush(() => process.kill(process.pid, signal));
-          else process.exit(0);
+          // and only an exit writes what is left (pino's flush() does not wait for a write under
+          // way), so the output is ended, every line written, before the signal ends the process.
+          if (signal === 'SIGHUP') {
+            output.once('close', () => process.kill(process.pid, signal));
+            output.end();
+          } else process.exit(0);
         },
         (err: Error) => {
           logger.error({ err }, 'unclean stop');
