@@ -52,11 +52,13 @@ export function addServeCommand(program: Command): void {
           // Stopped cleanly, then ended by the hang-up itself, as by default: a normal exit with
           // the terminal gone aborts in Node's own reset of it. The log is written asynchronously
           // and only an exit writes what is left (pino's flush() does not wait for a write under
-          // way), so the output is ended, every line written, before the signal ends the process.
-          if (signal === 'SIGHUP') {
+          // way), so the output is ended, every line written, before the signal ends the process;
+          // a terminal that hung up takes nothing more, and its output is not waited for.
+          if (signal === 'SIGHUP' && speaks) {
             output.once('close', () => process.kill(process.pid, signal));
             output.end();
-          } else process.exit(0);
+          } else if (signal === 'SIGHUP') process.kill(process.pid, signal);
+          else process.exit(0);
         },
         (err: Error) => {
           logger.error({ err }, 'unclean stop');
