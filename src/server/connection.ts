@@ -206,6 +206,9 @@ export class Connection {
   /** Bytes read from the socket, lent for the call only. */
   received(chunk: Buffer): void {
     this.decode(chunk);
+    // Answers to what was just read leave together, once this turn's writes to the log (queued
+    // before this) have settled them.
+    if (this.slots.length > 0) this.corkForTurn();
     this.updateFlow();
   }
 
@@ -269,11 +272,7 @@ export class Connection {
     if (this.slots[0] !== slot) return;
     // Pipelined answers complete one by one, each in its own microtask; all those of one turn leave
     // in one system call, since each loopback send also costs the receiver's TCP work.
-    if (!this.corked) {
-      this.corked = true;
-      this.socket.cork();
-      setImmediate(this.uncorkAfterTurn);
-    }
+    this.corkForTurn();
     while (this.slots.length > 0 && this.slots[0]!.done) {
       const written = this.slots.shift()!;
       if (written.isCut && !this.cutOff) {
@@ -293,6 +292,13 @@ export class Connection {
     }
     this.endIfDone();
     this.updateFlow();
+  }
+
+  private corkForTurn(): void {
+    if (this.corked) return;
+    this.corked = true;
+    this.socket.cork();
+    setImmediate(this.uncorkAfterTurn);
   }
 
   private endIfDone(): void {
