@@ -3,7 +3,8 @@ import { closeSync, openSync, readdirSync, statSync, writevSync } from 'node:fs'
 import { mkdtemp, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { startServe, type ServeProcess } from '../test/helpers/serve-process.js';
+import { fileURLToPath } from 'node:url';
+import { startListening, startServe, type ServeProcess } from '../test/helpers/serve-process.js';
 import { MSG_BYTES, PARTITIONS, produceLoad, produceTransactionalLoad, type ProduceResult } from './kafka-load.js';
 import { alternating, cpuSeconds, highest, lowest, median } from './measure.js';
 import { compared, type Row } from './table.js';
@@ -27,17 +28,25 @@ export async function produceThroughput(smoke: boolean): Promise<Row[]> {
   return rows;
 }
 
+/** brook's listener, connections, framing, dispatch and codecs answering Produce with nothing checked or stored. */
+const FLOOR_SERVER = fileURLToPath(new URL('./produce-floor-server.ts', import.meta.url));
+
 async function throughputRows(smoke: boolean, batch: number): Promise<Row[]> {
   const messages = smoke ? 5_000 : batch === 10 ? 100_000 : 400_000;
   const load = { messages, batch };
   const round = (r: ProduceResult, brokerCpuS: number): Round => ({ rate: r.messages / r.seconds, brokerCpuS, clientCpuS: r.client_cpu_s });
   const serve = await startServe(['--log-level', 'warn', '--partitions', String(PARTITIONS)]);
+  const unstored = await startListening('floor', [process.execPath, '--import', 'tsx', FLOOR_SERVER]);
   const floorDir = await mkdtemp(join(tmpdir(), 'brook-bench-floor-'));
   let brook: Round[];
   let mock: Round[];
   let floor: number[];
+  let path: Round[];
   try {
-    if (!smoke) for (const n of [1, 2, 3]) await produceLoad(serve.bootstrap, `warm-up-${n}`, load);
+    if (!smoke) {
+      for (const n of [1, 2, 3]) await produceLoad(serve.bootstrap, `warm-up-${n}`, load);
+      for (const n of [1, 2, 3]) await produceLoad(unstored.bootstrap, `warm-up-${n}`, load);
+    }
     let loggedBytes = 0;
     const rounds = await alternating<Round | number>(smoke ? 1 : 5, [
       async (n) => {
@@ -53,10 +62,16 @@ async function throughputRows(smoke: boolean, batch: number): Promise<Row[]> {
         const result = await produceLoad('mock', `round-${n}`, load);
         return round(result, result.mock_cpu_s);
       },
+      async (n) => {
+        const cpuBefore = cpuSeconds(unstored.child.pid!);
+        const result = await produceLoad(unstored.bootstrap, `round-${n}`, load);
+        return round(result, cpuSeconds(unstored.child.pid!) - cpuBefore);
+      },
     ]);
-    [brook, floor, mock] = rounds as [Round[], number[], Round[]];
+    [brook, floor, mock, path] = rounds as [Round[], number[], Round[], Round[]];
   } finally {
     await serve.stop();
+    await unstored.stop();
     await rm(serve.dataDir, { recursive: true, force: true });
     await rm(floorDir, { recursive: true, force: true });
   }
@@ -81,6 +96,9 @@ async function throughputRows(smoke: boolean, batch: number): Promise<Row[]> {
       'to a new file, same disk',
       1,
     ),
+    compared(`  floor: brook's request path alone, CPU per batch (µs)`, cpu(path, 'brokerCpuS'), cpu(mock, 'brokerCpuS'), "the mock cluster's thread", 1),
+    compared(`  same, median round (µs)`, medianCpu(path), medianCpu(mock), "the mock cluster's thread", 1),
+    compared(`  same path, median round (msgs/s)`, medianRate(path), medianRate(mock), 'librdkafka mock'),
     compared(`  broker CPU per MB of values (ms)`, cpuPerMb(brook), cpuPerMb(mock), "the mock cluster's thread", 2),
     compared(`  producer's own CPU per ${batch}-msg batch (µs)`, cpu(brook, 'clientCpuS'), cpu(mock, 'clientCpuS'), 'the same, producing to the mock', 1),
   ];

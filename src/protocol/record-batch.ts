@@ -21,7 +21,7 @@ const MAX_TIMESTAMP = 35;
 const PRODUCER_ID = 43;
 const PRODUCER_EPOCH = 51;
 const BASE_SEQUENCE = 53;
-const RECORD_COUNT = 57;
+export const RECORD_COUNT = 57;
 
 const { CORRUPT_MESSAGE, MESSAGE_TOO_LARGE, INVALID_RECORD, INVALID_TIMESTAMP } = ErrorCode;
 /** Attribute bit 3: the batch's time is when the broker appended it (LogAppendTime), not the producer's. */

@@ -1,0 +1,112 @@
+/**
+ * The floor under brook's CPU per produced batch in Node: brook's own listener, connections,
+ * framing, dispatch and codecs, answering each Produce as stored at once, with no checks, no
+ * idempotence rules and no log. Serves what an idempotent producer asks for (ApiVersions,
+ * Metadata, InitProducerId, Produce) as a one-broker cluster whose every topic has `PARTITIONS`
+ * partitions. Prints `floor listening on HOST:PORT` once it is.
+ *
+ *     node --import tsx bench/produce-floor-server.ts
+ */
+import pino from 'pino';
+import type { ApiHandler } from '../src/broker/api-handler.js';
+import { buildApiTable } from '../src/broker/api-table.js';
+import type { BrokerContext } from '../src/broker/broker-context.js';
+import { createDispatcher } from '../src/broker/dispatch.js';
+import { apiVersions } from '../src/broker/handlers/api-versions.js';
+import { ErrorCode } from '../src/protocol/error-codes.js';
+import { ApiKey } from '../src/protocol/messages/apis.js';
+import type { InitProducerIdResponse } from '../src/protocol/messages/init-producer-id.js';
+import type { MetadataRequest, MetadataResponse } from '../src/protocol/messages/metadata.js';
+import type { ProduceRequest, ProduceResponse } from '../src/protocol/messages/produce.js';
+import { RECORD_COUNT } from '../src/protocol/record-batch.js';
+import { BrokerMetrics } from '../src/metrics/broker-metrics.js';
+import { TcpServer } from '../src/server/tcp-server.js';
+import { PARTITIONS } from './kafka-load.js';
+
+const HOST = '127.0.0.1';
+const NO_UUID = '00000000-0000-0000-0000-000000000000';
+const ANY_INT32 = -2147483648;
+
+/** Each partition's next offset, by topic. */
+const nextOffsets = new Map<string, number[]>();
+let port = 0;
+let nextProducerId = 0n;
+
+const real = buildApiTable(undefined);
+/** A served API with a handler of the floor's, at the real one's versions. */
+const floorApi = <Req, Res>(apiKey: number, handle: (request: Req) => Res): [number, ApiHandler] => [apiKey, { ...real.get(apiKey)!, handle }];
+
+const table = new Map<number, ApiHandler>([
+  floorApi(ApiKey.Metadata, (request: MetadataRequest): MetadataResponse => ({
+    throttleTimeMs: 0,
+    brokers: [{ nodeId: 0, host: HOST, port, rack: null }],
+    clusterId: 'floor',
+    controllerId: 0,
+    clusterAuthorizedOperations: ANY_INT32,
+    topics: (request.topics ?? []).map(({ name }) => ({
+      errorCode: ErrorCode.NONE,
+      name,
+      topicId: NO_UUID,
+      isInternal: false,
+      topicAuthorizedOperations: ANY_INT32,
+      partitions: Array.from({ length: PARTITIONS }, (_, partitionIndex) => ({
+        errorCode: ErrorCode.NONE,
+        partitionIndex,
+        leaderId: 0,
+        leaderEpoch: 0,
+        replicaNodes: [0],
+        isrNodes: [0],
+        offlineReplicas: [],
+      })),
+    })),
+  })),
+  floorApi(ApiKey.InitProducerId, (): InitProducerIdResponse => ({
+    throttleTimeMs: 0,
+    errorCode: ErrorCode.NONE,
+    producerId: nextProducerId++,
+    producerEpoch: 0,
+  })),
+  floorApi(ApiKey.Produce, (request: ProduceRequest): ProduceResponse => ({
+    throttleTimeMs: 0,
+    responses: request.topicData.map(({ name, partitionData }) => {
+      let offsets = nextOffsets.get(name);
+      if (offsets === undefined) nextOffsets.set(name, (offsets = Array.from({ length: PARTITIONS }, () => 0)));
+      return {
+        name,
+        partitionResponses: partitionData.map(({ index, records }) => {
+          const baseOffset = offsets[index]!;
+          offsets[index] = baseOffset + records!.readInt32BE(RECORD_COUNT);
+          return {
+            index,
+            errorCode: ErrorCode.NONE,
+            baseOffset: BigInt(baseOffset),
+            logAppendTimeMs: -1n,
+            logStartOffset: 0n,
+            recordErrors: [],
+            errorMessage: null,
+          };
+        }),
+      };
+    }),
+  })),
+]);
+table.set(ApiKey.ApiVersions, apiVersions(table));
+
+/** What dispatch asks of the broker when there is no SASL and no fault. */
+const context = { sasl: undefined, faults: { installed: [] }, metrics: new BrokerMetrics() } as unknown as BrokerContext;
+const log = pino({ level: 'warn' });
+const server = new TcpServer(
+  createDispatcher(table, context),
+  {
+    maxRequestBytes: 100 << 20,
+    maxQueuedResponses: 1000,
+    maxUnsentResponseBytes: 100 << 20,
+    maxConnections: 100,
+    idleTimeoutMs: 600_000,
+    maxPendingRequestBytes: 500 << 20,
+  },
+  log,
+);
+({ port } = await server.listen(HOST, 0));
+console.log(`floor listening on ${HOST}:${port}`);
+process.on('SIGTERM', () => void server.close().then(() => process.exit(0)));
