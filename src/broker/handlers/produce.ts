@@ -43,7 +43,7 @@ export const produce = defineApi({
   response: ProduceResponse,
   minVersion: 3,
   maxVersion: 11,
-  async handle(request, info, broker): Promise<ProduceResponse | undefined> {
+  handle(request, info, broker): ProduceResponse | undefined | Promise<ProduceResponse | undefined> {
     broker.metrics.produceRequest();
     const acksValid = request.acks === 0 || request.acks === 1 || request.acks === -1;
     const written: Promise<void>[] = [];
@@ -58,13 +58,17 @@ export const produce = defineApi({
         return response;
       }),
     }));
-    await Promise.all(written);
-    if (request.acks === 0) {
-      // No answer to carry an error: as Kafka does, the connection closes, so the client notices.
-      if (responses.some((t) => t.partitionResponses.some((p) => p.errorCode !== ErrorCode.NONE))) info.connection.end();
-      return undefined;
-    }
-    return { responses, throttleTimeMs: 0 };
+    const answer = (): ProduceResponse | undefined => {
+      if (request.acks === 0) {
+        // No answer to carry an error: as Kafka does, the connection closes, so the client notices.
+        if (responses.some((t) => t.partitionResponses.some((p) => p.errorCode !== ErrorCode.NONE))) info.connection.end();
+        return undefined;
+      }
+      return { responses, throttleTimeMs: 0 };
+    };
+    // Nearly every request names one partition: no Promise.all for it.
+    if (written.length === 0) return answer();
+    return (written.length === 1 ? written[0]! : Promise.all(written)).then(answer);
   },
 });
 
@@ -313,13 +317,13 @@ function judge(broker: BrokerContext, log: PartitionLog, header: BatchHeader): V
   return check(log.producerState(header.producerId)?.state, { epoch: header.producerEpoch, firstSeq: header.baseSequence, count: header.recordCount });
 }
 
-async function durable(broker: BrokerContext, log: PartitionLog, topic: string, index: number, lastOffset: number, response: PartitionResponse): Promise<void> {
-  try {
-    await log.whenWritten(lastOffset);
-    broker.waiters.notify(PartitionWaiters.key(topic, index));
-  } catch (err) {
-    broker.logger.error({ topic, partition: index, err }, 'append failed');
-    response.errorCode = ErrorCode.KAFKA_STORAGE_ERROR;
-    response.baseOffset = -1n;
-  }
+function durable(broker: BrokerContext, log: PartitionLog, topic: string, index: number, lastOffset: number, response: PartitionResponse): Promise<void> {
+  return log.whenWritten(lastOffset).then(
+    () => broker.waiters.notify(PartitionWaiters.key(topic, index)),
+    (err: unknown) => {
+      broker.logger.error({ topic, partition: index, err }, 'append failed');
+      response.errorCode = ErrorCode.KAFKA_STORAGE_ERROR;
+      response.baseOffset = -1n;
+    },
+  );
 }
