@@ -45,6 +45,21 @@ class Turn {
   }
 }
 
+/**
+ * Writers with batches queued this turn, written in one callback of the event loop's check phase
+ * for all partitions: a partition's batches wait for no other's, and a turn pays one scheduled
+ * callback, not one per partition.
+ */
+const due: PartitionWriter[] = [];
+
+function writeSoon(writer: PartitionWriter): void {
+  if (due.push(writer) === 1) setImmediate(writeDue);
+}
+
+function writeDue(): void {
+  for (const writer of due.splice(0)) writer.startDrain();
+}
+
 /** Where the files were last fsynced up to. */
 interface SyncPoint {
   readonly segment: Segment;
@@ -165,10 +180,13 @@ export class PartitionWriter {
   private schedule(): void {
     if (this.scheduled || this.writing) return;
     this.scheduled = true;
-    setImmediate(() => {
-      this.scheduled = false;
-      this.drained = this.drain();
-    });
+    writeSoon(this);
+  }
+
+  /** Called once per turn it was scheduled for: writes what is queued. */
+  startDrain(): void {
+    this.scheduled = false;
+    this.drained = this.drain();
   }
 
   private async drain(): Promise<void> {
