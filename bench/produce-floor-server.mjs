@@ -2,42 +2,39 @@
  * The floor under brook's CPU per produced batch in Node: brook's own listener, connections,
  * framing, dispatch and codecs, answering each Produce as stored at once, with no checks, no
  * idempotence rules and no log. Serves what an idempotent producer asks for (ApiVersions,
- * Metadata, InitProducerId, Produce) as a one-broker cluster whose every topic has `PARTITIONS`
- * partitions. Prints `floor listening on HOST:PORT` once it is.
+ * Metadata, InitProducerId, Produce) as a one-broker cluster whose every topic has as many
+ * partitions as its argument says. Prints `floor listening on HOST:PORT` once it is.
  *
- *     node --import tsx bench/produce-floor-server.ts
+ * It runs brook's compiled code (`npm run build`), as `brook serve` does:
+ *
+ *     node bench/produce-floor-server.mjs PARTITIONS
  */
 import pino from 'pino';
-import type { ApiHandler } from '../src/broker/api-handler.js';
-import { buildApiTable } from '../src/broker/api-table.js';
-import type { BrokerContext } from '../src/broker/broker-context.js';
-import { createDispatcher } from '../src/broker/dispatch.js';
-import { apiVersions } from '../src/broker/handlers/api-versions.js';
-import { ErrorCode } from '../src/protocol/error-codes.js';
-import { ApiKey } from '../src/protocol/messages/apis.js';
-import type { InitProducerIdResponse } from '../src/protocol/messages/init-producer-id.js';
-import type { MetadataRequest, MetadataResponse } from '../src/protocol/messages/metadata.js';
-import type { ProduceRequest, ProduceResponse } from '../src/protocol/messages/produce.js';
-import { RECORD_COUNT } from '../src/protocol/record-batch.js';
-import { BrokerMetrics } from '../src/metrics/broker-metrics.js';
-import { TcpServer } from '../src/server/tcp-server.js';
-import { PARTITIONS } from './kafka-load.js';
+import { buildApiTable } from '../dist/broker/api-table.js';
+import { createDispatcher } from '../dist/broker/dispatch.js';
+import { apiVersions } from '../dist/broker/handlers/api-versions.js';
+import { ErrorCode } from '../dist/protocol/error-codes.js';
+import { ApiKey } from '../dist/protocol/messages/apis.js';
+import { RECORD_COUNT } from '../dist/protocol/record-batch.js';
+import { BrokerMetrics } from '../dist/metrics/broker-metrics.js';
+import { TcpServer } from '../dist/server/tcp-server.js';
 
 const HOST = '127.0.0.1';
 const NO_UUID = '00000000-0000-0000-0000-000000000000';
 const ANY_INT32 = -2147483648;
+const PARTITIONS = Number(process.argv[2]);
 
 /** Each partition's next offset, by topic. */
-const nextOffsets = new Map<string, number[]>();
+const nextOffsets = new Map();
 let port = 0;
 let nextProducerId = 0n;
 
 const real = buildApiTable(undefined);
 /** A served API with a handler of the floor's, at the real one's versions. */
-const floorApi = <Req, Res>(apiKey: number, handle: (request: Req) => Res): [number, ApiHandler] => [apiKey, { ...real.get(apiKey)!, handle }];
+const floorApi = (apiKey, handle) => [apiKey, { ...real.get(apiKey), handle }];
 
-const table = new Map<number, ApiHandler>([
-  floorApi(ApiKey.Metadata, (request: MetadataRequest): MetadataResponse => ({
+const table = new Map([
+  floorApi(ApiKey.Metadata, (request) => ({
     throttleTimeMs: 0,
     brokers: [{ nodeId: 0, host: HOST, port, rack: null }],
     clusterId: 'floor',
@@ -60,13 +57,13 @@ const table = new Map<number, ApiHandler>([
       })),
     })),
   })),
-  floorApi(ApiKey.InitProducerId, (): InitProducerIdResponse => ({
+  floorApi(ApiKey.InitProducerId, () => ({
     throttleTimeMs: 0,
     errorCode: ErrorCode.NONE,
     producerId: nextProducerId++,
     producerEpoch: 0,
   })),
-  floorApi(ApiKey.Produce, (request: ProduceRequest): ProduceResponse => ({
+  floorApi(ApiKey.Produce, (request) => ({
     throttleTimeMs: 0,
     responses: request.topicData.map(({ name, partitionData }) => {
       let offsets = nextOffsets.get(name);
@@ -74,8 +71,8 @@ const table = new Map<number, ApiHandler>([
       return {
         name,
         partitionResponses: partitionData.map(({ index, records }) => {
-          const baseOffset = offsets[index]!;
-          offsets[index] = baseOffset + records!.readInt32BE(RECORD_COUNT);
+          const baseOffset = offsets[index];
+          offsets[index] = baseOffset + records.readInt32BE(RECORD_COUNT);
           return {
             index,
             errorCode: ErrorCode.NONE,
@@ -93,7 +90,7 @@ const table = new Map<number, ApiHandler>([
 table.set(ApiKey.ApiVersions, apiVersions(table));
 
 /** What dispatch asks of the broker when there is no SASL and no fault. */
-const context = { sasl: undefined, faults: { installed: [] }, metrics: new BrokerMetrics() } as unknown as BrokerContext;
+const context = { sasl: undefined, faults: { installed: [] }, metrics: new BrokerMetrics() };
 const log = pino({ level: 'warn' });
 const server = new TcpServer(
   createDispatcher(table, context),

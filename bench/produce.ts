@@ -29,14 +29,14 @@ export async function produceThroughput(smoke: boolean): Promise<Row[]> {
 }
 
 /** brook's listener, connections, framing, dispatch and codecs answering Produce with nothing checked or stored. */
-const FLOOR_SERVER = fileURLToPath(new URL('./produce-floor-server.ts', import.meta.url));
+const FLOOR_SERVER = fileURLToPath(new URL('./produce-floor-server.mjs', import.meta.url));
 
 async function throughputRows(smoke: boolean, batch: number): Promise<Row[]> {
   const messages = smoke ? 5_000 : batch === 10 ? 100_000 : 400_000;
   const load = { messages, batch };
   const round = (r: ProduceResult, brokerCpuS: number): Round => ({ rate: r.messages / r.seconds, brokerCpuS, clientCpuS: r.client_cpu_s });
   const serve = await startServe(['--log-level', 'warn', '--partitions', String(PARTITIONS)]);
-  const unstored = await startListening('floor', [process.execPath, '--import', 'tsx', FLOOR_SERVER]);
+  const unstored = await startListening('floor', [process.execPath, FLOOR_SERVER, String(PARTITIONS)]);
   const floorDir = await mkdtemp(join(tmpdir(), 'brook-bench-floor-'));
   let brook: Round[];
   let mock: Round[];
