@@ -33,8 +33,10 @@ export class PartitionWaiters {
     });
   }
 
-  notify(key: string): void {
-    const set = this.waiting.get(key);
+  /** Wakes the fetches waiting on the partition; on the produce path, so no key is made while none wait. */
+  notify(topic: string, partition: number): void {
+    if (this.waiting.size === 0) return;
+    const set = this.waiting.get(PartitionWaiters.key(topic, partition));
     if (set === undefined) return;
     for (const wake of [...set]) wake();
   }

@@ -4,7 +4,7 @@ import type { Storage } from '../log/storage.js';
 import { assignPartitionLeaderEpoch, markerBatch, readBatchHeader } from '../protocol/record-batch.js';
 import type { TxnParticipants } from '../transactions/txn-coordinator.js';
 import { LEADER_EPOCH } from './config.js';
-import { PartitionWaiters } from './partition-waiters.js';
+import type { PartitionWaiters } from './partition-waiters.js';
 
 /** As Kafka's single coordinator epoch: brook's coordinator never moves. */
 const COORDINATOR_EPOCH = 0;
@@ -21,7 +21,7 @@ export function txnParticipants(storage: Storage, groups: GroupCoordinator, wait
       const offset = log.append(batch, readBatchHeader(batch), now, marker);
       await log.whenWritten(offset);
       // Read_committed fetches waiting on the partition may read further now.
-      waiters.notify(PartitionWaiters.key(topic, partition));
+      waiters.notify(topic, partition);
     },
     commitOffsets: (groupId, offsets) => groups.storeOffsets(groupId, offsets),
     nextProducerId: () => storage.nextProducerId(),

@@ -27,7 +27,6 @@ import { defineApi } from '../api-handler.js';
 import { validateOffThread } from '../batch-checks-thread.js';
 import type { BrokerContext } from '../broker-context.js';
 import { LEADER_EPOCH } from '../config.js';
-import { PartitionWaiters } from '../partition-waiters.js';
 import { takeTurn, turnsWaiting } from '../partition-turns.js';
 import { topicConfigValue } from '../topic-configs.js';
 
@@ -319,7 +318,7 @@ function judge(broker: BrokerContext, log: PartitionLog, header: BatchHeader): V
 
 function durable(broker: BrokerContext, log: PartitionLog, topic: string, index: number, lastOffset: number, response: PartitionResponse): Promise<void> {
   return log.whenWritten(lastOffset).then(
-    () => broker.waiters.notify(PartitionWaiters.key(topic, index)),
+    () => broker.waiters.notify(topic, index),
     (err: unknown) => {
       broker.logger.error({ topic, partition: index, err }, 'append failed');
       response.errorCode = ErrorCode.KAFKA_STORAGE_ERROR;
