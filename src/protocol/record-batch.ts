@@ -84,13 +84,13 @@ export interface BatchHeader {
 /** Reads the header of the batch at `pos`; the caller ensures 61 bytes are there. */
 export function readBatchHeader(buf: Buffer, pos = 0): BatchHeader {
   return {
-    baseOffset: Number(buf.readBigInt64BE(pos)),
+    baseOffset: readInt64AsNumber(buf, pos),
     size: buf.readInt32BE(pos + 8) + BATCH_LOG_OVERHEAD,
     magic: buf.readInt8(pos + MAGIC),
     attributes: buf.readInt16BE(pos + ATTRIBUTES),
     lastOffsetDelta: buf.readInt32BE(pos + LAST_OFFSET_DELTA),
-    baseTimestamp: Number(buf.readBigInt64BE(pos + BASE_TIMESTAMP)),
-    maxTimestamp: Number(buf.readBigInt64BE(pos + MAX_TIMESTAMP)),
+    baseTimestamp: readInt64AsNumber(buf, pos + BASE_TIMESTAMP),
+    maxTimestamp: readInt64AsNumber(buf, pos + MAX_TIMESTAMP),
     producerId: buf.readBigInt64BE(pos + PRODUCER_ID),
     producerEpoch: buf.readInt16BE(pos + PRODUCER_EPOCH),
     baseSequence: buf.readInt32BE(pos + BASE_SEQUENCE),
@@ -150,6 +150,14 @@ export function offsetAfter(batches: Buffer): number {
   let pos = 0;
   for (let next = 0; next + BATCH_HEADER_SIZE <= batches.length; next += batches.readInt32BE(next + 8) + BATCH_LOG_OVERHEAD) pos = next;
   return Number(batches.readBigInt64BE(pos)) + batches.readInt32BE(pos + LAST_OFFSET_DELTA) + 1;
+}
+
+/**
+ * The int64 at `pos` as the nearest number, from its two 32-bit halves: exact for offsets and
+ * times, which are safe integers, without making a BigInt per field.
+ */
+function readInt64AsNumber(buf: Buffer, pos: number): number {
+  return buf.readInt32BE(pos) * 0x1_0000_0000 + buf.readUInt32BE(pos + 4);
 }
 
 /** baseOffset and partitionLeaderEpoch lie outside the CRC: the broker may set them. */
