@@ -17,6 +17,13 @@ function batches(sizes: readonly number[]): { base: number; end: number; bytes: 
   });
 }
 
+/** A tail cache whose partition a reader has asked for batches, so that it caches what is pushed. */
+function readCache(capacity: number, budget: MemoryBudget = unbounded()): TailCache {
+  const cache = new TailCache(capacity, budget);
+  cache.noteRead();
+  return cache;
+}
+
 test('the tail cache answers from its ring exactly what was pushed, across wraps and evictions', () => {
   fc.assert(
     fc.property(
@@ -26,7 +33,7 @@ test('the tail cache answers from its ring exactly what was pushed, across wraps
       fc.nat(),
       fc.integer({ min: 1, max: 6000 }),
       (capacity, sizes, pick, maxBytes) => {
-        const cache = new TailCache(capacity, unbounded());
+        const cache = readCache(capacity);
         const all = batches(sizes);
         for (const b of all) cache.push(b.base, b.end, b.bytes);
         const hw = all.at(-1)!.end;
@@ -56,7 +63,7 @@ test('the tail cache answers from its ring exactly what was pushed, across wraps
 });
 
 test('the tail cache stops at the high watermark and misses offsets it no longer holds', () => {
-  const cache = new TailCache(100, unbounded());
+  const cache = readCache(100);
   const [a, b, c] = batches([40, 40, 40]);
   for (const x of [a!, b!, c!]) cache.push(x.base, x.end, x.bytes);
   assert.equal(cache.read(a!.base, 1000, c!.end), undefined, 'the first batch was overwritten by the third');
@@ -67,7 +74,7 @@ test('the tail cache stops at the high watermark and misses offsets it no longer
 test('the tail cache keeps no reference to the buffers pushed into it', async () => {
   setFlagsFromString('--expose-gc');
   const gc = runInNewContext('gc') as () => void;
-  const cache = new TailCache(1 << 20, unbounded());
+  const cache = readCache(1 << 20);
   const refs: WeakRef<ArrayBuffer>[] = [];
   (() => {
     for (let i = 0; i < 8; i++) {
@@ -89,7 +96,7 @@ test('the tail cache keeps no reference to the buffers pushed into it', async ()
 
 test('a partition that caches little holds a small ring, not the whole capacity', () => {
   const before = process.memoryUsage().arrayBuffers;
-  const caches = Array.from({ length: 200 }, () => new TailCache(16 * 1024 * 1024, unbounded()));
+  const caches = Array.from({ length: 200 }, () => readCache(16 * 1024 * 1024));
   for (const cache of caches) cache.push(0, 1, Buffer.alloc(1000));
   const grown = process.memoryUsage().arrayBuffers - before;
   assert.ok(grown < 200 * 128 * 1024, `200 caches of one small batch hold ${grown} bytes`);
@@ -106,7 +113,7 @@ test('tail caches sharing a budget hold within it together and answer right or n
       }),
       (limit, steps) => {
         const budget = new MemoryBudget(limit);
-        const caches = Array.from({ length: 5 }, () => new TailCache(256 * 1024, budget));
+        const caches = Array.from({ length: 5 }, () => readCache(256 * 1024, budget));
         const pushed: { base: number; end: number; bytes: Buffer }[][] = caches.map(() => []);
         for (const [i, step] of steps.entries()) {
           const log = pushed[step.cache]!;
@@ -133,8 +140,8 @@ test('tail caches sharing a budget hold within it together and answer right or n
 
 test('the least recently used tail cache gives its memory back when another needs room in the budget', () => {
   const budget = new MemoryBudget(200_000);
-  const busy = new TailCache(1 << 20, budget);
-  const starved = new TailCache(1 << 20, budget);
+  const busy = readCache(1 << 20, budget);
+  const starved = readCache(1 << 20, budget);
   busy.push(0, 1, Buffer.alloc(90_000, 1));
   budget.tick++;
   starved.push(0, 1, Buffer.alloc(90_000, 2));
@@ -145,12 +152,43 @@ test('the least recently used tail cache gives its memory back when another need
 
 test('a ring the budget cannot give the whole capacity grows as far as the budget allows', () => {
   const budget = new MemoryBudget(512 * 1024);
-  const cache = new TailCache(1 << 20, budget);
+  const cache = readCache(1 << 20, budget);
   const all = batches(Array.from({ length: 40 }, () => 10_000));
   for (const b of all) cache.push(b.base, b.end, b.bytes);
   const hw = all.at(-1)!.end;
   assert.deepEqual(cache.read(0, 1, hw), all[0]!.bytes, '400 KB of batches are all held in the 512 KiB the budget has');
   assert.ok(budget.usedBytes <= 512 * 1024);
+});
+
+test('a partition no reader asked for batches caches nothing and holds no memory, until one does', () => {
+  const budget = new MemoryBudget(1 << 30);
+  const cache = new TailCache(1 << 20, budget);
+  const all = batches([10_000, 10_000, 10_000, 10_000]);
+  for (const b of all.slice(0, 2)) cache.push(b.base, b.end, b.bytes);
+  assert.equal(cache.read(all[1]!.base, 1, all[1]!.end), undefined, 'unread, nothing is cached');
+  assert.equal(budget.usedBytes, 0, 'nor any ring held');
+  cache.noteRead();
+  for (const b of all.slice(2)) cache.push(b.base, b.end, b.bytes);
+  assert.equal(cache.read(all[1]!.base, 1, all[3]!.end), undefined, 'what came before the reader is not');
+  assert.deepEqual(cache.read(all[2]!.base, 1 << 20, all[3]!.end), Buffer.concat([all[2]!.bytes, all[3]!.bytes]), 'what came after it is');
+});
+
+test('a partition unread for as long as the budget keeps idle memory stops caching', () => {
+  const budget = new MemoryBudget(1 << 30);
+  budget.startSweeping(3000);
+  budget.stopSweeping();
+  const cache = readCache(1 << 20, budget);
+  const [a, b, c] = batches([10_000, 10_000, 10_000]);
+  cache.push(a!.base, a!.end, a!.bytes);
+  budget.tick += 2;
+  cache.push(b!.base, b!.end, b!.bytes);
+  assert.deepEqual(cache.read(a!.base, 1 << 20, b!.end), Buffer.concat([a!.bytes, b!.bytes]), 'read two ticks ago: still caching');
+  budget.tick += 1;
+  cache.push(c!.base, c!.end, c!.bytes);
+  for (const x of [a!, b!, c!]) assert.equal(cache.read(x.base, 1, c!.end), undefined, `batch at ${x.base} no longer cached`);
+  cache.noteRead();
+  cache.push(c!.end, c!.end + 1, c!.bytes);
+  assert.deepEqual(cache.read(c!.end, 1, c!.end + 1), c!.bytes, 'read again: caching again');
 });
 
 test('a tail cache size no buffer can have is refused when the cache is made', () => {

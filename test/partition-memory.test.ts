@@ -67,6 +67,7 @@ test('an idle partition gives all its memory back and serves the same batches fr
   t.after(() => memory.stopSweeping());
   const log = await openLog(t, await tempDir(t), { memory });
   const batches = Array.from({ length: 30 }, (_, i) => batch(50, {}, `idle-${i}-`));
+  assert.equal((await log.read(0, 1 << 20)).length, 0, 'a reader at the end of the log, whose tail cache then fills');
   appendAll(log, batches);
   await log.whenWritten(log.logEndOffset - 1);
   const fromMemory = await readAll(log);
@@ -81,4 +82,29 @@ test('an idle partition gives all its memory back and serves the same batches fr
   appendAll(log, [batch(3, {}, 'after-')]);
   await log.whenWritten(log.logEndOffset - 1);
   assert.equal((await readAll(log)).length, 31, 'and it takes and serves new batches after');
+});
+
+test('a partition only written keeps no tail cache; one a reader asked for keeps its newest batches in memory', async (t) => {
+  const written = Array.from({ length: 30 }, (_, i) => batch(50, {}, `tail-${i}-`));
+  const bytes = written.reduce((sum, b) => sum + b.bytes.length, 0);
+  const unreadMemory = new MemoryBudget(Infinity);
+  const readMemory = new MemoryBudget(Infinity);
+  const unread = await openLog(t, await tempDir(t), { memory: unreadMemory });
+  const read = await openLog(t, await tempDir(t), { memory: readMemory });
+  assert.equal((await read.read(0, 1 << 20)).length, 0, 'a consumer fetches at the end of the empty log');
+  for (const log of [unread, read]) {
+    appendAll(log, written);
+    await log.whenWritten(log.logEndOffset - 1);
+  }
+  assert.ok(
+    readMemory.usedBytes - unreadMemory.usedBytes >= bytes,
+    `the read partition holds ${readMemory.usedBytes} bytes, the unread one ${unreadMemory.usedBytes}: the ${bytes} bytes written are cached only where read`,
+  );
+  for (const log of [unread, read]) {
+    assert.deepEqual(
+      await readAll(log),
+      written.map((b) => b.bytes),
+      'both serve every batch as appended',
+    );
+  }
 });

@@ -20,6 +20,8 @@ const AFTER_EVICTION = 7 / 8;
 export class MemoryBudget {
   /** Advanced by the sweep, once a second. */
   tick = 0;
+  /** Ticks a holder may go unused before the sweep takes its memory back: never, without a sweep. */
+  idleTicks = Infinity;
   private used = 0;
   private readonly held = new Map<HeldMemory, number>();
   private sweeper: NodeJS.Timeout | undefined;
@@ -54,10 +56,10 @@ export class MemoryBudget {
 
   /** Takes back, once a second, what holders unused for `idleMs` hold. */
   startSweeping(idleMs: number): void {
-    const idleTicks = Math.max(1, Math.ceil(idleMs / 1000));
+    this.idleTicks = Math.max(1, Math.ceil(idleMs / 1000));
     this.sweeper = setInterval(() => {
       this.tick++;
-      for (const holder of this.held.keys()) if (this.tick - holder.lastUsed >= idleTicks) this.release(holder);
+      for (const holder of this.held.keys()) if (this.tick - holder.lastUsed >= this.idleTicks) this.release(holder);
     }, 1000);
     this.sweeper.unref();
   }
