@@ -28,6 +28,9 @@ export async function produceThroughput(smoke: boolean): Promise<Row[]> {
   return rows;
 }
 
+/** Rounds per contender: enough that the median round is steady from run to run, as single rounds on this machine are not. */
+const THROUGHPUT_ROUNDS = 9;
+
 /** brook's listener, connections, framing, dispatch and codecs answering Produce with nothing checked or stored. */
 const FLOOR_SERVER = fileURLToPath(new URL('./produce-floor-server.mjs', import.meta.url));
 
@@ -48,7 +51,7 @@ async function throughputRows(smoke: boolean, batch: number): Promise<Row[]> {
       for (const n of [1, 2, 3]) await produceLoad(unstored.bootstrap, `warm-up-${n}`, load);
     }
     let loggedBytes = 0;
-    const rounds = await alternating<Round | number>(smoke ? 1 : 5, [
+    const rounds = await alternating<Round | number>(smoke ? 1 : THROUGHPUT_ROUNDS, [
       async (n) => {
         const cpuBefore = cpuSeconds(serve.child.pid!);
         const result = await produceLoad(serve.bootstrap, `round-${n}`, load);
