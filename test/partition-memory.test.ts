@@ -7,6 +7,12 @@ import { consumeAll, kafkajs } from './helpers/kafkajs.js';
 import { appendAll, batch, openLog, readAll, tempDir } from './helpers/log.js';
 import { scrape } from './helpers/scrape.js';
 import { until } from './helpers/until.js';
+import { valuesBatch } from './helpers/batch.js';
+import { fetchAllBatches, fetchOf } from './helpers/wire-fetch.js';
+import { createTopic, produceBatch } from './helpers/wire-produce.js';
+import { WireClient } from './helpers/wire-client.js';
+import { FetchRequest, FetchResponse } from '../src/protocol/messages/fetch.js';
+import { ErrorCode } from '../src/protocol/error-codes.js';
 
 const BUDGET = 3 * 1024 * 1024;
 const PARTITIONS = 40;
@@ -67,7 +73,7 @@ test('an idle partition gives all its memory back and serves the same batches fr
   t.after(() => memory.stopSweeping());
   const log = await openLog(t, await tempDir(t), { memory });
   const batches = Array.from({ length: 30 }, (_, i) => batch(50, {}, `idle-${i}-`));
-  assert.equal((await log.read(0, 1 << 20)).length, 0, 'a reader at the end of the log, whose tail cache then fills');
+  log.noteRead(); // a consumer at the end of the log: its tail cache fills
   appendAll(log, batches);
   await log.whenWritten(log.logEndOffset - 1);
   const fromMemory = await readAll(log);
@@ -84,27 +90,39 @@ test('an idle partition gives all its memory back and serves the same batches fr
   assert.equal((await readAll(log)).length, 31, 'and it takes and serves new batches after');
 });
 
-test('a partition only written keeps no tail cache; one a reader asked for keeps its newest batches in memory', async (t) => {
-  const written = Array.from({ length: 30 }, (_, i) => batch(50, {}, `tail-${i}-`));
-  const bytes = written.reduce((sum, b) => sum + b.bytes.length, 0);
-  const unreadMemory = new MemoryBudget(Infinity);
-  const readMemory = new MemoryBudget(Infinity);
-  const unread = await openLog(t, await tempDir(t), { memory: unreadMemory });
-  const read = await openLog(t, await tempDir(t), { memory: readMemory });
-  assert.equal((await read.read(0, 1 << 20)).length, 0, 'a consumer fetches at the end of the empty log');
-  for (const log of [unread, read]) {
-    appendAll(log, written);
-    await log.whenWritten(log.logEndOffset - 1);
-  }
-  assert.ok(
-    readMemory.usedBytes - unreadMemory.usedBytes >= bytes,
-    `the read partition holds ${readMemory.usedBytes} bytes, the unread one ${unreadMemory.usedBytes}: the ${bytes} bytes written are cached only where read`,
-  );
-  for (const log of [unread, read]) {
-    assert.deepEqual(
-      await readAll(log),
-      written.map((b) => b.bytes),
-      'both serve every batch as appended',
+test('a partition only written keeps no tail cache; one a consumer fetches, even waiting at its end, keeps its newest batches', async () => {
+  const broker = await startBroker({ metricsPort: 0 });
+  const producer = await WireClient.connect(broker.port);
+  const consumer = await WireClient.connect(broker.port);
+  try {
+    const held = async (): Promise<number> => (await scrape(broker.metricsPort!)).get('brook_partition_memory_bytes')!;
+    for (const topic of ['written', 'fetched']) await createTopic(producer, topic, 1);
+    const written = Array.from({ length: 30 }, (_, i) => valuesBatch(50, {}, `tail-${i}-`));
+    const bytes = written.reduce((sum, b) => sum + b.length, 0);
+    const produceAll = async (topic: string): Promise<number> => {
+      const before = await held();
+      for (const records of written) assert.equal((await produceBatch(producer, topic, 0, records)).errorCode, ErrorCode.NONE);
+      return (await held()) - before;
+    };
+    const unread = await produceAll('written');
+    // A consumer caught up with the empty partition: its fetch waits at the end of the log and reads nothing.
+    const waited = await consumer.request(FetchRequest, FetchResponse, 12, fetchOf('fetched', [0], { offset: 0, maxWaitMs: 10 }));
+    assert.equal(waited.responses[0]!.partitions[0]!.records?.length ?? 0, 0);
+    const read = await produceAll('fetched');
+    assert.ok(
+      read - unread >= bytes,
+      `the fetched partition took ${read} bytes, the written one ${unread}: the ${bytes} bytes written are cached only where fetched`,
     );
+    for (const topic of ['written', 'fetched']) {
+      assert.deepEqual(
+        (await fetchAllBatches(consumer, topic, 0)).map((b) => b.subarray(61)),
+        written.map((b) => b.subarray(61)),
+        `${topic}: every batch served as produced`,
+      );
+    }
+  } finally {
+    producer.close();
+    consumer.close();
+    await broker.close();
   }
 });

@@ -191,6 +191,11 @@ export class PartitionLog {
     this.options = resolveLogOptions(options);
   }
 
+  /** A consumer fetches the partition, at its end too: its newest batches are kept in memory from now on. */
+  noteRead(): void {
+    this.tail.noteRead();
+  }
+
   /** Resolves once `offset` is below the high watermark; rejects if its write failed. */
   whenWritten(offset: number): Promise<void> {
     return this.writer.whenWritten(offset, this.logEnd);

@@ -29,8 +29,6 @@ export class PartitionReader {
 
   /** PartitionLog.read: up to `upTo` (capped by the high watermark). */
   async read(fetchOffset: number, maxBytes: number, memory: ReadMemory | undefined, upTo: number): Promise<Buffer> {
-    // A fetch waiting at the high watermark is a reader too: the batches it waits for get cached.
-    this.tail.noteRead();
     const hw = Math.min(upTo, this.bounds.highWatermark);
     if (fetchOffset < this.bounds.logStartOffset || fetchOffset >= hw) return NOTHING;
     const cached = this.tail.read(fetchOffset, maxBytes, hw, memory);

@@ -3,10 +3,10 @@
  * at the tail are served without touching the disk. Copying (about 1 µs per 10 KB) keeps the
  * request buffers a batch arrived in from living on: buffers that outlive a few young
  * collections move to V8's old generation, and their churn there set off a full collection
- * every few megabytes under produce load. Only a partition some reader asked for batches lately
- * caches: one only written pays no copy and holds no ring (its copy into a ring much larger than
- * the processor's caches cost ~10% of the CPU per 100-message batch), and its first reader is
- * served from the files, as every reader is in Kafka.
+ * every few megabytes under produce load. Only a partition some consumer fetched lately caches:
+ * one only written pays no copy and holds no ring (its copy into a ring much larger than the
+ * processor's caches cost ~10% of the CPU per 100-message batch), and its first fetch is served
+ * from the files, as every fetch is in Kafka.
  */
 import { constants } from 'node:buffer';
 import type { ReadMemory } from './batch-file.js';
@@ -31,7 +31,7 @@ const FIRST_RING_BYTES = 64 * 1024;
 
 export class TailCache implements HeldMemory {
   lastUsed = 0;
-  /** The budget's tick when a reader last asked the partition for batches. */
+  /** The budget's tick when a consumer last fetched the partition. */
   private lastRead = -Infinity;
   private ring = Buffer.alloc(0);
   /** Entries before `head` are evicted. */
@@ -49,15 +49,15 @@ export class TailCache implements HeldMemory {
     }
   }
 
-  /** A reader asked the partition for batches: those pushed from now on are cached. */
+  /** A consumer fetched the partition: the batches pushed from now on are cached. */
   noteRead(): void {
     this.lastRead = this.budget.tick;
   }
 
   /**
    * Copies `bytes` in (the caller may reuse them), evicting the oldest batches it overwrites; if no
-   * reader asked for batches for as long as the budget keeps idle memory, caches nothing and holds
-   * on to nothing, leaving its ring for the budget to take back.
+   * consumer fetched the partition for as long as the budget keeps idle memory, caches nothing and
+   * holds on to nothing, leaving its ring for the budget to take back.
    */
   push(base: number, end: number, bytes: Buffer): void {
     if (this.budget.tick - this.lastRead >= this.budget.idleTicks) {

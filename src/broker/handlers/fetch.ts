@@ -126,6 +126,8 @@ async function readPartitions(fetched: ReadonlyMap<string, Fetched>, maxBytes: n
       partitions.push(partitionData(p.partition, epochError, -1, -1, EMPTY));
       continue;
     }
+    // A consumer waiting at the end of the log reads what comes next from the tail cache.
+    log.noteRead();
     const offset = Number(p.fetchOffset);
     const hw = log.highWatermark;
     const lso = log.lastStableOffset;
