@@ -11,6 +11,7 @@
  */
 import { WINDOW_SIZE, type WindowEntry } from '../idempotence/rules.js';
 import { crc32c } from '../protocol/crc32c.js';
+import { writeSafeInt64 } from '../protocol/primitives/int64.js';
 import { FREE_SLOT, type ProducerTable, type SlotWatcher } from './producer-table.js';
 
 /** A transaction aborted on the partition: its producer's records from firstOffset up to the marker at lastOffset are to be dropped by read_committed consumers. */
@@ -26,14 +27,6 @@ const HEADER_SIZE = 18;
 const PRODUCER_SIZES = [0, 19, 27, 35];
 const WINDOW_ENTRY_SIZE = 16;
 const ABORTED_SIZE = 24;
-const TWO_32 = 2 ** 32;
-
-/** An integral number as an i64, without a bigint in between. */
-function writeInt64(view: DataView, n: number, pos: number): number {
-  view.setInt32(pos, Math.floor(n / TWO_32));
-  view.setUint32(pos + 4, n >>> 0);
-  return pos + 8;
-}
 
 /**
  * The snapshot of `table` as it stood when this was made: slots are encoded in order by step(),
@@ -65,13 +58,13 @@ export class SnapshotEncoding implements SlotWatcher {
     this.buf = Buffer.allocUnsafeSlow(this.abortedAt + 4 + aborted.length * ABORTED_SIZE);
     this.view = new DataView(this.buf.buffer, this.buf.byteOffset, this.buf.length);
     this.buf.writeUInt16BE(VERSION, 4);
-    writeInt64(this.view, offset, 6);
+    writeSafeInt64(this.buf, offset, 6);
     this.buf.writeUInt32BE(table.size, 14);
     let pos = this.buf.writeUInt32BE(aborted.length, this.abortedAt);
     for (const a of aborted) {
       pos = this.buf.writeBigInt64BE(a.producerId, pos);
-      pos = writeInt64(this.view, a.firstOffset, pos);
-      pos = writeInt64(this.view, a.lastOffset, pos);
+      pos = writeSafeInt64(this.buf, a.firstOffset, pos);
+      pos = writeSafeInt64(this.buf, a.lastOffset, pos);
     }
   }
 
@@ -104,15 +97,15 @@ export class SnapshotEncoding implements SlotWatcher {
     let pos = this.pos;
     view.setBigInt64(pos, t.ids[slot]!);
     view.setInt16(pos + 8, t.epochs[slot]!);
-    writeInt64(view, t.lastTimestamps[slot]!, pos + 10);
-    writeInt64(view, t.writtenAts[slot]!, pos + 18);
-    writeInt64(view, t.txnStarts[slot]!, pos + 26);
+    writeSafeInt64(this.buf, t.lastTimestamps[slot]!, pos + 10);
+    writeSafeInt64(this.buf, t.writtenAts[slot]!, pos + 18);
+    writeSafeInt64(this.buf, t.txnStarts[slot]!, pos + 26);
     view.setUint8(pos + 34, length);
     pos += PRODUCER_SIZES[VERSION]!;
     for (let i = 0, at = slot * WINDOW_SIZE; i < length; i++, at++, pos += WINDOW_ENTRY_SIZE) {
       view.setInt32(pos, t.seqs[2 * at]!);
       view.setInt32(pos + 4, t.seqs[2 * at + 1]!);
-      writeInt64(view, t.bases[at]!, pos + 8);
+      writeSafeInt64(this.buf, t.bases[at]!, pos + 8);
     }
     this.pos = pos;
   }

@@ -5,6 +5,7 @@
 import { CorruptPayload, gunzip, PayloadTooLarge, unlz4, unsnappy, unzstd } from './compression.js';
 import { crc32c } from './crc32c.js';
 import { ErrorCode } from './error-codes.js';
+import { readInt64AsNumber, writeSafeInt64 } from './primitives/int64.js';
 
 export const BATCH_HEADER_SIZE = 61;
 /** Bytes before batchLength's count starts: baseOffset (8) + batchLength (4). */
@@ -149,22 +150,12 @@ export function holdsRecords(batches: Buffer): boolean {
 export function offsetAfter(batches: Buffer): number {
   let pos = 0;
   for (let next = 0; next + BATCH_HEADER_SIZE <= batches.length; next += batches.readInt32BE(next + 8) + BATCH_LOG_OVERHEAD) pos = next;
-  return Number(batches.readBigInt64BE(pos)) + batches.readInt32BE(pos + LAST_OFFSET_DELTA) + 1;
-}
-
-/**
- * The int64 at `pos` as the nearest number, from its two 32-bit halves: exact for offsets and
- * times, which are safe integers, without making a BigInt per field.
- */
-function readInt64AsNumber(buf: Buffer, pos: number): number {
-  return buf.readInt32BE(pos) * 0x1_0000_0000 + buf.readUInt32BE(pos + 4);
+  return readInt64AsNumber(batches, pos) + batches.readInt32BE(pos + LAST_OFFSET_DELTA) + 1;
 }
 
 /** baseOffset and partitionLeaderEpoch lie outside the CRC: the broker may set them. */
 export function assignBaseOffset(buf: Buffer, pos: number, baseOffset: number): void {
-  // Offsets are below 2^53: two 32-bit halves, without making a BigInt per batch.
-  buf.writeUInt32BE(Math.floor(baseOffset / 0x1_0000_0000), pos);
-  buf.writeUInt32BE(baseOffset >>> 0, pos + 4);
+  writeSafeInt64(buf, baseOffset, pos);
 }
 
 export function assignPartitionLeaderEpoch(buf: Buffer, pos: number, epoch: number): void {

@@ -1,4 +1,5 @@
 import { ProtocolError } from './errors.js';
+import { writeSafeInt64 } from './int64.js';
 
 const MAX_STRING_BYTES = 0x7fff;
 const EMPTY = Buffer.alloc(0);
@@ -96,11 +97,7 @@ export class Writer {
       this.pos = this.buf.writeBigInt64BE(v, this.pos);
       return;
     }
-    // Offsets and times are safe integers: written as two 32-bit halves, without the BigInt arithmetic of writeBigInt64BE.
-    const high = Math.floor(n / 0x1_0000_0000);
-    this.buf.writeInt32BE(high, this.pos);
-    this.buf.writeUInt32BE(n - high * 0x1_0000_0000, this.pos + 4);
-    this.pos += 8;
+    this.pos = writeSafeInt64(this.buf, n, this.pos);
   }
   writeFloat64(v: number): void {
     this.ensure(8);
