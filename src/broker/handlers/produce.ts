@@ -263,8 +263,7 @@ function store(
   return [appended];
 }
 
-/** The topic's message.timestamp.* configs: its own, or the broker's. */
-/** What Produce needs of a topic's configs. */
+/** What Produce needs of a topic's configs: its own, or the broker's. */
 interface ProduceRules {
   readonly maxBatchBytes: number;
   readonly timestamps: TimestampRules;
