@@ -4,7 +4,7 @@ import { mkdtemp, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
-import { startListening, startServe, type ServeProcess } from '../test/helpers/serve-process.js';
+import { startListening, startServe, type ListeningProcess, type ServeProcess } from '../test/helpers/serve-process.js';
 import { MSG_BYTES, PARTITIONS, produceLoad, produceTransactionalLoad, type ProduceResult } from './kafka-load.js';
 import { alternating, cpuSeconds, highest, lowest, median } from './measure.js';
 import { compared, type Row } from './table.js';
@@ -46,18 +46,19 @@ async function throughputRows(smoke: boolean, batch: number): Promise<Row[]> {
   let floor: number[];
   let path: Round[];
   try {
-    if (!smoke) {
-      for (const n of [1, 2, 3]) await produceLoad(serve.bootstrap, `warm-up-${n}`, load);
-      for (const n of [1, 2, 3]) await produceLoad(unstored.bootstrap, `warm-up-${n}`, load);
-    }
+    if (!smoke) for (const server of [serve, unstored]) for (const n of [1, 2, 3]) await produceLoad(server.bootstrap, `warm-up-${n}`, load);
+    // One round against a server process, with the CPU it spent on it.
+    const measured = async (server: ListeningProcess, n: number): Promise<Round> => {
+      const cpuBefore = cpuSeconds(server.child.pid!);
+      const result = await produceLoad(server.bootstrap, `round-${n}`, load);
+      return round(result, cpuSeconds(server.child.pid!) - cpuBefore);
+    };
     let loggedBytes = 0;
     const rounds = await alternating<Round | number>(smoke ? 1 : THROUGHPUT_ROUNDS, [
       async (n) => {
-        const cpuBefore = cpuSeconds(serve.child.pid!);
-        const result = await produceLoad(serve.bootstrap, `round-${n}`, load);
-        const brokerCpuS = cpuSeconds(serve.child.pid!) - cpuBefore;
+        const measuredRound = await measured(serve, n);
         loggedBytes = logBytes(serve.dataDir, `round-${n}`);
-        return round(result, brokerCpuS);
+        return measuredRound;
       },
       // The same bytes brook just logged (its warm-up messages included), appended by this process.
       async (n) => appendSeconds(join(floorDir, `round-${n}.log`), loggedBytes, messages / batch),
@@ -65,11 +66,7 @@ async function throughputRows(smoke: boolean, batch: number): Promise<Row[]> {
         const result = await produceLoad('mock', `round-${n}`, load);
         return round(result, result.mock_cpu_s);
       },
-      async (n) => {
-        const cpuBefore = cpuSeconds(unstored.child.pid!);
-        const result = await produceLoad(unstored.bootstrap, `round-${n}`, load);
-        return round(result, cpuSeconds(unstored.child.pid!) - cpuBefore);
-      },
+      (n) => measured(unstored, n),
     ]);
     [brook, floor, mock, path] = rounds as [Round[], number[], Round[], Round[]];
   } finally {
