@@ -21,7 +21,7 @@ const brokers: Broker[] = [];
 
 before(async () => {
   browser = await launchBrowser();
-  certs = makeTestCerts();
+  certs = await makeTestCerts();
 });
 
 after(async () => {

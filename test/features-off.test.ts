@@ -199,7 +199,7 @@ test('delegation tokens: from a SASL user or a TLS client certificate DELEGATION
   assert.deepEqual([renewers.errorCode, renewers.principalName, renewers.tokenRequesterPrincipalName], [ErrorCode.INVALID_PRINCIPAL_TYPE, 'bob', 'alice']);
   alice.close();
 
-  const certs: TestCerts = makeTestCerts();
+  const certs: TestCerts = await makeTestCerts();
   const tls = await otherBroker({ tls: { cert: certs.cert, key: certs.key, ca: certs.ca, clientAuth: 'requested' } });
   const certified = await WireClient.connectTls(tls.port, { ca: certs.ca, cert: certs.clientCert, key: certs.clientKey });
   assert.deepEqual(await tokenAnswers(certified), {

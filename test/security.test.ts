@@ -25,7 +25,7 @@ let usersFile: string;
 const brokers: Broker[] = [];
 
 before(async () => {
-  certs = makeTestCerts();
+  certs = await makeTestCerts();
   usersFile = join(await tempDataDir(), 'users.json');
   for (const [user, password] of [
     ['alice', 'alice-secret'],

@@ -10,7 +10,7 @@ let certs: TestCerts;
 let serve: ServeProcess;
 
 before(async () => {
-  certs = makeTestCerts();
+  certs = await makeTestCerts();
   const usersFile = join(await tempDataDir(), 'users.json');
   assert.equal((await runBrook(['add-user', '--users-file', usersFile, '--user', 'carol'], 'carol-secret\n')).code, 0);
   serve = await startServe([
