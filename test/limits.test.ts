@@ -5,6 +5,7 @@ import { ApiVersionsRequest, ApiVersionsResponse } from '../src/protocol/message
 import { FetchRequest, FetchResponse } from '../src/protocol/messages/fetch.js';
 import { MetadataRequest, MetadataResponse } from '../src/protocol/messages/metadata.js';
 import { TcpServer } from '../src/server/tcp-server.js';
+import { scrape } from './helpers/scrape.js';
 import { until } from './helpers/until.js';
 import { WireClient } from './helpers/wire-client.js';
 import { fetchOf } from './helpers/wire-fetch.js';
@@ -25,6 +26,11 @@ async function stillServes(port: number): Promise<void> {
   const res = await c.request(ApiVersionsRequest, ApiVersionsResponse, 3, { clientSoftwareName: 'probe', clientSoftwareVersion: '1' });
   assert.equal(res.errorCode, 0);
   c.close();
+}
+
+/** The broker's connections as its metrics count them (it must have a metrics port). */
+async function openConnections(b: Broker): Promise<number | undefined> {
+  return (await scrape(b.metricsPort!)).get('brook_open_connections');
 }
 
 async function closedBy(port: number, bytes: Buffer): Promise<void> {
@@ -103,15 +109,29 @@ test('a request that closes the connection lets the answers to those sent before
 });
 
 test('--max-connections refuses connections past the limit', async () => {
-  const b = await broker({ maxConnections: 2 });
+  const b = await broker({ maxConnections: 2, metricsPort: 0 });
   const first = await WireClient.connect(b.port);
   const second = await WireClient.connect(b.port);
   const third = await WireClient.connect(b.port);
   assert.equal(await third.nextFrame(), undefined, 'refused');
   first.close();
-  await new Promise((r) => setTimeout(r, 100));
+  await until(async () => (await openConnections(b)) === 1, 'the first connection is gone');
   await stillServes(b.port);
   second.close();
+});
+
+test('a connection the broker closes gives its --max-connections slot back once the client closes its side', async () => {
+  const b = await broker({ maxConnections: 2, metricsPort: 0 });
+  for (let i = 0; i < 5; i++) {
+    // The client ends its side once the broker has ended its own (Node's default), as clients do.
+    const c = await WireClient.connect(b.port);
+    const unknownApi = Buffer.from(c.frame(ApiVersionsRequest, 3, { clientSoftwareName: 'probe', clientSoftwareVersion: '1' }));
+    unknownApi.writeInt16BE(9999, 4);
+    c.sendRaw(unknownApi);
+    assert.equal(await c.nextFrame(), undefined, 'the broker closes the connection');
+    await until(async () => (await openConnections(b)) === 0, 'the broker has let the connection go');
+  }
+  await stillServes(b.port);
 });
 
 test('an idle connection is closed after connections.max.idle.ms', async () => {

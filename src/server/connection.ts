@@ -203,8 +203,9 @@ export class Connection {
     return closed;
   }
 
-  /** Bytes read from the socket, lent for the call only. */
+  /** Bytes read from the socket, lent for the call only; passed over once the connection ends. */
   received(chunk: Buffer): void {
+    if (this.closing) return;
     this.decode(chunk);
     // Answers to what was just read leave together, once this turn's writes to the log (queued
     // before this) have settled them.
@@ -301,8 +302,14 @@ export class Connection {
     setImmediate(this.uncorkAfterTurn);
   }
 
+  /**
+   * Once every answer is out, ends this side and reads again, passing the bytes over, so that the
+   * client's end is seen and the connection, with its `--max-connections` slot, closes with it.
+   */
   private endIfDone(): void {
-    if (this.ending && this.slots.length === 0) this.socket.end();
+    if (!this.ending || this.slots.length > 0) return;
+    this.socket.end();
+    this.socket.resume();
   }
 
   /**
