@@ -99,6 +99,7 @@ const server = new TcpServer(
     maxQueuedResponses: 1000,
     maxUnsentResponseBytes: 100 << 20,
     maxConnections: 100,
+    maxConnectionsPerAddress: 100,
     idleTimeoutMs: 600_000,
     maxPendingRequestBytes: 500 << 20,
   },

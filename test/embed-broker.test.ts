@@ -104,6 +104,8 @@ test('an unknown option, or a value of the wrong type or out of range, is refuse
     [{ metricsPort: 'x' }, /option 'metricsPort' cannot be "x": a whole number from 0 to 65535/],
     [{ dataDir: 42 }, /option 'dataDir' cannot be 42/],
     [{ logger: {} }, /option 'logger' cannot be \{\}: a pino logger/],
+    [{ maxConnectionsPerIpOverrides: { localhost: 5 } }, /option 'maxConnectionsPerIpOverrides'.*client IP addresses/],
+    [{ maxConnectionsPerIpOverrides: { '127.0.0.1': -1 } }, /option 'maxConnectionsPerIpOverrides'/],
   ];
   for (const [options, message] of refused) await assert.rejects(startBroker(options as BrokerOptions), message);
   await assert.rejects(startBroker(null as unknown as BrokerOptions), /startBroker: options must be an object, not null/);

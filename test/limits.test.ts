@@ -134,6 +134,36 @@ test('a connection the broker closes gives its --max-connections slot back once 
   await stillServes(b.port);
 });
 
+test('--max-connections-per-ip closes a connection past the limit from one address; an override gives an address its own', async () => {
+  const probe = { clientSoftwareName: 'probe', clientSoftwareVersion: '1' };
+  const connect = async (b: Broker, count: number): Promise<WireClient[]> => {
+    const clients: WireClient[] = [];
+    for (let i = 0; i < count; i++) clients.push(await WireClient.connect(b.port));
+    return clients;
+  };
+  const limited = await broker({ maxConnectionsPerIp: 2 });
+  const [first, second, third] = await connect(limited, 3);
+  assert.equal(await third!.nextFrame(), undefined, 'the third from 127.0.0.1 is closed');
+  first!.close();
+  await until(async () => {
+    const [again] = await connect(limited, 1);
+    try {
+      return (await again!.request(ApiVersionsRequest, ApiVersionsResponse, 3, probe)).errorCode === 0;
+    } catch {
+      return false;
+    } finally {
+      again!.close();
+    }
+  }, 'a closed connection makes room for another from its address');
+  second!.close();
+
+  const overridden = await broker({ maxConnectionsPerIp: 2, maxConnectionsPerIpOverrides: { '127.0.0.1': 3, '::1': 0 } });
+  const three = await connect(overridden, 4);
+  assert.equal((await three[2]!.request(ApiVersionsRequest, ApiVersionsResponse, 3, probe)).errorCode, 0, '127.0.0.1 may have three');
+  assert.equal(await three[3]!.nextFrame(), undefined, 'but not four');
+  for (const c of three) c.close();
+});
+
 test('an idle connection is closed after connections.max.idle.ms', async () => {
   const b = await broker({ connectionsMaxIdleMs: 200 });
   const c = await WireClient.connect(b.port);
@@ -230,6 +260,7 @@ test('stopping the server waits until every connection is closed', async () => {
       maxQueuedResponses: 10,
       maxUnsentResponseBytes: 100_000,
       maxConnections: 10,
+      maxConnectionsPerAddress: 10,
       idleTimeoutMs: 60_000,
       maxPendingRequestBytes: 10_000,
     },

@@ -77,6 +77,8 @@ test('bad flags are refused with one sentence', async () => {
   assertOneSentence(await runBrook(['serve', '--log-level', 'loud']), /Allowed choices are fatal, error, warn, info, debug, trace/);
   assertOneSentence(await runBrook(['serve', '--tls-cert', '/nonexistent.pem']), /cannot read \/nonexistent.pem: ENOENT/);
   assertOneSentence(await runBrook(['serve', '--connections-max-idle-ms', '2147483648']), /--connections-max-idle-ms.*from 1 to 2147483647/);
+  assertOneSentence(await runBrook(['serve', '--max-connections-per-ip-overrides', 'constructor:3']), /'constructor:3' is not an IP address and a count/);
+  assertOneSentence(await runBrook(['serve', '--max-connections-per-ip-overrides', '127.0.0.1:x']), /--max-connections-per-ip-overrides.*whole number from 0/);
   // As Kafka: every address is where to listen, not an address clients can be sent to.
   for (const host of ['0.0.0.0', '::']) {
     assertOneSentence(

@@ -208,6 +208,8 @@ async function run(config: BrokerConfig, logger: Logger, faults: FaultRegistry):
         maxQueuedResponses: config.maxQueuedResponsesPerConnection,
         maxUnsentResponseBytes: config.fetchMaxBytes,
         maxConnections: config.maxConnections,
+        maxConnectionsPerAddress: config.maxConnectionsPerIp,
+        addressOverrides: config.maxConnectionsPerIpOverrides,
         maxPendingRequestBytes: config.queuedMaxRequestBytes,
         idleTimeoutMs: config.connectionsMaxIdleMs,
       },

@@ -14,6 +14,9 @@ const KEPT_FRAME_BYTES = 8 * 1024 * 1024;
 
 export interface ServerLimits extends ConnectionLimits {
   readonly maxConnections: number;
+  /** Kafka's max.connections.per.ip, and its overrides by client address. */
+  readonly maxConnectionsPerAddress: number;
+  readonly addressOverrides?: Readonly<Record<string, number>>;
   /** Kafka's connections.max.idle.ms: a connection silent this long is closed. */
   readonly idleTimeoutMs: number;
   /** Kafka's queued.max.request.bytes: memory for requests received only in part. */
@@ -38,6 +41,9 @@ export interface ServerLog {
 export class TcpServer {
   private readonly server: Server;
   private readonly connections = new Set<Connection>();
+  /** Open connections by client address; an address leaves with its last connection. */
+  private readonly byAddress = new Map<string, number>();
+  private readonly addressLimits: ReadonlyMap<string, number>;
   private readonly budget: MemoryBudget;
   private readonly frameMemory = new BufferPool(KEPT_FRAME_BYTES);
   private readonly readMemory = Buffer.allocUnsafeSlow(READ_BYTES);
@@ -50,6 +56,7 @@ export class TcpServer {
     tls?: TlsListener,
   ) {
     this.budget = new MemoryBudget(limits.maxPendingRequestBytes);
+    this.addressLimits = new Map(Object.entries(limits.addressOverrides ?? {}).map(([address, n]) => [clientAddress(address), n]));
     if (tls === undefined) {
       this.server = createServer({ pauseOnConnect: true }, (accepted) => this.acceptPlain(accepted));
     } else {
@@ -105,13 +112,33 @@ export class TcpServer {
       socket.destroy();
       return undefined;
     }
+    // As Kafka's ConnectionQuotas: an address at its limit has the new connection closed at once.
+    const address = clientAddress(socket.remoteAddress ?? '');
+    const fromAddress = this.byAddress.get(address) ?? 0;
+    const addressLimit = this.addressLimits.get(address) ?? this.limits.maxConnectionsPerAddress;
+    if (fromAddress >= addressLimit) {
+      this.log.warn({ remote: socket.remoteAddress, limit: addressLimit }, 'connection refused: too many connections from this address');
+      socket.destroy();
+      return undefined;
+    }
+    this.byAddress.set(address, fromAddress + 1);
     socket.setNoDelay(true);
     socket.setTimeout(this.limits.idleTimeoutMs, () => socket.destroy());
     const connection = new Connection(socket, this.nextId++, this.handler, this.limits, this.budget, this.frameMemory, {
       onProtocolError: (context, message) => this.log.warn({ connection: context.id, remote: context.remoteAddress }, `closing connection: ${message}`),
-      onClose: (c) => this.connections.delete(c),
+      onClose: (c) => {
+        this.connections.delete(c);
+        const left = this.byAddress.get(address)! - 1;
+        if (left === 0) this.byAddress.delete(address);
+        else this.byAddress.set(address, left);
+      },
     });
     this.connections.add(connection);
     return connection;
   }
+}
+
+/** An IPv4 client of a listener on every address is seen as `::ffff:a.b.c.d`: it counts as `a.b.c.d`. */
+function clientAddress(address: string): string {
+  return address.startsWith('::ffff:') ? address.slice(7) : address;
 }

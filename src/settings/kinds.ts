@@ -3,6 +3,7 @@
  * `brook serve` reads a flag of it, and Kafka's type of it.
  */
 import { readFileSync } from 'node:fs';
+import { isIP } from 'node:net';
 import type { Logger } from 'pino';
 import { CLIENT_PORTS, parseHostPort } from '../server/host-port.js';
 import type { TlsListener } from '../server/tcp-server.js';
@@ -142,6 +143,25 @@ export const pemFile: Kind<Buffer> = {
     }
   },
   flagSaid: 'a PEM file',
+};
+
+/** Counts by client IP address, as Kafka's `max.connections.per.ip.overrides`; the flag takes `IP:COUNT,IP:COUNT`. */
+export const addressCounts: Kind<Readonly<Record<string, number>>> = {
+  fits: (v) =>
+    typeof v === 'object' && v !== null && !Array.isArray(v) && Object.entries(v).every(([address, n]) => isIP(address) !== 0 && wholeIn(0, INT32_MAX)(n)),
+  said: `an object of client IP addresses to ${wholeSaid(0, INT32_MAX)}, such as { '127.0.0.1': 10 }`,
+  arg: '<ip:count,...>',
+  parse(text) {
+    const counts: Record<string, number> = {};
+    for (const item of text.split(',').map((p) => p.trim())) {
+      const colon = item.lastIndexOf(':');
+      const address = item.slice(0, Math.max(colon, 0));
+      if (isIP(address) === 0) throw new Error(`'${item}' is not an IP address and a count such as 127.0.0.1:10`);
+      counts[address] = parseWhole(item.slice(colon + 1), 0, INT32_MAX);
+    }
+    return counts;
+  },
+  flagSaid: '`IP:COUNT` pairs separated by `,`, counts from 0 to 2147483647',
 };
 
 const PRINCIPAL = /^[^:]+:.+$/;

@@ -8,6 +8,7 @@
  */
 import { TIMESTAMP_TYPES } from '../protocol/record-batch.js';
 import {
+  addressCounts,
   ANY,
   bool,
   clientAuth,
@@ -242,6 +243,19 @@ export const SETTINGS = {
     description: "most record bytes in one Fetch answer (but its first batch), and in a connection's unsent answers",
   }),
   maxConnections: setting({ kind: int(1, ANY), default: 1000, broker: 'max.connections', description: 'connections accepted at once' }),
+  maxConnectionsPerIp: setting({
+    kind: int(0, INT32_MAX),
+    default: INT32_MAX,
+    broker: 'max.connections.per.ip',
+    description: 'connections accepted at once from one client address; past it a new one is closed at once',
+  }),
+  maxConnectionsPerIpOverrides: setting({
+    kind: addressCounts,
+    default: undefined,
+    unset: 'none',
+    kafka: '`max.connections.per.ip.overrides`',
+    description: 'client addresses allowed another number of connections than `--max-connections-per-ip`',
+  }),
   connectionsMaxIdleMs: setting({
     kind: long(1, MAX_TIMER_MS, 'ms'),
     default: 600_000,
