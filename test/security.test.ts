@@ -167,6 +167,22 @@ test('SASL: a request sent before authentication, pipelined behind a SCRAM step,
   c.close();
 });
 
+test("SCRAM salts are Kafka's: ASCII text in base 36, for a user `brook add-user` made and for a user that does not exist alike", async () => {
+  const b = await broker({});
+  const saltOf = async (user: string, mechanism: string): Promise<string> => {
+    const c = await WireClient.connect(b.port);
+    assert.equal((await c.request(SaslHandshakeRequest, SaslHandshakeResponse, 1, { mechanism })).errorCode, ErrorCode.NONE);
+    const first = await c.request(SaslAuthenticateRequest, SaslAuthenticateResponse, 2, { authBytes: Buffer.from(`n,,n=${user},r=salt-nonce`) });
+    c.close();
+    const salt = /,s=([^,]+),/.exec(first.authBytes.toString())?.[1];
+    assert.ok(salt !== undefined, 'the server-first message names a salt');
+    return Buffer.from(salt, 'base64').toString('latin1');
+  };
+  for (const mechanism of ['SCRAM-SHA-256', 'SCRAM-SHA-512']) {
+    for (const user of ['alice', 'mallory']) assert.match(await saltOf(user, mechanism), /^[0-9a-z]{20,26}$/, `${user}'s ${mechanism} salt`);
+  }
+});
+
 test('TLS: clients that trust the CA connect; a plain TCP client does not get an answer', async () => {
   const b = await broker({ tls: { cert: certs.cert, key: certs.key, clientAuth: 'none' } });
   const kafka = client(b, { ssl: { ca: [certs.ca] }, sasl: { mechanism: 'scram-sha-512', username: 'alice', password: 'alice-secret' } });

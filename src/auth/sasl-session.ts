@@ -7,6 +7,7 @@ import {
   AuthenticationError,
   MIN_ITERATIONS,
   passwordMatches,
+  saltFrom,
   SCRAM_MECHANISMS,
   ScramExchange,
   scramDigestBytes,
@@ -23,7 +24,7 @@ const DECOY_SECRET = randomBytes(32);
 const decoy =
   (mechanism: ScramMechanism) =>
   (user: string): ScramCredential => ({
-    salt: createHmac('sha256', DECOY_SECRET).update(user).digest(),
+    salt: saltFrom(createHmac('sha256', DECOY_SECRET).update(user).digest()),
     iterations: MIN_ITERATIONS,
     storedKey: randomBytes(scramDigestBytes(mechanism)),
     serverKey: randomBytes(scramDigestBytes(mechanism)),

@@ -37,7 +37,24 @@ const hmac = (hash: string, key: Buffer, text: string | Buffer): Buffer => creat
 /** The size of the mechanism's digests, and so of its StoredKey and ServerKey. */
 export const scramDigestBytes = (mechanism: ScramMechanism): number => HASHES[mechanism].bytes;
 
-export function scramCredential(mechanism: ScramMechanism, password: string, iterations = MIN_ITERATIONS, salt: Buffer = randomBytes(32)): ScramCredential {
+/** Bytes of randomness a salt is made from: at least the 130 bits Kafka's salts hold. */
+const SALT_RANDOM_BYTES = 17;
+
+/**
+ * A salt as Kafka's ScramFormatter.secureRandomString makes one: a 130-bit number written in base
+ * 36, as ASCII bytes. Clients that read the salt as text (kafka-ts) need it so.
+ */
+export function saltFrom(random: Buffer): Buffer {
+  const bits = BigInt(`0x${random.subarray(0, SALT_RANDOM_BYTES).toString('hex')}`) >> BigInt(SALT_RANDOM_BYTES * 8 - 130);
+  return Buffer.from(bits.toString(36), 'ascii');
+}
+
+export function scramCredential(
+  mechanism: ScramMechanism,
+  password: string,
+  iterations = MIN_ITERATIONS,
+  salt: Buffer = saltFrom(randomBytes(SALT_RANDOM_BYTES)),
+): ScramCredential {
   const { name, bytes } = HASHES[mechanism];
   return credentialFromSaltedPassword(mechanism, pbkdf2Sync(password.normalize('NFKC'), salt, iterations, bytes, name), salt, iterations);
 }
