@@ -39,8 +39,11 @@ import { OffsetCommitRequest, OffsetCommitResponse } from '../src/protocol/messa
 import { OffsetFetchRequest, OffsetFetchResponse } from '../src/protocol/messages/offset-fetch.js';
 import { ProduceRequest, ProduceResponse } from '../src/protocol/messages/produce.js';
 import { TxnOffsetCommitRequest, TxnOffsetCommitResponse } from '../src/protocol/messages/txn-offset-commit.js';
+import { DescribeTransactionsRequest, DescribeTransactionsResponse } from '../src/protocol/messages/describe-transactions.js';
+import { ListTransactionsRequest, ListTransactionsResponse } from '../src/protocol/messages/list-transactions.js';
+import { AlterReplicaLogDirsRequest, AlterReplicaLogDirsResponse } from '../src/protocol/messages/alter-replica-log-dirs.js';
 import { buildApiTable } from '../src/broker/api-table.js';
-import { refusedWhole } from '../src/broker/authorization.js';
+import { hasAuthorizationRow, refusedWhole } from '../src/broker/authorization.js';
 import { refusal } from '../src/faults/refusals.js';
 import { Writer } from '../src/protocol/primitives/writer.js';
 import { ANY_ACL, topicAcl } from './helpers/acls.js';
@@ -303,6 +306,65 @@ test('cluster and producer APIs refuse a user without ACLs with Kafka errors', a
   });
   assert.equal(txnCommit.topics[0]!.partitions[0]!.errorCode, ErrorCode.GROUP_AUTHORIZATION_FAILED);
   await admin.request(DeleteAclsRequest, DeleteAclsResponse, 3, { filters: [ANY_ACL] });
+});
+
+test('every API served has its row in the authorization table', () => {
+  const missing = [...buildApiTable(undefined)].filter(([apiKey]) => !hasAuthorizationRow(apiKey)).map(([, h]) => h.request.name);
+  assert.deepEqual(missing, []);
+});
+
+test('transactions are described and listed only where the user may DESCRIBE the id, and their topics only where it may DESCRIBE them', async () => {
+  const init = await ask(admin, InitProducerIdRequest, InitProducerIdResponse, 4, {
+    transactionalId: 'tx-open',
+    transactionTimeoutMs: 60_000,
+    producerId: -1n,
+    producerEpoch: -1,
+  });
+  assert.equal(init.errorCode, ErrorCode.NONE);
+  const added = await ask(admin, AddPartitionsToTxnRequest, AddPartitionsToTxnResponse, 3, {
+    v3AndBelowTransactionalId: 'tx-open',
+    v3AndBelowProducerId: init.producerId,
+    v3AndBelowProducerEpoch: init.producerEpoch,
+    v3AndBelowTopics: [{ name: 'secret', partitions: [0] }],
+  });
+  assert.equal(added.resultsByTopicV3AndBelow[0]!.resultsByPartition[0]!.partitionErrorCode, ErrorCode.NONE);
+  const describe = async (c: WireClient) =>
+    (await ask(c, DescribeTransactionsRequest, DescribeTransactionsResponse, 0, { transactionalIds: ['tx-open'] })).transactionStates[0]!;
+  const listed = async (c: WireClient) =>
+    (await ask(c, ListTransactionsRequest, ListTransactionsResponse, 1, { durationFilter: -1n })).transactionStates.map((t) => t.transactionalId);
+
+  const seenByAdmin = await describe(admin);
+  assert.deepEqual(
+    [seenByAdmin.errorCode, seenByAdmin.transactionState, seenByAdmin.topics],
+    [ErrorCode.NONE, 'Ongoing', [{ topic: 'secret', partitions: [0] }]],
+  );
+  const refused = await describe(bob);
+  assert.deepEqual(
+    [refused.errorCode, refused.transactionState, refused.producerId, refused.topics],
+    [ErrorCode.TRANSACTIONAL_ID_AUTHORIZATION_FAILED, '', -1n, []],
+    'nothing of the transaction is told',
+  );
+  assert.ok((await listed(admin)).includes('tx-open'));
+  assert.ok(!(await listed(bob)).includes('tx-open'), 'an id the user may not describe is not listed');
+
+  const granted = await admin.request(CreateAclsRequest, CreateAclsResponse, 3, {
+    creations: [topicAcl('tx-open', 'User:bob', Op.DESCRIBE, { resourceType: ResourceType.TRANSACTIONAL_ID })],
+  });
+  assert.equal(granted.results[0]!.errorCode, ErrorCode.NONE);
+  const allowed = await describe(bob);
+  assert.deepEqual([allowed.errorCode, allowed.transactionState, allowed.topics], [ErrorCode.NONE, 'Ongoing', []], 'but not the topic bob may not describe');
+  assert.ok((await listed(bob)).includes('tx-open'));
+  await admin.request(DeleteAclsRequest, DeleteAclsResponse, 3, { filters: [ANY_ACL] });
+});
+
+test('AlterReplicaLogDirs needs ALTER on the cluster', async () => {
+  const moved = await ask(bob, AlterReplicaLogDirsRequest, AlterReplicaLogDirsResponse, 2, {
+    dirs: [{ path: '/elsewhere', topics: [{ name: 'secret', partitions: [0, 1] }] }],
+  });
+  assert.deepEqual(
+    moved.results.map((r) => [r.topicName, r.partitions.map((p) => p.errorCode)]),
+    [['secret', [ErrorCode.CLUSTER_AUTHORIZATION_FAILED, ErrorCode.CLUSTER_AUTHORIZATION_FAILED]]],
+  );
 });
 
 test('every API the table may refuse whole can be refused in every version it is served', () => {

@@ -37,7 +37,14 @@ interface Needs {
   readonly topics?: TopicNeed;
   /** InitProducerId without a transactional id: IDEMPOTENT_WRITE on the cluster or WRITE on some topic. */
   readonly idempotent?: boolean;
+  /** The handler asks access.ts itself, since what it checks depends on what it finds. */
+  readonly byHandler?: true;
+  /** Kafka answers any connection: before authentication, or with a feature brook has off (an error whatever the rights). */
+  readonly anyone?: true;
 }
+
+const BY_HANDLER: Needs = { byHandler: true };
+const ANYONE: Needs = { anyone: true };
 
 const cluster = (operation: number): Need => ({ resourceType: ResourceType.CLUSTER, operation, name: () => CLUSTER_NAME });
 const group = (operation: number, field = 'groupId'): Need => ({ resourceType: ResourceType.GROUP, operation, name: (r) => r[field] as string });
@@ -59,7 +66,32 @@ const brokersBatch = (operation: number): Need => ({
   name: (r) => ((r.transactions as unknown[]).length > 0 ? CLUSTER_NAME : null),
 });
 
+/** Every API served has a row (a test holds the API table to it), as Kafka's KafkaApis authorizes each request. */
 const NEEDS: Readonly<Partial<Record<number, Needs>>> = {
+  [ApiKey.ApiVersions]: ANYONE,
+  [ApiKey.SaslHandshake]: ANYONE,
+  [ApiKey.SaslAuthenticate]: ANYONE,
+  [ApiKey.CreateDelegationToken]: ANYONE,
+  [ApiKey.RenewDelegationToken]: ANYONE,
+  [ApiKey.ExpireDelegationToken]: ANYONE,
+  [ApiKey.DescribeDelegationToken]: ANYONE,
+  [ApiKey.Metadata]: BY_HANDLER,
+  [ApiKey.FindCoordinator]: BY_HANDLER,
+  [ApiKey.OffsetFetch]: BY_HANDLER,
+  [ApiKey.DescribeGroups]: BY_HANDLER,
+  [ApiKey.ListGroups]: BY_HANDLER,
+  [ApiKey.DeleteGroups]: BY_HANDLER,
+  [ApiKey.ConsumerGroupDescribe]: BY_HANDLER,
+  [ApiKey.DeleteTopics]: BY_HANDLER,
+  [ApiKey.DescribeTopicPartitions]: BY_HANDLER,
+  [ApiKey.OffsetForLeaderEpoch]: BY_HANDLER,
+  [ApiKey.DescribeCluster]: BY_HANDLER,
+  [ApiKey.DescribeConfigs]: BY_HANDLER,
+  [ApiKey.AlterConfigs]: BY_HANDLER,
+  [ApiKey.IncrementalAlterConfigs]: BY_HANDLER,
+  [ApiKey.DescribeTransactions]: BY_HANDLER,
+  [ApiKey.ListTransactions]: BY_HANDLER,
+  [ApiKey.AlterReplicaLogDirs]: { first: [cluster(Op.ALTER)] },
   [ApiKey.Produce]: { first: [transactionalId(Op.WRITE)], topics: { operation: Op.WRITE } },
   [ApiKey.Fetch]: { topics: { operation: Op.READ } },
   [ApiKey.ListOffsets]: { topics: { operation: Op.DESCRIBE } },
@@ -105,6 +137,11 @@ const REFUSED: Readonly<Record<number, number>> = {
   [ResourceType.TRANSACTIONAL_ID]: ErrorCode.TRANSACTIONAL_ID_AUTHORIZATION_FAILED,
 };
 
+/** Whether the API has its row in the table, saying who may send it. */
+export function hasAuthorizationRow(apiKey: number): boolean {
+  return NEEDS[apiKey] !== undefined;
+}
+
 /** Whether the table may refuse a whole request of the API (its cluster, group or transactional id). */
 export function refusedWhole(apiKey: number): boolean {
   return NEEDS[apiKey]?.first !== undefined;
@@ -114,7 +151,7 @@ export function refusedWhole(apiKey: number): boolean {
 export function guarded(handler: ApiHandler): ApiHandler {
   const apiKey = handler.request.apiKey;
   const needs = NEEDS[apiKey];
-  if (needs === undefined) return handler;
+  if (needs === undefined || needs.byHandler === true || needs.anyone === true) return handler;
   return {
     ...handler,
     handle(request: unknown, info: RequestInfo, broker: BrokerContext): HandlerResult<unknown> {
