@@ -192,6 +192,7 @@ const DAMAGES: [what: string, errorCode: number, damage: Damage][] = [
     (file, [, victim]) => edit(file, (b) => (b.writeBigInt64BE(BigInt(victim!.baseOffset - 1), victim!.position), b)),
   ],
   ['the file cut short inside a batch', KAFKA_STORAGE_ERROR, (file, [, victim]) => truncate(file, victim!.position + 30)],
+  ['the file cut short where a batch starts', KAFKA_STORAGE_ERROR, (file, [, victim]) => truncate(file, victim!.position)],
   [
     'bytes cut out of the middle of a batch',
     CORRUPT_MESSAGE,

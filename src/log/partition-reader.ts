@@ -33,8 +33,6 @@ export class PartitionReader {
     if (fetchOffset < this.bounds.logStartOffset || fetchOffset >= hw) return NOTHING;
     const cached = this.tail.read(fetchOffset, maxBytes, hw, memory);
     if (cached !== undefined) return cached;
-    // A segment holding nothing at or after the offset (cut short, or one missing, while brook
-    // was stopped) hands on to the next, as in Kafka, so that consumers get past the gap.
     let offset = fetchOffset;
     for (
       let segment: Segment | undefined = this.segments.segmentFor(fetchOffset);
@@ -48,6 +46,19 @@ export class PartitionReader {
         if (holdsRecords(bytes)) return bytes;
         offset = offsetAfter(bytes);
         bytes = await this.readSegment(segment, offset, maxBytes, hw, memory);
+      }
+      // Every segment ends where the next begins (compaction keeps each one's last batch), so
+      // offsets missing between them were cut off the file, or its whole file lost: damage, not
+      // a gap to pass over in silence.
+      const next = this.segments.after(segment);
+      if (next !== undefined && next.baseOffset > offset) {
+        throw new LogDamageError(
+          segment.logPath,
+          segment.written,
+          offset,
+          `the segment ends before offset ${offset}; the next begins at ${next.baseOffset}`,
+          false,
+        );
       }
     }
     return NOTHING;
