@@ -16,9 +16,7 @@ export interface Client {
 
 export function clientOf(connection: ConnectionContext, broker: BrokerContext): Client {
   const principal = aclPrincipal(principalOf(connection, broker));
-  const address = connection.remoteAddress.slice(0, connection.remoteAddress.lastIndexOf(':'));
-  // An IPv4 client of a listener on every address comes as IPv4-mapped IPv6, which Java reads as IPv4.
-  return { principal, host: address.startsWith('::ffff:') && address.includes('.') ? address.slice(7) : address };
+  return { principal, host: connection.address };
 }
 
 /** Whether the connection may perform `operation` on the resource; a refusal is logged and counted unless `quiet`. */

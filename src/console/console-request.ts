@@ -3,6 +3,7 @@
  * topic, producing a message): the handler's own checks and effects apply, as for a client's.
  */
 import type { RequestInfo } from '../broker/api-handler.js';
+import { clientAddress } from '../server/host-port.js';
 
 let nextId = -1;
 
@@ -11,7 +12,7 @@ export function consoleRequestInfo(apiVersion: number, remoteAddress: string): R
     apiVersion,
     clientId: 'brook-console',
     // Negative ids: never a TCP connection's.
-    connection: { id: nextId--, remoteAddress, certifiedPeer: undefined, end: () => undefined },
+    connection: { id: nextId--, remoteAddress, address: clientAddress(remoteAddress), certifiedPeer: undefined, end: () => undefined },
     sent: { afterSent: (release) => release(), holding: () => undefined, answerRoom: Infinity, cut: () => undefined },
   };
 }

@@ -9,6 +9,7 @@ import { TLSSocket } from 'node:tls';
 import { FrameDecoder, FrameError } from './frame-decoder.js';
 import type { BufferPool } from '../memory/buffer-pool.js';
 import type { MemoryBudget } from './memory-budget.js';
+import { clientAddress } from './host-port.js';
 
 const NO_BYTES = Buffer.alloc(0);
 
@@ -18,6 +19,8 @@ export type ResponseBytes = Buffer | readonly Buffer[] | undefined;
 export interface ConnectionContext {
   readonly id: number;
   readonly remoteAddress: string;
+  /** The client's IP address (see clientAddress). */
+  readonly address: string;
   /** The subject of the client certificate TLS verified, in RFC 2253 order (as Kafka names an SSL principal); undefined without one. */
   readonly certifiedPeer: string | undefined;
   /** Closes the connection once the responses to requests received so far are written. */
@@ -178,6 +181,7 @@ export class Connection {
     this.context = {
       id,
       remoteAddress: `${socket.remoteAddress ?? '?'}:${socket.remotePort ?? '?'}`,
+      address: clientAddress(socket.remoteAddress ?? '?'),
       certifiedPeer: socket instanceof TLSSocket && socket.authorized ? socket.getPeerX509Certificate()?.subject.split('\n').reverse().join(',') : undefined,
       end: () => {
         this.ending = true;

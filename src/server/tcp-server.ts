@@ -3,6 +3,7 @@ import { createServer, type Server, type Socket } from 'node:net';
 import { createServer as createTlsServer } from 'node:tls';
 import { once } from 'node:events';
 import { Connection, type ConnectionLimits, type FrameHandler } from './connection.js';
+import { clientAddress } from './host-port.js';
 import { BufferPool } from '../memory/buffer-pool.js';
 import { withLentReads } from './lent-reads.js';
 import { MemoryBudget } from './memory-budget.js';
@@ -136,9 +137,4 @@ export class TcpServer {
     this.connections.add(connection);
     return connection;
   }
-}
-
-/** An IPv4 client of a listener on every address is seen as `::ffff:a.b.c.d`: it counts as `a.b.c.d`. */
-function clientAddress(address: string): string {
-  return address.startsWith('::ffff:') ? address.slice(7) : address;
 }

@@ -18,7 +18,8 @@ export const joinGroup = defineApi({
       // v0 has no rebalance timeout; Kafka uses the session timeout for it.
       rebalanceTimeoutMs: info.apiVersion === 0 ? request.sessionTimeoutMs : request.rebalanceTimeoutMs,
       clientId: info.clientId ?? '',
-      clientHost: clientHost(info.connection.remoteAddress),
+      // Kafka shows a member's host as "/<address>", without the port.
+      clientHost: `/${info.connection.address}`,
       requireKnownMemberId: info.apiVersion >= 4,
     });
     // Before v7 the protocol name is not nullable; Kafka sends '' instead.
@@ -26,8 +27,3 @@ export const joinGroup = defineApi({
     return { throttleTimeMs: 0, ...outcome, protocolName };
   },
 });
-
-/** Kafka shows a member's host as "/<address>", without the port. */
-function clientHost(remoteAddress: string): string {
-  return `/${remoteAddress.slice(0, remoteAddress.lastIndexOf(':'))}`;
-}
