@@ -75,6 +75,27 @@ test('with SASL users, the console shows nothing before a user logs in with a pa
   await page.close();
 });
 
+test('console logins guessed in parallel are answered a delay apart', async () => {
+  const usersFile = join(await mkdtemp(join(tmpdir(), 'brook-console-')), 'users.json');
+  assert.equal((await runBrook(['add-user', '--users-file', usersFile, '--user', 'alice'], 'alice-secret\n')).code, 0);
+  const delayMs = 200;
+  const b = await broker({ saslUsersFile: usersFile, failedAuthenticationDelayMs: delayMs });
+  const login = async (password: string): Promise<number> =>
+    (
+      await fetch(`http://127.0.0.1:${b.consolePort}/api/login`, {
+        method: 'POST',
+        headers: { 'content-type': 'application/json' },
+        body: JSON.stringify({ user: 'alice', password }),
+      })
+    ).status;
+  const started = Date.now();
+  const statuses = await Promise.all(Array.from({ length: 10 }, (_, i) => login(`guess-${i}`)));
+  assert.deepEqual(new Set(statuses), new Set([401]));
+  const elapsed = Date.now() - started;
+  assert.ok(elapsed >= 10 * delayMs, `ten parallel guesses were all answered within ${elapsed} ms`);
+  assert.equal(await login('alice-secret'), 200);
+});
+
 test('with an authorizer, only a super user may use the console, which goes past ACLs', async () => {
   const usersFile = join(await mkdtemp(join(tmpdir(), 'brook-console-')), 'users.json');
   for (const user of ['root', 'bob']) assert.equal((await runBrook(['add-user', '--users-file', usersFile, '--user', user], `${user}-secret\n`)).code, 0);

@@ -104,6 +104,25 @@ test('SASL: a wrong password or unknown user is refused with the Kafka error, af
   }
 });
 
+test('SASL: guesses sent in parallel are answered a delay apart, and a right password after them waits its turn', async () => {
+  const b = await broker({});
+  const guess = async (password: string): Promise<{ errorCode: number; at: number }> => {
+    const c = await WireClient.connect(b.port);
+    assert.equal((await c.request(SaslHandshakeRequest, SaslHandshakeResponse, 1, { mechanism: 'PLAIN' })).errorCode, ErrorCode.NONE);
+    const answer = await c.request(SaslAuthenticateRequest, SaslAuthenticateResponse, 2, { authBytes: Buffer.from(`\0alice\0${password}`) });
+    c.close();
+    return { errorCode: answer.errorCode, at: Date.now() };
+  };
+  const started = Date.now();
+  const wrong = await Promise.all(Array.from({ length: 6 }, (_, i) => guess(`guess-${i}`)));
+  assert.deepEqual(new Set(wrong.map((w) => w.errorCode)), new Set([ErrorCode.SASL_AUTHENTICATION_FAILED]));
+  // Each failure holds alice and 127.0.0.1 for the delay after those before it: six take six delays.
+  const last = Math.max(...wrong.map((w) => w.at));
+  assert.ok(last - started >= 6 * DELAY_MS, `six parallel guesses were all answered within ${last - started} ms`);
+  const right = await guess('alice-secret');
+  assert.equal(right.errorCode, ErrorCode.NONE);
+});
+
 test('SASL: a request before authentication closes the connection and never reaches the log', async () => {
   const b = await broker({});
   const kafka = client(b, { sasl: { mechanism: 'scram-sha-256', username: 'bob', password: 'bob-secret' } });

@@ -34,6 +34,8 @@ export class SaslSession {
   private mechanism: string | undefined;
   private scram: ScramExchange | undefined;
   private user: string | undefined;
+  /** The user the last step that judged a password named, authenticated or not. */
+  private claimed = '';
   /** After a v0 handshake the tokens come as bare frames, not SaslAuthenticate requests. */
   private bareTokens = false;
 
@@ -41,6 +43,11 @@ export class SaslSession {
 
   get principal(): string | undefined {
     return this.user;
+  }
+
+  /** The user the last judged step claimed to be (a failure's too), for throttling guesses. */
+  get claimedUser(): string {
+    return this.claimed;
   }
 
   /** Chooses the mechanism; false when it is not one brook offers. */
@@ -69,6 +76,7 @@ export class SaslSession {
     if (this.scram !== undefined) {
       const text = bytes.toString('utf8');
       if (!this.scram.awaitingFinal) return Buffer.from(this.scram.first(text));
+      this.claimed = this.scram.claimedUser ?? '';
       const serverFinal = this.scram.final(text);
       this.user = this.scram.principal;
       return Buffer.from(serverFinal);
@@ -81,6 +89,7 @@ export class SaslSession {
     const parts = bytes.toString('utf8').split('\u0000');
     if (parts.length !== 3) throw new AuthenticationError('SASL/PLAIN message must be authzid NUL user NUL password');
     const [authzid, user, password] = parts as [string, string, string];
+    this.claimed = user;
     if (authzid !== '' && authzid !== user) throw new AuthenticationError(`user '${user}' may not act as '${authzid}'`);
     const credentials = this.users.get(user);
     const [mechanism, credential] = credentials?.entries().next().value ?? [];

@@ -107,6 +107,11 @@ export class ScramExchange {
     return this.state !== undefined;
   }
 
+  /** The user the client-first message named, until client-final is judged. */
+  get claimedUser(): string | undefined {
+    return this.state?.user;
+  }
+
   /** The authenticated user, once `final` has succeeded. */
   get principal(): string | undefined {
     return this.user;

@@ -3,6 +3,7 @@
  * ApiVersions, SaslHandshake and SaslAuthenticate may be sent.
  */
 import { setTimeout as sleep } from 'node:timers/promises';
+import { LoginThrottle } from '../auth/login-throttle.js';
 import { SaslSession } from '../auth/sasl-session.js';
 import { ApiKey } from '../protocol/messages/apis.js';
 import { AuthenticationError } from '../auth/scram.js';
@@ -14,12 +15,20 @@ const BEFORE_AUTHENTICATION = new Set<number>([ApiKey.ApiVersions, ApiKey.SaslHa
 
 export class SaslGate {
   private readonly sessions = new WeakMap<ConnectionContext, SaslSession>();
+  /** Password guesses over SASL and in the console, answered a delay apart (Kafka's connection.failed.authentication.delay.ms). */
+  readonly logins: LoginThrottle;
 
   constructor(
     private readonly users: CredentialLookup,
-    /** Kafka's connection.failed.authentication.delay.ms: slows password guessing. */
-    readonly failedAuthenticationDelayMs: number,
-  ) {}
+    failedAuthenticationDelayMs: number,
+  ) {
+    this.logins = new LoginThrottle(failedAuthenticationDelayMs);
+  }
+
+  /** Waits until the answer to the connection's step, just judged, may go. */
+  answered(connection: ConnectionContext, failed: boolean): Promise<void> {
+    return sleep(this.logins.answerDelay(this.session(connection).claimedUser, connection.address, failed));
+  }
 
   session(connection: ConnectionContext): SaslSession {
     let session = this.sessions.get(connection);
@@ -30,7 +39,9 @@ export class SaslGate {
   /** A SASL token sent as a bare frame after a v0 handshake: the answer, size prefix included. */
   async bareToken(connection: ConnectionContext, frame: Buffer): Promise<Buffer> {
     try {
-      const token = this.session(connection).step(frame);
+      const session = this.session(connection);
+      const token = session.step(frame);
+      if (session.principal !== undefined) await this.answered(connection, false);
       const out = Buffer.allocUnsafe(4 + token.length);
       out.writeInt32BE(token.length, 0);
       token.copy(out, 4);
@@ -40,7 +51,7 @@ export class SaslGate {
       // With bare tokens there is no error response: the connection is closed, after the delay.
       // It takes nothing more meanwhile.
       connection.end();
-      await sleep(this.failedAuthenticationDelayMs);
+      await this.answered(connection, true);
       throw new RequestRejected(err.message);
     }
   }

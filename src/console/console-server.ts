@@ -21,6 +21,7 @@ import { listProducers } from './producers-api.js';
 import { replayLines } from './replay-api.js';
 import { createTopic, deleteTopic, describeTopic, listTopics } from './topics-api.js';
 import { loadWebFiles, type WebFile, type WebFiles } from './web-files.js';
+import { clientAddress } from '../server/host-port.js';
 
 export interface ConsoleOptions {
   readonly host: string;
@@ -56,7 +57,7 @@ export async function serveConsole(broker: BrokerContext, options: ConsoleOption
   const web = await loadWebFiles();
   const samples = new MetricSamples(broker.metrics, SAMPLE_MS, SAMPLES_KEPT);
   const events = new LiveEvents(broker.producerActivity, samples);
-  const logins = broker.credentials === undefined ? undefined : new Logins(broker.credentials, broker.config.failedAuthenticationDelayMs);
+  const logins = broker.credentials === undefined || broker.sasl === undefined ? undefined : new Logins(broker.credentials, broker.sasl.logins);
   const tls = broker.config.tls;
   let url = '';
   const routes: Route[] = [
@@ -88,7 +89,7 @@ export async function serveConsole(broker: BrokerContext, options: ConsoleOption
     }
     // A JSON body is what the page sends: a form posted from another site cannot be one without CORS' leave.
     const body = method === 'GET' || method === 'DELETE' ? undefined : await jsonBody(req);
-    if (pathname === '/api/login' && method === 'POST') return login(logins, body, tls !== undefined, res);
+    if (pathname === '/api/login' && method === 'POST') return login(logins, body, tls !== undefined, clientAddress(req.socket.remoteAddress ?? ''), res);
     if (pathname === '/api/logout' && method === 'POST') {
       logins?.logout(req.headers.cookie);
       return json(res, 200, {}, { 'set-cookie': cookie('', tls !== undefined, 0) });
@@ -191,11 +192,11 @@ function notFound(pathname: string): never {
   throw new ApiError(404, `no file ${pathname}`);
 }
 
-async function login(logins: Logins | undefined, body: unknown, secure: boolean, res: ServerResponse): Promise<void> {
+async function login(logins: Logins | undefined, body: unknown, secure: boolean, address: string, res: ServerResponse): Promise<void> {
   if (logins === undefined) return json(res, 200, { user: null });
   const { user, password } = (body ?? {}) as { user?: unknown; password?: unknown };
   if (typeof user !== 'string' || typeof password !== 'string') throw new ApiError(400, 'user and password must be strings');
-  const token = await logins.login(user, password);
+  const token = await logins.login(user, password, address);
   if (token === undefined) throw new ApiError(401, 'wrong user or password');
   json(res, 200, { user }, { 'set-cookie': cookie(token, secure, undefined) });
 }

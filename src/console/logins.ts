@@ -5,6 +5,7 @@
  */
 import { randomBytes } from 'node:crypto';
 import { setTimeout as sleep } from 'node:timers/promises';
+import type { LoginThrottle } from '../auth/login-throttle.js';
 import { SaslSession } from '../auth/sasl-session.js';
 import { AuthenticationError } from '../auth/scram.js';
 import type { CredentialLookup } from '../auth/users-file.js';
@@ -20,20 +21,22 @@ export class Logins {
 
   constructor(
     private readonly users: CredentialLookup,
-    private readonly failedDelayMs: number,
+    /** The broker's, which SASL's guesses share. */
+    private readonly throttle: LoginThrottle,
   ) {}
 
-  /** A new login's token, or undefined (after the failed-authentication delay) when the password is wrong. */
-  async login(user: string, password: string): Promise<string | undefined> {
+  /** A new login's token, or undefined when the password is wrong; answered as the throttle allows. */
+  async login(user: string, password: string, address: string): Promise<string | undefined> {
     const session = new SaslSession(this.users);
     session.handshake('PLAIN', false);
     try {
       session.step(Buffer.from(`\u0000${user}\u0000${password}`, 'utf8'));
     } catch (err) {
       if (!(err instanceof AuthenticationError)) throw err;
-      await sleep(this.failedDelayMs);
+      await sleep(this.throttle.answerDelay(user, address, true));
       return undefined;
     }
+    await sleep(this.throttle.answerDelay(user, address, false));
     const token = randomBytes(32).toString('base64url');
     this.logins.set(token, { user, ends: Date.now() + LOGIN_MS });
     if (this.logins.size > MAX_LOGINS) this.logins.delete(this.logins.keys().next().value!);

@@ -3,7 +3,6 @@
  * that nothing sent behind it is handled (no guess more, no request unauthenticated), and is
  * answered after a delay, before the connection closes, as Kafka does.
  */
-import { setTimeout as sleep } from 'node:timers/promises';
 import { AuthenticationError } from '../../auth/scram.js';
 import { ErrorCode } from '../../protocol/error-codes.js';
 import { SaslAuthenticateRequest, SaslAuthenticateResponse } from '../../protocol/messages/sasl-authenticate.js';
@@ -28,13 +27,16 @@ export function saslAuthenticate(gate: SaslGate) {
         return refuse(ErrorCode.ILLEGAL_SASL_STATE, 'SaslAuthenticate is only valid after SaslHandshake and before authentication completes');
       try {
         const authBytes = session.step(request.authBytes);
-        if (session.principal !== undefined) broker.logger.info({ connection: info.connection.id, user: session.principal }, 'authenticated');
+        if (session.principal !== undefined) {
+          broker.logger.info({ connection: info.connection.id, user: session.principal }, 'authenticated');
+          await gate.answered(info.connection, false);
+        }
         return { errorCode: ErrorCode.NONE, errorMessage: null, authBytes, sessionLifetimeMs: 0n };
       } catch (err) {
         if (!(err instanceof AuthenticationError)) throw err;
         broker.logger.warn({ connection: info.connection.id, remote: info.connection.remoteAddress }, err.message);
         const refused = refuse(ErrorCode.SASL_AUTHENTICATION_FAILED, err.message);
-        await sleep(gate.failedAuthenticationDelayMs);
+        await gate.answered(info.connection, true);
         return refused;
       }
     },
