@@ -11,7 +11,7 @@ import type { BrokerContext } from './broker-context.js';
 import { configAccessProblem, configResourceProblem, TOPIC_RESOURCE, type ResourceProblem } from './config-resources.js';
 import { AclOperation } from '../acl/acl-binding.js';
 import type { ConnectionContext } from '../server/connection.js';
-import { storageErrorCode } from './storage-error.js';
+import { storageFailure } from './storage-error.js';
 import { topicConfigValue } from './topic-configs.js';
 
 /** IncrementalAlterConfigs' operations; AlterConfigs' entries are each a SET. */
@@ -115,7 +115,8 @@ async function alterResource(broker: BrokerContext, resource: AlteredResource, v
     if (info === undefined) return { errorCode: ErrorCode.UNKNOWN_TOPIC_OR_PARTITION, errorMessage: `no topic '${resourceName}'` };
     broker.logger.info({ topic: resourceName, configs: info.configs }, 'topic configs altered');
   } catch (err) {
-    return { errorCode: err instanceof AlteredValueError ? ErrorCode.INVALID_CONFIG : storageErrorCode(err), errorMessage: (err as Error).message };
+    if (err instanceof AlteredValueError) return { errorCode: ErrorCode.INVALID_CONFIG, errorMessage: err.message };
+    return { errorCode: storageFailure(broker.logger, err, { topic: resourceName }, 'altering topic configs failed'), errorMessage: (err as Error).message };
   }
   return undefined;
 }

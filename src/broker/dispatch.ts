@@ -2,7 +2,8 @@
  * Turns a request frame into a response frame: header, version check, decode, installed faults,
  * handler, encode.
  * A request the broker cannot parse or does not serve closes its connection (as Kafka does),
- * except an unknown ApiVersions version, which is answered so the client can pick another.
+ * except an unknown ApiVersions version, which is answered so the client can pick another. One
+ * it serves is answered, even when its handler throws (`handler-call.ts`).
  */
 import { ProtocolError } from '../protocol/primitives/errors.js';
 import { Reader } from '../protocol/primitives/reader.js';
@@ -15,6 +16,7 @@ import { ApiKey } from '../protocol/messages/apis.js';
 import { unsupportedApiVersionsResponse } from './handlers/api-versions.js';
 import { RequestRejected } from './request-rejected.js';
 import { handleFaulted } from './faulted-request.js';
+import { callHandler } from './handler-call.js';
 import { decide } from '../faults/matching.js';
 import { named } from '../faults/request-layouts.js';
 
@@ -62,7 +64,7 @@ export function createDispatcher(table: ReadonlyMap<number, ApiHandler>, broker:
         return handleFaulted(outcome, names, handler, request, info, broker, (response) => encode(handler, apiVersion, correlationId, headerVersion, response));
       }
     }
-    const result = broker.metrics.timeRequest(apiKey, () => handler.handle(request, info, broker));
+    const result = callHandler(handler, request, info, broker);
     if (result instanceof Promise) {
       return result.then((response) => (response === undefined ? undefined : encode(handler, apiVersion, correlationId, headerVersion, response)));
     }

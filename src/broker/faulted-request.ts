@@ -7,6 +7,7 @@ import { setTimeout as sleep } from 'node:timers/promises';
 import type { ResponseBytes } from '../server/connection.js';
 import type { ApiHandler, HandlerResult, RequestInfo } from './api-handler.js';
 import type { BrokerContext } from './broker-context.js';
+import { callHandler } from './handler-call.js';
 import type { InstalledFault, Outcome } from '../faults/matching.js';
 import { addErrors, without, type Named, type NamedError } from '../faults/request-layouts.js';
 import { refusal } from '../faults/refusals.js';
@@ -36,7 +37,7 @@ export function handleFaulted(
   if (outcome.requestError !== undefined) result = refusal(apiKey, request, outcome.requestError);
   else {
     const rest = errors.length === 0 ? request : without(apiKey, request, new Set(outcome.errors.keys()));
-    result = broker.metrics.timeRequest(apiKey, () => handler.handle(rest, info, broker));
+    result = callHandler(handler, rest, info, broker);
   }
   return finish(result, errors, outcome, info, apiKey, encode);
 }

@@ -1,15 +1,21 @@
 /** The Kafka error for a storage change or read that failed. */
+import type { Logger } from 'pino';
+import { isIoError } from '../files/io-error.js';
 import { LogDamageError } from '../log/log-damage.js';
 import { ErrorCode } from '../protocol/error-codes.js';
+import { unexpectedError } from './unexpected-error.js';
 
 /**
- * KAFKA_STORAGE_ERROR when the file system refused (a full disk, a read-only one, a directory
- * gone): Kafka's answer for a log directory it cannot write, and retriable, where Kafka's
- * controller, which makes these changes there, has no such case; anything else is brook's own
- * failure, UNKNOWN_SERVER_ERROR.
+ * Logs a storage change or append that threw, and gives its Kafka error: KAFKA_STORAGE_ERROR when
+ * the file system refused (a full disk, a read-only one, a directory gone), Kafka's answer for a
+ * log directory it cannot write, and retriable, where Kafka's controller, which makes topic
+ * changes there, has no such case; any other exception is a bug, UNKNOWN_SERVER_ERROR, as Kafka's
+ * `ReplicaManager.appendToLocalLog` logs and answers any exception it does not expect.
  */
-export function storageErrorCode(err: unknown): number {
-  return typeof (err as NodeJS.ErrnoException | undefined)?.syscall === 'string' ? ErrorCode.KAFKA_STORAGE_ERROR : ErrorCode.UNKNOWN_SERVER_ERROR;
+export function storageFailure(logger: Logger, err: unknown, fields: object, what: string): number {
+  if (!isIoError(err)) return unexpectedError(logger, err, fields, what);
+  logger.error({ ...fields, err }, what);
+  return ErrorCode.KAFKA_STORAGE_ERROR;
 }
 
 /**

@@ -9,6 +9,7 @@
  */
 import { open, type FileHandle } from 'node:fs/promises';
 import { join } from 'node:path';
+import { IncompleteWriteError } from './io-error.js';
 import type { FlushPolicy } from '../settings/kinds.js';
 import { syncDir } from './durable-file.js';
 import { SnapshotStopped, type GenerationFiles, type Loaded } from './generation-files.js';
@@ -162,7 +163,7 @@ export class CompactedLog<Change> {
     const bytes = Buffer.concat(records);
     try {
       const { bytesWritten } = await this.active.write(bytes);
-      if (bytesWritten < bytes.length) throw new Error(`only ${bytesWritten} of ${bytes.length} bytes written to the ${this.what} log`);
+      if (bytesWritten < bytes.length) throw new IncompleteWriteError(`only ${bytesWritten} of ${bytes.length} bytes written to the ${this.what} log`);
     } catch (err) {
       // A part of these records left in the log would end the intact records there at the next
       // start, and take every later record with it.

@@ -1,6 +1,7 @@
 /** Reading and writing stored batches in a segment file. */
 import { writevSync } from 'node:fs';
 import type { FileHandle } from 'node:fs/promises';
+import { IncompleteWriteError } from '../files/io-error.js';
 import { BATCH_HEADER_SIZE, crcMatches, isControl, markerOf, readBatchHeader, type BatchHeader, type Marker } from '../protocol/record-batch.js';
 
 /** Where a read puts what it reads: memory of at least `size` bytes. */
@@ -38,7 +39,7 @@ export function writeAllAt(handle: FileHandle, buffers: Buffer[], position: numb
       }
     }
     const bytesWritten = writevSync(handle.fd, rest, position + done);
-    if (bytesWritten === 0) throw new Error(`write at ${position + done} made no progress`);
+    if (bytesWritten === 0) throw new IncompleteWriteError(`write at ${position + done} made no progress`);
     done += bytesWritten;
   }
   return total;

@@ -6,7 +6,7 @@ import { defineApi } from '../api-handler.js';
 import type { BrokerContext } from '../broker-context.js';
 import { answerEachNamedOnce } from '../named-once.js';
 import { assignmentProblem } from '../replica-assignments.js';
-import { storageErrorCode } from '../storage-error.js';
+import { storageFailure } from '../storage-error.js';
 
 type Wanted = CreatePartitionsRequest['topics'][number];
 type Result = CreatePartitionsResponse['results'][number];
@@ -40,8 +40,7 @@ async function growTopic(broker: BrokerContext, t: Wanted, validateOnly: boolean
     if ((await broker.storage.createPartitions(t.name, t.count)) === undefined) return unknownTopic(t.name);
   } catch (err) {
     if (err instanceof InvalidPartitionsError) return result(t.name, ErrorCode.INVALID_PARTITIONS, err.message);
-    broker.logger.error({ topic: t.name, err }, 'creating partitions failed');
-    return result(t.name, storageErrorCode(err), (err as Error).message);
+    return result(t.name, storageFailure(broker.logger, err, { topic: t.name }, 'creating partitions failed'), (err as Error).message);
   }
   broker.logger.info({ topic: t.name, partitions: t.count }, 'partitions created');
   return result(t.name, ErrorCode.NONE, null);

@@ -15,7 +15,7 @@ import { assignmentProblem } from '../replica-assignments.js';
 import { topicConfigEntries } from '../topic-configs.js';
 import { topicConfigProblem } from '../../log/topic-config.js';
 import { topicNameProblem } from '../../log/topic-name.js';
-import { storageErrorCode } from '../storage-error.js';
+import { storageFailure } from '../storage-error.js';
 
 type Result = CreateTopicsResponse['topics'][number];
 type Refusal = readonly [errorCode: number, errorMessage: string];
@@ -52,7 +52,7 @@ async function create(broker: BrokerContext, t: CreateTopicsRequestCreatableTopi
     } catch (err) {
       if (err instanceof TopicExistsError) return failure(t.name, [ErrorCode.TOPIC_ALREADY_EXISTS, err.message]);
       if (err instanceof TopicCollisionError) return failure(t.name, [ErrorCode.INVALID_TOPIC_EXCEPTION, err.message]);
-      return failure(t.name, [storageErrorCode(err), (err as Error).message]);
+      return failure(t.name, [storageFailure(broker.logger, err, { topic: t.name }, 'creating a topic failed'), (err as Error).message]);
     }
     broker.logger.info({ topic: t.name, partitions }, 'topic created');
   }

@@ -12,7 +12,7 @@ import { defineApi } from '../api-handler.js';
 import { mayDo } from '../access.js';
 import type { BrokerContext } from '../broker-context.js';
 import { answerEachNamedOnce } from '../named-once.js';
-import { storageErrorCode } from '../storage-error.js';
+import { storageFailure } from '../storage-error.js';
 
 type Wanted = DeleteTopicsRequest['topics'][number];
 type Result = DeleteTopicsResponse['responses'][number];
@@ -62,8 +62,8 @@ async function deleteOne(broker: BrokerContext, connection: ConnectionContext, w
   try {
     deleted = name === undefined ? undefined : await broker.storage.deleteTopic(name, byId?.topicId);
   } catch (err) {
-    broker.logger.error({ topic: name, err }, 'deleting a topic failed');
-    return { name: w.name, topicId: w.topicId, errorCode: storageErrorCode(err), errorMessage: (err as Error).message };
+    const errorCode = storageFailure(broker.logger, err, { topic: name }, 'deleting a topic failed');
+    return { name: w.name, topicId: w.topicId, errorCode, errorMessage: (err as Error).message };
   }
   if (deleted === undefined) {
     const errorCode = w.name === null ? ErrorCode.UNKNOWN_TOPIC_ID : ErrorCode.UNKNOWN_TOPIC_OR_PARTITION;

@@ -1,7 +1,7 @@
 /**
  * ListOffsets: earliest (-2), latest (-1), the record with the largest timestamp (-3, v7+), or
  * the first record at or after a timestamp. Under read_committed (v2+) the latest is the last
- * stable offset, and a record found at or past it is not told, as Kafka answers.
+ * stable offset, and a record found at or past it is not told; the earliest is the log start.
  */
 import { ErrorCode } from '../../protocol/error-codes.js';
 import { ListOffsetsRequest, ListOffsetsResponse } from '../../protocol/messages/list-offsets.js';
@@ -63,14 +63,18 @@ export const listOffsets = defineApi({
   },
 });
 
+/**
+ * As Kafka's `Partition.fetchOffsetForTimestamp`: the earliest is the log start whatever the
+ * isolation level; only the latest and a look-up by timestamp stop at the last stable offset.
+ */
 async function lookup(log: PartitionLog, timestamp: bigint, committed: boolean): Promise<{ offset: number; timestamp: number } | undefined> {
+  if (timestamp === EARLIEST) return { offset: log.logStartOffset, timestamp: -1 };
   if (timestamp === LATEST) return { offset: committed ? log.lastStableOffset : log.highWatermark, timestamp: -1 };
   const found = await lookupTime(log, timestamp);
   return committed && found !== undefined && found.offset >= log.lastStableOffset ? undefined : found;
 }
 
 async function lookupTime(log: PartitionLog, timestamp: bigint): Promise<{ offset: number; timestamp: number } | undefined> {
-  if (timestamp === EARLIEST) return { offset: log.logStartOffset, timestamp: -1 };
   const target = timestamp === MAX_TIMESTAMP ? await log.maxTimestamp() : Number(timestamp);
   if (target < 0) return undefined;
   // As Kafka: the first record at or after the log start whose timestamp reaches the target; a

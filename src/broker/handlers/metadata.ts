@@ -10,7 +10,7 @@ import { LEADER_EPOCH, NODE_ID } from '../config.js';
 import { topicNameProblem } from '../../log/topic-name.js';
 import { TopicCollisionError, TopicExistsError, type TopicInfo } from '../../log/storage.js';
 import type { BrokerContext } from '../broker-context.js';
-import { storageErrorCode } from '../storage-error.js';
+import { storageFailure } from '../storage-error.js';
 
 type ResponseTopic = MetadataResponse['topics'][number];
 
@@ -85,8 +85,7 @@ async function autoCreate(broker: BrokerContext, name: string): Promise<Response
   } catch (err) {
     if (err instanceof TopicExistsError) return describeTopic(err.existing);
     if (err instanceof TopicCollisionError) return errorTopic(name, ZERO_UUID, ErrorCode.INVALID_TOPIC_EXCEPTION);
-    broker.logger.error({ topic: name, err }, 'creating a topic on metadata request failed');
-    return errorTopic(name, ZERO_UUID, storageErrorCode(err));
+    return errorTopic(name, ZERO_UUID, storageFailure(broker.logger, err, { topic: name }, 'creating a topic on metadata request failed'));
   }
 }
 

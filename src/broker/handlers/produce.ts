@@ -28,6 +28,7 @@ import { validateOffThread } from '../batch-checks-thread.js';
 import type { BrokerContext } from '../broker-context.js';
 import { LEADER_EPOCH } from '../config.js';
 import { takeTurn, turnsWaiting } from '../partition-turns.js';
+import { storageFailure } from '../storage-error.js';
 import { topicConfigValue } from '../topic-configs.js';
 
 type PartitionResponse = ProduceResponsePartitionProduceResponse;
@@ -248,8 +249,8 @@ function store(
   try {
     baseOffset = verdict.kind === 'duplicate' ? verdict.baseOffset : log.append(batch, header, now);
   } catch (err) {
-    // The partition's log has failed (a write error); it takes nothing until a restart.
-    response.errorCode = ErrorCode.KAFKA_STORAGE_ERROR;
+    // The partition's log has failed (a write error; it takes nothing until a restart), or a bug.
+    response.errorCode = storageFailure(broker.logger, err, { topic, partition: index }, 'append failed');
     response.errorMessage = (err as Error).message;
     return [];
   }
@@ -319,8 +320,7 @@ function durable(broker: BrokerContext, log: PartitionLog, topic: string, index:
   return log.whenWritten(lastOffset).then(
     () => broker.waiters.notify(topic, index),
     (err: unknown) => {
-      broker.logger.error({ topic, partition: index, err }, 'append failed');
-      response.errorCode = ErrorCode.KAFKA_STORAGE_ERROR;
+      response.errorCode = storageFailure(broker.logger, err, { topic, partition: index }, 'append failed');
       response.baseOffset = -1n;
     },
   );
