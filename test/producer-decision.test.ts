@@ -7,7 +7,15 @@
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import fc from 'fast-check';
-import { decide, UNCHECKED, type CoordinatorView, type PartitionProducer, type ProducerBatch, type RefusalKind } from '../src/idempotence/producer-decision.js';
+import {
+  decide,
+  epochBump,
+  UNCHECKED,
+  type CoordinatorView,
+  type PartitionProducer,
+  type ProducerBatch,
+  type RefusalKind,
+} from '../src/idempotence/producer-decision.js';
 import type { Appended, PartitionLog } from '../src/log/partition-log.js';
 import { markerBatch, readBatchHeader, type Marker } from '../src/protocol/record-batch.js';
 import { batch, crashImage, openLog, tempDir } from './helpers/log.js';
@@ -197,4 +205,13 @@ test('recovery’s replay takes what the log holds, whatever a client append wou
     ],
     txnStart: 0,
   });
+});
+
+test('InitProducerId bumps a named epoch once, answers a retry of the bump the same, and fences any other', () => {
+  assert.deepEqual(epochBump(-1, 0), { kind: 'bump', epoch: 1 });
+  assert.deepEqual(epochBump(4, 4), { kind: 'bump', epoch: 5 });
+  assert.deepEqual(epochBump(4, 3), { kind: 'again', epoch: 4 });
+  assert.deepEqual(epochBump(4, 2), { kind: 'fenced' });
+  assert.deepEqual(epochBump(4, 5), { kind: 'fenced' });
+  assert.deepEqual(epochBump(-1, 32767), { kind: 'new_id' });
 });

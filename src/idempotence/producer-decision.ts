@@ -5,7 +5,7 @@
  * epoch and window (rules.ts), the newest epoch InitProducerId handed out, and the producer's
  * transaction, both as the partition saw it (markers end it) and as its coordinator holds it.
  */
-import { check, windowAfter, type ProducerState, type SequencedBatch } from './rules.js';
+import { check, MAX_EPOCH, windowAfter, type ProducerState, type SequencedBatch } from './rules.js';
 
 /** A producer's state on one partition: the lesson's epoch and window, and its open transaction there. */
 export interface PartitionProducer extends ProducerState {
@@ -111,4 +111,25 @@ function accepted(state: PartitionProducer | undefined, batch: ProducerBatch, ba
   const open = state === undefined ? -1 : state.txnStart;
   const txnStart = batch.transactional && open < 0 ? baseOffset : open;
   return { kind: 'append', baseOffset, next: { epoch: batch.epoch, window: windowAfter(state, batch, baseOffset), txnStart } };
+}
+
+/** InitProducerId's answer to an idempotent producer naming its id and epoch (KIP-360). */
+export type EpochBump =
+  /** The next epoch, to be recorded as the newest before it is handed out. */
+  | { readonly kind: 'bump'; readonly epoch: number }
+  /** The bump just made, asked again (its answer was lost): the same epoch, nothing recorded. */
+  | { readonly kind: 'again'; readonly epoch: number }
+  /** An epoch that is neither the newest nor the one before the last bump. */
+  | { readonly kind: 'fenced' }
+  /** The id's epochs are used up: a new producer id. */
+  | { readonly kind: 'new_id' };
+
+/**
+ * What InitProducerId hands a producer naming epoch `named`, given the newest epoch handed its id
+ * (-1 if none): as Kafka's coordinator answers a retry naming the epoch before its last bump.
+ */
+export function epochBump(newest: number, named: number): EpochBump {
+  if (newest >= 0 && named === newest - 1) return { kind: 'again', epoch: newest };
+  if (newest >= 0 && named !== newest) return { kind: 'fenced' };
+  return named < MAX_EPOCH ? { kind: 'bump', epoch: named + 1 } : { kind: 'new_id' };
 }
