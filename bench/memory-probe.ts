@@ -1,7 +1,8 @@
 /**
  * Run by memory.ts as `node --expose-gc … memory-probe.ts PRODUCERS BATCHES`: memory growth for
  * PRODUCERS producer states held the way a partition holds them (ProducerStates, fed through
- * apply() as appends and recovery feed it), each after BATCHES batches. Prints {"bytesPerState":..}.
+ * replay(), which recovery feeds and which takes the producer decision appends take), each after
+ * BATCHES batches. Prints {"bytesPerState":..}.
  */
 import { ProducerStates } from '../src/log/producer-states.js';
 import type { BatchHeader } from '../src/protocol/record-batch.js';
@@ -31,7 +32,7 @@ function fill(count: number): ProducerStates {
         baseSequence: b * 100,
         recordCount: 100,
       };
-      states.apply(header, offset, now);
+      states.replay(header, offset, now);
       offset += 100;
     }
   }

@@ -51,7 +51,9 @@ async function worstAcrossRolls(producers: number, rolls: number, segmentBytes: 
       const writer = i % WRITERS;
       const b = producerBatch(writer, seqs[writer]!, 10);
       seqs[writer]! += 10;
-      const base = log.append(b.bytes, b.header, Date.now());
+      const appended = log.append(b.bytes, b.header, Date.now());
+      if (appended.kind !== 'append') throw new Error(`batch refused: ${appended.kind}`);
+      const base = appended.baseOffset;
       written += b.bytes.length;
       pending.push(
         log.whenWritten(base).then(() => {

@@ -7,7 +7,7 @@ import type { PartitionLog } from '../src/log/partition-log.js';
 import { offsetFileName, parseOffsetFileName } from '../src/log/segment.js';
 import { readBatchHeader, storedRecords } from '../src/protocol/record-batch.js';
 import { buildBatch, type TestRecord } from './helpers/batch.js';
-import { batchesIn, closeAtEnd, producerView, readAll, tempDir } from './helpers/log.js';
+import { batchesIn, closeAtEnd, producerView, readAll, tempDir, written as writtenAt } from './helpers/log.js';
 import { seeded } from './helpers/seeded.js';
 
 const DAY = 24 * 3600 * 1000;
@@ -24,7 +24,8 @@ interface Written {
 async function fill(log: PartitionLog, batches: number, seed: number, now = Date.now()): Promise<Written[]> {
   const random = seeded(seed);
   const written: Written[] = [];
-  let sequence = 0;
+  // Producer 7 numbers on from its last batch in the log, if any.
+  let sequence = (log.producerState(7n)?.state.window.at(-1)?.lastSeq ?? -1) + 1;
   for (let i = 0; i < batches; i++) {
     const records: TestRecord[] = Array.from({ length: 1 + Math.floor(random() * 3) }, () => {
       const key = `k${Math.floor(random() * 20)}`;
@@ -33,7 +34,7 @@ async function fill(log: PartitionLog, batches: number, seed: number, now = Date
     const idempotent = i % 5 === 0;
     const bytes = buildBatch(records, idempotent ? { producerId: 7n, producerEpoch: 0, baseSequence: sequence, baseTimestamp: now } : { baseTimestamp: now });
     if (idempotent) sequence += records.length;
-    const base = log.append(bytes, readBatchHeader(bytes), now);
+    const base = writtenAt(log.append(bytes, readBatchHeader(bytes), now));
     records.forEach((r, j) => written.push({ offset: base + j, key: r.key!.toString(), tombstone: r.value === null }));
   }
   await log.whenWritten(log.logEndOffset - 1);

@@ -80,7 +80,7 @@ function layOut(writes: readonly Written[], cuts: readonly boolean[]): Log {
 /** Producer state replayed from `headers`, by producer id. */
 function replay(headers: readonly BatchHeader[]): unknown[] {
   const states = new ProducerStates();
-  for (const header of headers) states.apply(header, header.baseOffset, 0);
+  for (const header of headers) states.replay(header, header.baseOffset, 0);
   return [...states.entries()].sort(([a], [b]) => (a < b ? -1 : 1));
 }
 
@@ -92,7 +92,7 @@ function rulesFor(log: Log, mapped: number, tombstonesBefore: number, mapBytes =
     for (const r of batch.records) if (r.key !== undefined) map.put(r.key, r.offset);
   }
   const states = new ProducerStates();
-  for (const header of log.headers) states.apply(header, header.baseOffset, 0);
+  for (const header of log.headers) states.replay(header, header.baseOffset, 0);
   const producerBatches = new Set([...states.entries()].flatMap(([, entry]) => entry.state.window.map((w) => w.baseOffset)));
   return { latest: (key) => map.get(key), tombstonesBefore, producerBatches };
 }

@@ -94,7 +94,7 @@ test('a writer of 3,000 producers SIGKILLed across rolls leaves only whole snaps
       checked++;
     }
     const { header } = source.next().value!;
-    replayed.apply(header, offset, 0);
+    replayed.replay(header, offset, 0);
     offset += header.recordCount;
   }
   assert.equal(checked, snapshots.length, 'every snapshot is at a batch boundary');

@@ -110,7 +110,7 @@ test('a snapshot of the first format, without write times, loads whole; its prod
   const states = new ProducerStates();
   let offset = 0;
   for (const b of traffic()) {
-    states.apply(b.header, offset, 5_000);
+    states.replay(b.header, offset, 5_000);
     offset += b.header.recordCount;
   }
   const current = states.encode(42);

@@ -7,7 +7,18 @@ import { LogDamageError } from '../src/log/log-damage.js';
 import { readRecoveryPoint } from '../src/log/partition-files.js';
 import type { PartitionLog } from '../src/log/partition-log.js';
 import { readBatchHeader } from '../src/protocol/record-batch.js';
-import { appendAll, batchesIn, crashImage, openLog, producerBatches, producerView, readAll, tempDir, type TestBatch } from './helpers/log.js';
+import {
+  appendAll,
+  batchesIn,
+  crashImage,
+  openLog,
+  producerBatches,
+  producerView,
+  readAll,
+  tempDir,
+  written as appendedAt,
+  type TestBatch,
+} from './helpers/log.js';
 
 const SMALL = { segmentBytes: 1500, indexIntervalBytes: 200 };
 
@@ -124,7 +135,7 @@ for (const chop of [1, 30, 61, 'all but 1 byte of the last batch', 'into the bat
 
     // The log goes on from there, and survives another reopen.
     const next = producerBatches(9n, [2])[0]!;
-    assert.equal(recovered.append(next.bytes, next.header, Date.now()), end);
+    assert.equal(appendedAt(recovered.append(next.bytes, next.header, Date.now())), end);
     await recovered.close();
     const reopened = await openLog(t, image, SMALL);
     assert.deepEqual(

@@ -3,7 +3,7 @@ import assert from 'node:assert/strict';
 import { readdir } from 'node:fs/promises';
 import { check } from '../src/idempotence/rules.js';
 import { offsetFileName } from '../src/log/segment.js';
-import { appendAll, batch, crashImage, openLog, producerBatches, readAll, tempDir } from './helpers/log.js';
+import { appendAll, batch, crashImage, openLog, producerBatches, readAll, tempDir, written } from './helpers/log.js';
 
 const DAY = 86_400_000;
 
@@ -47,7 +47,7 @@ test('retention right after a roll, before the new segment is first written, lea
   await log.whenWritten(log.logEndOffset - 1);
   // This batch rolls: every offset of the old segment is below the high watermark, but the writer
   // has not yet moved to the new one, which seals the old one at its first write.
-  const rolled = log.append(batch(3).bytes, batch(3).header, Date.now());
+  const rolled = written(log.append(batch(3).bytes, batch(3).header, Date.now()));
   assert.ok(rolled > 0);
   await log.enforceRetention(Date.now());
   await log.whenWritten(rolled);

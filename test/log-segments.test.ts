@@ -7,7 +7,7 @@ import type { PartitionLog } from '../src/log/partition-log.js';
 import { offsetFileName } from '../src/log/segment.js';
 import { readBatchHeader } from '../src/protocol/record-batch.js';
 import { buildBatch } from './helpers/batch.js';
-import { appendAll, batch, batchesIn, openLog, readAll, tempDir, type TestBatch } from './helpers/log.js';
+import { appendAll, batch, batchesIn, openLog, readAll, tempDir, written, type TestBatch } from './helpers/log.js';
 
 const SMALL = { segmentBytes: 2000, indexIntervalBytes: 256 };
 
@@ -211,7 +211,7 @@ test('whenWritten resolves in order and only once the batch is readable', async 
   const log = await openLog(t, dir);
   const order: number[] = [];
   const waits = [batch(2), batch(3), batch(1)].map((b) => {
-    const base = log.append(b.bytes, b.header, Date.now());
+    const base = written(log.append(b.bytes, b.header, Date.now()));
     return log.whenWritten(base).then(() => {
       order.push(base);
       assert.ok(log.highWatermark > base);

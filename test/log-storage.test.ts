@@ -6,7 +6,7 @@ import { DurableJsonFile } from '../src/files/durable-file.js';
 import { PartitionLog } from '../src/log/partition-log.js';
 import { ProducerEpochs } from '../src/log/producer-epochs.js';
 import { Storage, TopicExistsError } from '../src/log/storage.js';
-import { batch, closeAtEnd, crashImage, openLog, readAll, tempDir } from './helpers/log.js';
+import { appendAll, batch, closeAtEnd, crashImage, openLog, readAll, tempDir } from './helpers/log.js';
 
 const UUID = /^[0-9a-f]{8}-[0-9a-f]{4}-4[0-9a-f]{3}-[89ab][0-9a-f]{3}-[0-9a-f]{12}$/;
 
@@ -161,7 +161,7 @@ test('under flush always whenWritten resolves once the batch is on disk', async 
   await storage.createTopic('durable', 1);
   const log = storage.partition('durable', 0)!;
   const batches = [batch(1), batch(2), batch(3)];
-  const written = batches.map((b) => log.whenWritten(log.append(b.bytes, b.header, Date.now())));
+  const written = batches.map((b) => log.whenWritten(appendAll(log, [b])[0]!));
   assert.equal(log.highWatermark, 0);
   await Promise.all(written);
   assert.equal(log.highWatermark, 6);

@@ -8,7 +8,8 @@ import assert from 'node:assert/strict';
 import fc from 'fast-check';
 import { markerBatch, readBatchHeader, type Marker } from '../src/protocol/record-batch.js';
 import type { PartitionLog } from '../src/log/partition-log.js';
-import { batch, crashImage, openLog, tempDir } from './helpers/log.js';
+import { UNCHECKED } from '../src/idempotence/producer-decision.js';
+import { batch, crashImage, openLog, tempDir, written } from './helpers/log.js';
 
 const SMALL = { segmentBytes: 600, indexIntervalBytes: 100 };
 
@@ -38,12 +39,12 @@ function play(log: PartitionLog, steps: readonly Step[], model: Model): void {
     const id = BigInt(step.producer);
     if (step.kind === 'data') {
       const b = batch(step.count, { producerId: id, producerEpoch: 0, baseSequence: seq.get(id) ?? 0, transactional: true });
-      const offset = log.append(b.bytes, b.header, Date.now());
+      const offset = written(log.append(b.bytes, b.header, Date.now()));
       seq.set(id, (seq.get(id) ?? 0) + step.count);
       if (!model.open.has(id)) model.open.set(id, offset);
     } else if (model.open.has(id)) {
       const m = markerBatch(id, 0, step.marker, 0, Date.now());
-      const offset = log.append(m, readBatchHeader(m), Date.now(), step.marker);
+      const offset = written(log.append(m, readBatchHeader(m), Date.now(), UNCHECKED, step.marker));
       if (step.marker === 'abort') model.aborted.push({ producerId: id, firstOffset: model.open.get(id)!, lastOffset: offset });
       model.open.delete(id);
     }

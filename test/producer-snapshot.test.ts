@@ -64,11 +64,11 @@ test('a snapshot holds exactly the state at its offset, whatever is appended or 
         now++;
         if (o.kind === 'batch') {
           const attributes = o.transactional ? TRANSACTIONAL : 0;
-          states.apply(header(IDS[o.producer]!, epochs[o.producer]!, seqs[o.producer]!, o.count, attributes, now), offset, now);
+          states.replay(header(IDS[o.producer]!, epochs[o.producer]!, seqs[o.producer]!, o.count, attributes, now), offset, now);
           seqs[o.producer]! += o.count;
           offset += o.count;
         } else if (o.kind === 'marker') {
-          states.apply(header(IDS[o.producer]!, epochs[o.producer]!, -1, 1, TRANSACTIONAL | CONTROL, now), offset, now, o.abort ? 'abort' : 'commit');
+          states.replay(header(IDS[o.producer]!, epochs[o.producer]!, -1, 1, TRANSACTIONAL | CONTROL, now), offset, now, o.abort ? 'abort' : 'commit');
           offset++;
         } else if (o.kind === 'newEpoch') {
           epochs[o.producer]!++;
@@ -113,7 +113,7 @@ test('a column that cannot grow (memory refused) leaves the states as they were:
   const states = new ProducerStates();
   let offset = 0;
   // Up to the columns' first capacity, so that the next producer grows them.
-  for (let id = 100n; id < 164n; id++) states.apply(header(id), offset++, 1);
+  for (let id = 100n; id < 164n; id++) states.replay(header(id), offset++, 1);
   const RealFloat64Array = globalThis.Float64Array;
   let refuse = true;
   globalThis.Float64Array = new Proxy(RealFloat64Array, {
@@ -126,11 +126,11 @@ test('a column that cannot grow (memory refused) leaves the states as they were:
     },
   });
   try {
-    assert.throws(() => states.apply(header(500n), offset, 1), RangeError);
+    assert.throws(() => states.replay(header(500n), offset, 1), RangeError);
   } finally {
     globalThis.Float64Array = RealFloat64Array;
   }
-  states.apply(header(501n), offset++, 1);
+  states.replay(header(501n), offset++, 1);
   const ids = [...states.entries()].map(([id]) => id);
   assert.equal(ids.length, 65);
   assert.ok(!ids.includes(0n) && !ids.includes(500n) && ids.includes(501n), 'no producer that was never stored');

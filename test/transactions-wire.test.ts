@@ -237,3 +237,19 @@ test("a transactional id never initialised is INVALID_PRODUCER_ID_MAPPING to eve
     { producerId: 5n, topics: [{ name: 'unknown-id', partitions: [{ partitionIndex: 0, errorCode: ErrorCode.CLUSTER_AUTHORIZATION_FAILED }] }] },
   ]);
 });
+
+test('a plain batch of a producer with an open transaction on the partition is INVALID_TXN_STATE and appends nothing', async () => {
+  await createTopic(client, 'tangled', 1);
+  const p = new WireTxnProducer(client, 'tangled-tx');
+  await p.init();
+  assert.deepEqual(await p.add('tangled', [0]), [ErrorCode.NONE]);
+  assert.equal((await p.send('tangled', 0, 2, 't')).errorCode, ErrorCode.NONE);
+  // The same producer id and epoch, the next sequence, without the transactional flag.
+  const plain = valuesBatch(1, { producerId: p.producerId, producerEpoch: p.epoch, baseSequence: 2 }, 'plain');
+  assert.equal((await produceBatch(client, 'tangled', 0, plain)).errorCode, ErrorCode.INVALID_TXN_STATE);
+  assert.equal((await readPartition(client, 'tangled', 0, false)).highWatermark, 2, 'nothing appended');
+  assert.equal(await p.end(false), ErrorCode.NONE);
+  const all = await readPartition(client, 'tangled', 0, false);
+  assert.deepEqual([all.values, all.markers, all.highWatermark], [['t0', 't1'], ['abort'], 3], 'the data batch and the marker only');
+  assert.deepEqual((await readPartition(client, 'tangled', 0, true)).values, [], 'all of it aborted');
+});

@@ -1,4 +1,5 @@
 /** What the transaction coordinator's decisions act on: markers appended to partition logs, offsets stored for groups. */
+import { UNCHECKED } from '../idempotence/producer-decision.js';
 import type { GroupCoordinator } from '../groups/group-coordinator.js';
 import type { Storage } from '../log/storage.js';
 import { assignPartitionLeaderEpoch, markerBatch, readBatchHeader } from '../protocol/record-batch.js';
@@ -18,8 +19,10 @@ export function txnParticipants(storage: Storage, groups: GroupCoordinator, wait
       const now = Date.now();
       const batch = markerBatch(producerId, epoch, marker, COORDINATOR_EPOCH, now);
       assignPartitionLeaderEpoch(batch, 0, LEADER_EPOCH);
-      const offset = log.append(batch, readBatchHeader(batch), now, marker);
-      await log.whenWritten(offset);
+      const appended = log.append(batch, readBatchHeader(batch), now, UNCHECKED, marker);
+      // The coordinator's epoch only grows, so the partition never saw a newer one: a refusal is a bug.
+      if (appended.kind !== 'append') throw new Error(`the ${marker} marker of producer ${producerId} at epoch ${epoch} was refused: ${appended.kind}`);
+      await log.whenWritten(appended.baseOffset);
       // Read_committed fetches waiting on the partition may read further now.
       waiters.notify(topic, partition);
     },

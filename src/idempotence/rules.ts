@@ -69,6 +69,11 @@ export function check(state: ProducerState | undefined, batch: SequencedBatch): 
 
 /** The state after `batch`, judged `append`, was written at `baseOffset`. */
 export function commit(state: ProducerState | undefined, batch: SequencedBatch, baseOffset: number): ProducerState {
+  return { epoch: batch.epoch, window: windowAfter(state, batch, baseOffset) };
+}
+
+/** The window after `batch`, judged `append`, was written at `baseOffset`. */
+export function windowAfter(state: ProducerState | undefined, batch: SequencedBatch, baseOffset: number): WindowEntry[] {
   // A new epoch drops the old numbering's window; otherwise the newest WINDOW_SIZE − 1 stay.
   const old = state === undefined || state.epoch !== batch.epoch ? [] : state.window;
   const kept = Math.min(old.length, WINDOW_SIZE - 1);
@@ -76,5 +81,5 @@ export function commit(state: ProducerState | undefined, batch: SequencedBatch, 
   const window = new Array<WindowEntry>(kept + 1);
   for (let i = 0; i < kept; i++) window[i] = old[old.length - kept + i]!;
   window[kept] = { firstSeq: batch.firstSeq, lastSeq: lastSequence(batch.firstSeq, batch.count), baseOffset };
-  return { epoch: batch.epoch, window };
+  return window;
 }

@@ -9,6 +9,7 @@
  *   segment-roll.ts (both pure);
  * - housekeeping in the background: background-tasks.ts; its timers: partition-timers.ts.
  */
+import { UNCHECKED, type AppendContext, type Refused } from '../idempotence/producer-decision.js';
 import { unbounded } from '../memory/memory-budget.js';
 import { assignBaseOffset, type BatchHeader, type Marker } from '../protocol/record-batch.js';
 import type { ReadMemory } from './batch-file.js';
@@ -29,6 +30,15 @@ import { TailCache } from './tail-cache.js';
 
 export type { AbortedTxn, ProducerEntry } from './producer-states.js';
 export type { RecoveryReport } from './recovery.js';
+
+/** What became of a batch given to append: written, or a duplicate (its first copy's offset), or refused. */
+export type Appended = Written | Refused;
+
+/** A batch written at `baseOffset`, or a duplicate whose first copy was. */
+export interface Written {
+  readonly kind: 'append' | 'duplicate';
+  readonly baseOffset: number;
+}
 
 /** An offset the log start cannot move to. */
 export class OffsetOutOfRangeError extends RangeError {}
@@ -162,16 +172,21 @@ export class PartitionLog {
   }
 
   /**
-   * Appends a batch the caller has validated and, for producerId >= 0, checked with the
-   * idempotence rules: writes its base offset into `batch` and copies it, so the caller may
-   * reuse `batch`'s memory once this returns. Returns the base offset. `marker` says what a
-   * control batch marks.
+   * Appends a batch the caller has validated, if the producer decision
+   * (idempotence/producer-decision.ts) accepts it, as Kafka's UnifiedLog.append asks
+   * ProducerAppendInfo: writes its base offset into `batch` and copies it, so the caller may reuse
+   * `batch`'s memory once this returns. A duplicate or refused batch changes nothing. `context`
+   * is what the broker knows of the producer beyond the partition; `marker` says what a control
+   * batch marks.
    */
-  append(batch: Buffer, header: BatchHeader, now: number, marker?: Marker): number {
+  append(batch: Buffer, header: BatchHeader, now: number, context: AppendContext = UNCHECKED, marker?: Marker): Appended {
     if (this.writer.failed) throw this.writer.failedError();
     if (this.closing !== undefined) throw new Error(`partition log ${this.dir} is closed`);
     if (header.size !== batch.length) throw new RangeError(`batch holds ${batch.length} bytes, its header says ${header.size}`);
     const baseOffset = this.logEnd;
+    // Before the log is touched: a duplicate or refused batch changes nothing.
+    const decision = this.states.decide(header, baseOffset, context);
+    if (decision !== undefined && decision.kind !== 'append') return decision;
     const end = baseOffset + header.lastOffsetDelta + 1;
     let segment = this.segments.active;
     if (shouldRoll(segment, header, baseOffset, now, this.activeSince, this.options)) segment = this.roll(now);
@@ -179,11 +194,11 @@ export class PartitionLog {
     // Copied before any state changes, so that a failed allocation leaves the log as it was.
     const staged = this.writer.stage(batch);
     segment.place(baseOffset, header, this.options.indexIntervalBytes);
-    this.states.apply(header, baseOffset, now, marker);
+    if (decision !== undefined) this.states.apply(header.producerId, decision, header.maxTimestamp, now, marker);
     this.logEnd = end;
     this.tail.push(baseOffset, end, staged);
     this.writer.enqueue(segment, staged, end);
-    return baseOffset;
+    return decision ?? { kind: 'append', baseOffset };
   }
 
   /** Runs with `options` from now on: retention from its next check, segment sizes from the next roll. */

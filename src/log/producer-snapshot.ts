@@ -151,11 +151,8 @@ export function decodeSnapshot(bytes: Buffer, loadedAt: number, table: ProducerT
         });
       }
       const slot = table.add(id);
-      table.set(slot, { epoch, window }, lastTimestamp, writtenAt);
-      if (txnStart >= 0) {
-        table.setTxnStart(slot, txnStart);
-        open.push([id, txnStart]);
-      }
+      table.set(slot, { epoch, window, txnStart }, lastTimestamp, writtenAt);
+      if (txnStart >= 0) open.push([id, txnStart]);
     }
     if (version >= 3) {
       for (let n = bytes.readUInt32BE(pos), i = 0; i < n; i++) {

@@ -4,7 +4,16 @@
  * producer state and .txnindex keep them), and its snapshots (format: producer-snapshot.ts).
  * States are packed in a ProducerTable; the rules' states are made from it when asked for.
  */
-import { commit, WINDOW_SIZE, type ProducerState } from '../idempotence/rules.js';
+import {
+  decide,
+  REPLAY,
+  type Accepted,
+  type AppendContext,
+  type Decision,
+  type PartitionProducer,
+  type ProducerBatch,
+} from '../idempotence/producer-decision.js';
+import { WINDOW_SIZE } from '../idempotence/rules.js';
 import { isControl, isTransactional, type BatchHeader, type Marker } from '../protocol/record-batch.js';
 import { decodeSnapshot, SnapshotEncoding, type AbortedTxn } from './producer-snapshot.js';
 import { FREE_SLOT, ProducerTable } from './producer-table.js';
@@ -12,7 +21,7 @@ import { FREE_SLOT, ProducerTable } from './producer-table.js';
 export type { AbortedTxn } from './producer-snapshot.js';
 
 export interface ProducerEntry {
-  readonly state: ProducerState;
+  readonly state: PartitionProducer;
   /** maxTimestamp of the producer's newest batch, the client's clock (DescribeProducers shows it). */
   readonly lastTimestamp: number;
   /**
@@ -62,34 +71,37 @@ export class ProducerStates {
   }
 
   /**
-   * The one way state follows the log: appends and recovery's replay both come through here.
-   * `marker` says what a control batch marks.
+   * The producer decision (idempotence/producer-decision.ts) on a batch about to be appended at
+   * `baseOffset`; changes nothing. Undefined for a batch of no producer (producer id -1).
    */
-  apply(header: BatchHeader, baseOffset: number, writtenAt: number, marker?: Marker): void {
+  decide(header: BatchHeader, baseOffset: number, context: AppendContext | typeof REPLAY): Decision | undefined {
     const id = header.producerId;
-    if (id < 0n) return;
+    if (id < 0n) return undefined;
+    const slot = this.table.slotOf(id);
+    return decide(slot === undefined ? undefined : this.table.state(slot), producerBatch(header), baseOffset, context);
+  }
+
+  /**
+   * The one way state follows the log: the state `accepted` gives, for a batch of `producerId`
+   * written with `lastTimestamp`; `marker` says what a control batch marks.
+   */
+  apply(producerId: bigint, accepted: Accepted, lastTimestamp: number, writtenAt: number, marker?: Marker): void {
     const t = this.table;
-    const known = t.slotOf(id);
-    const previous = known === undefined ? undefined : t.state(known);
-    const slot = known ?? t.add(id);
-    if (isControl(header.attributes)) {
-      // A marker carries no sequence: it moves the epoch (a new one starts a new numbering) and ends the transaction.
-      const state: ProducerState = previous?.epoch === header.producerEpoch ? previous : { epoch: header.producerEpoch, window: [] };
-      t.set(slot, state, header.maxTimestamp, writtenAt);
-      const firstOffset = this.openTxns.get(id);
-      if (firstOffset === undefined) return;
-      this.openTxns.delete(id);
-      t.setTxnStart(slot, -1);
-      if (marker === 'abort') this.aborted.push({ producerId: id, firstOffset, lastOffset: baseOffset });
-      return;
-    }
-    // Counted by offsets, not records: a batch compaction emptied keeps its sequence numbers' span.
-    const batch = { epoch: header.producerEpoch, firstSeq: header.baseSequence, count: header.lastOffsetDelta + 1 };
-    t.set(slot, commit(previous, batch, baseOffset), header.maxTimestamp, writtenAt);
-    if (isTransactional(header.attributes) && !this.openTxns.has(id)) {
-      this.openTxns.set(id, baseOffset);
-      t.setTxnStart(slot, baseOffset);
-    }
+    const slot = t.slotOf(producerId) ?? t.add(producerId);
+    const wasOpen = t.txnStarts[slot]! >= 0;
+    const { txnStart } = accepted.next;
+    t.set(slot, accepted.next, lastTimestamp, writtenAt);
+    if (txnStart >= 0 && !wasOpen) this.openTxns.set(producerId, txnStart);
+    if (txnStart >= 0 || !wasOpen) return;
+    const firstOffset = this.openTxns.get(producerId)!;
+    this.openTxns.delete(producerId);
+    if (marker === 'abort') this.aborted.push({ producerId, firstOffset, lastOffset: accepted.baseOffset });
+  }
+
+  /** Recovery's replay of a batch the log holds at `baseOffset`, through the same decision appends take. */
+  replay(header: BatchHeader, baseOffset: number, writtenAt: number, marker?: Marker): void {
+    const decision = this.decide(header, baseOffset, REPLAY);
+    if (decision?.kind === 'append') this.apply(header.producerId, decision, header.maxTimestamp, writtenAt, marker);
   }
 
   /** The first offset of the producer's open transaction on the partition. */
@@ -171,4 +183,19 @@ export class ProducerStates {
     const t = this.table;
     return { state: t.state(slot), lastTimestamp: t.lastTimestamps[slot]!, writtenAt: t.writtenAts[slot]! };
   }
+}
+
+/**
+ * The one conversion of a batch into the decision's input. Sequences are counted by offsets, not
+ * records, as Kafka's batch lastSequence(): a batch compaction emptied keeps its sequences' span.
+ */
+function producerBatch(header: BatchHeader): ProducerBatch {
+  const { attributes } = header;
+  return {
+    epoch: header.producerEpoch,
+    firstSeq: header.baseSequence,
+    count: header.lastOffsetDelta + 1,
+    transactional: isTransactional(attributes),
+    marker: isControl(attributes),
+  };
 }

@@ -3,7 +3,8 @@
  * about a hundred bytes here, where an object per state and per window entry cost several
  * hundred, and a snapshot can read a slot in place. Slots freed by expiry are reused.
  */
-import { WINDOW_SIZE, type ProducerState, type WindowEntry } from '../idempotence/rules.js';
+import type { PartitionProducer } from '../idempotence/producer-decision.js';
+import { WINDOW_SIZE, type WindowEntry } from '../idempotence/rules.js';
 
 /** What must see a slot as it is before it changes: a snapshot being encoded. */
 export interface SlotWatcher {
@@ -45,7 +46,7 @@ export class ProducerTable {
    * producer's batch was judged against just before, so this spares making it again.
    */
   private cachedSlot = -1;
-  private cachedState: ProducerState | undefined;
+  private cachedState: PartitionProducer | undefined;
 
   get size(): number {
     return this.slots.size;
@@ -75,23 +76,24 @@ export class ProducerTable {
     this.free.push(slot);
   }
 
-  state(slot: number): ProducerState {
+  state(slot: number): PartitionProducer {
     if (slot === this.cachedSlot) return this.cachedState!;
     const length = this.lengths[slot]!;
     const window = new Array<WindowEntry>(length);
     for (let i = 0, at = slot * WINDOW_SIZE; i < length; i++, at++) {
       window[i] = { firstSeq: this.seqs[2 * at]!, lastSeq: this.seqs[2 * at + 1]!, baseOffset: this.bases[at]! };
     }
-    const state = { epoch: this.epochs[slot]!, window };
+    const state = { epoch: this.epochs[slot]!, window, txnStart: this.txnStarts[slot]! };
     this.cache(slot, state);
     return state;
   }
 
-  set(slot: number, state: ProducerState, lastTimestamp: number, writtenAt: number): void {
+  set(slot: number, state: PartitionProducer, lastTimestamp: number, writtenAt: number): void {
     this.beforeChange(slot);
     const { window } = state;
     this.windowEntries += window.length - this.lengths[slot]!;
     this.epochs[slot] = state.epoch;
+    this.txnStarts[slot] = state.txnStart;
     this.lengths[slot] = window.length;
     this.lastTimestamps[slot] = lastTimestamp;
     this.writtenAts[slot] = writtenAt;
@@ -104,11 +106,6 @@ export class ProducerTable {
     this.cache(slot, state);
   }
 
-  setTxnStart(slot: number, firstOffset: number): void {
-    this.beforeChange(slot);
-    this.txnStarts[slot] = firstOffset;
-  }
-
   /** Has `watcher` told of every change from now until unwatch. */
   watch(watcher: SlotWatcher): void {
     this.watchers.push(watcher);
@@ -118,7 +115,7 @@ export class ProducerTable {
     this.watchers.splice(this.watchers.indexOf(watcher), 1);
   }
 
-  private cache(slot: number, state: ProducerState): void {
+  private cache(slot: number, state: PartitionProducer): void {
     this.cachedSlot = slot;
     this.cachedState = state;
   }

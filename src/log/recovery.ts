@@ -196,7 +196,7 @@ async function loadProducers(
       scanBatches(log, { from: start, to: segment.size, verify: false }, (header, _position, marker) => {
         progress(header.size);
         if (header.baseOffset < from) return;
-        producers.apply(header, header.baseOffset, now, marker);
+        producers.replay(header, header.baseOffset, now, marker);
         replayedBatches++;
       }),
     );

@@ -9,6 +9,7 @@
  * is written, and the Complete state only after every marker (and, on commit, the group offsets)
  * is, so a stop anywhere between is completed the same way from what was stored.
  */
+import { coordinatorRefusal, type CoordinatorView, type Refused } from '../idempotence/producer-decision.js';
 import { MAX_EPOCH } from '../idempotence/rules.js';
 import { ErrorCode } from '../protocol/error-codes.js';
 import type { Marker } from '../protocol/record-batch.js';
@@ -24,7 +25,7 @@ import {
   fenceAndAbort,
   initProducerId,
   isComplete,
-  mayWrite,
+  coordinatorView,
   recovered,
   type InitRequest,
   type PendingOffset,
@@ -166,15 +167,15 @@ export class TxnCoordinator {
     });
   }
 
-  /** Whether a transactional batch of (producerId, epoch) may go to the partition; the error for Produce otherwise. */
-  mayWrite(producerId: bigint, epoch: number, partition: TxnPartition): number {
+  /** What the coordinator holds of a transactional batch's producer, for the producer decision. */
+  view(producerId: bigint, partition: TxnPartition): CoordinatorView {
     const id = this.byProducer.get(producerId);
-    return mayWrite(id === undefined ? undefined : this.store.get(id), producerId, epoch, partition);
+    return coordinatorView(id === undefined ? undefined : this.store.get(id), producerId, partition);
   }
 
-  /** AddPartitionsToTxn's verify-only question: whether the partition is in the id's open transaction of that producer. */
-  verify(transactionalId: string, producerId: bigint, epoch: number, partition: TxnPartition): number {
-    return mayWrite(this.store.get(transactionalId), producerId, epoch, partition);
+  /** AddPartitionsToTxn's verify-only question: what a transactional batch of the id's producer to the partition would be refused, if anything. */
+  verify(transactionalId: string, producerId: bigint, epoch: number, partition: TxnPartition): Refused | undefined {
+    return coordinatorRefusal(coordinatorView(this.store.get(transactionalId), producerId, partition), epoch);
   }
 
   async close(): Promise<void> {

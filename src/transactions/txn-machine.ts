@@ -9,6 +9,7 @@
  *   Ongoing --EndTxn--> PrepareCommit | PrepareAbort --markers written--> CompleteCommit | CompleteAbort
  *   Ongoing --timeout, a new InitProducerId, a restart--> PrepareAbort, the epoch bumped (fencing the producer)
  */
+import type { CoordinatorView } from '../idempotence/producer-decision.js';
 import { MAX_EPOCH } from '../idempotence/rules.js';
 import { ErrorCode } from '../protocol/error-codes.js';
 
@@ -188,11 +189,13 @@ export function fenceAndAbort(txn: Txn, now: number): Txn {
   return { ...txn, epoch, state: 'PrepareAbort', updateMs: now };
 }
 
-/** Whether a transactional batch of (producerId, epoch) may go to the partition: it must be in the open transaction. */
-export function mayWrite(txn: Txn | undefined, producerId: bigint, epoch: number, partition: TxnPartition): number {
-  const refused = verify(txn, producerId, epoch);
-  if (refused !== ErrorCode.NONE) return refused === ErrorCode.PRODUCER_FENCED ? ErrorCode.INVALID_PRODUCER_EPOCH : refused;
-  return txn!.state === 'Ongoing' && hasPartition(txn!.partitions, partition) ? ErrorCode.NONE : ErrorCode.INVALID_TXN_STATE;
+/** No transaction of the producer id: its batches are INVALID_PRODUCER_ID_MAPPING. */
+const NO_TRANSACTION: CoordinatorView = { epoch: -1, partitionAdded: false };
+
+/** What the coordinator holds of a transactional batch's producer, for the producer decision: its epoch, and whether the partition is in its open transaction. */
+export function coordinatorView(txn: Txn | undefined, producerId: bigint, partition: TxnPartition): CoordinatorView {
+  if (txn === undefined || txn.producerId !== producerId) return NO_TRANSACTION;
+  return { epoch: txn.epoch, partitionAdded: txn.state === 'Ongoing' && hasPartition(txn.partitions, partition) };
 }
 
 export function isComplete(state: TxnState): boolean {

@@ -4,6 +4,7 @@
  */
 import { PartitionLog } from '../../src/log/partition-log.js';
 import { KILL_TEST_OPTIONS, traffic } from './log-traffic.js';
+import { written } from './log.js';
 
 const [dir, flush, producers] = process.argv.slice(2);
 if (dir === undefined || (flush !== 'none' && flush !== 'always')) throw new Error('usage: log-writer.ts <dir> <none|always> [producers]');
@@ -16,7 +17,7 @@ function burst(): void {
   for (let k = 0; k < 20; k++) {
     const { bytes, header } = batches.next().value!;
     const count = ++appended;
-    void log.whenWritten(log.append(bytes, header, Date.now())).then(() => {
+    void log.whenWritten(written(log.append(bytes, header, Date.now()))).then(() => {
       if (count > acked) {
         acked = count;
         process.stdout.write(`${count}\n`);

@@ -5,7 +5,7 @@ import { join } from 'node:path';
 import type { TestContext } from 'node:test';
 import { readBatchHeader, type BatchHeader } from '../../src/protocol/record-batch.js';
 import type { LogOptions } from '../../src/log/options.js';
-import { PartitionLog } from '../../src/log/partition-log.js';
+import { PartitionLog, type Appended } from '../../src/log/partition-log.js';
 import { valuesBatch, type BatchOptions } from './batch.js';
 
 interface Closable {
@@ -55,7 +55,13 @@ export function producerBatches(producerId: bigint, sizes: readonly number[], op
 }
 
 export function appendAll(log: PartitionLog, batches: readonly TestBatch[], now = Date.now()): number[] {
-  return batches.map((b) => log.append(b.bytes, b.header, now));
+  return batches.map((b) => written(log.append(b.bytes, b.header, now)));
+}
+
+/** The base offset of a batch `append` wrote; throws if the producer decision did not accept it. */
+export function written(appended: Appended): number {
+  if (appended.kind !== 'append') throw new Error(`the batch was not appended: ${appended.kind}`);
+  return appended.baseOffset;
 }
 
 /** The batches in bytes read from a log, one buffer each. */

@@ -10,6 +10,7 @@ import type { TxnPartition } from '../../transactions/txn-coordinator.js';
 import { defineApi } from '../api-handler.js';
 import type { BrokerContext } from '../broker-context.js';
 import { fencedError } from '../fenced-error.js';
+import { VERDICT_ERRORS } from '../verdict-errors.js';
 
 type Topics = AddPartitionsToTxnRequest['v3AndBelowTopics'];
 type TopicResults = AddPartitionsToTxnResponse['resultsByTopicV3AndBelow'];
@@ -38,7 +39,10 @@ async function add(broker: BrokerContext, t: Adding, version: number): Promise<T
   }
   const partitions: TxnPartition[] = t.topics.flatMap((topic) => topic.partitions.map((partition) => ({ topic: topic.name, partition })));
   if (t.verifyOnly)
-    return resultsOf(t.topics, (topic, partition) => broker.transactions.verify(t.transactionalId, t.producerId, t.producerEpoch, { topic, partition }));
+    return resultsOf(t.topics, (topic, partition) => {
+      const refused = broker.transactions.verify(t.transactionalId, t.producerId, t.producerEpoch, { topic, partition });
+      return refused === undefined ? ErrorCode.NONE : VERDICT_ERRORS[refused.kind];
+    });
   const errorCode = fencedError(await broker.transactions.addPartitions(t.transactionalId, t.producerId, t.producerEpoch, partitions), version, FENCED_SINCE);
   return resultsOf(t.topics, () => errorCode);
 }

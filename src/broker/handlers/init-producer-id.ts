@@ -9,7 +9,7 @@
  */
 import { ErrorCode } from '../../protocol/error-codes.js';
 import { InitProducerIdRequest, InitProducerIdResponse } from '../../protocol/messages/init-producer-id.js';
-import { MAX_EPOCH } from '../../idempotence/rules.js';
+import { epochBump } from '../../idempotence/producer-decision.js';
 import { defineApi } from '../api-handler.js';
 import { fencedError } from '../fenced-error.js';
 import { aclPrincipal, principalOf } from '../principal.js';
@@ -37,14 +37,12 @@ export const initProducerId = defineApi({
     }
     // Some clients send 0/0 instead of -1/-1 on their first call; id 0 is never handed out, so 0 means "none".
     if (producerId > 0n && producerEpoch >= 0 && broker.storage.producerIdIssued(producerId)) {
-      const current = broker.producerEpochs.current(producerId);
-      // The bump just made, asked again (its answer was lost): the same answer, as Kafka's
-      // coordinator gives a retry naming the epoch before its last bump.
-      if (current !== undefined && producerEpoch === current - 1) return answer(ErrorCode.NONE, producerId, current);
-      if (current !== undefined && producerEpoch !== current) return answer(ErrorCode.INVALID_PRODUCER_EPOCH, -1n, -1);
-      if (producerEpoch < MAX_EPOCH) {
-        await broker.producerEpochs.record(producerId, producerEpoch + 1, Date.now());
-        return answer(ErrorCode.NONE, producerId, producerEpoch + 1);
+      const bump = epochBump(broker.producerEpochs.current(producerId) ?? -1, producerEpoch);
+      if (bump.kind === 'again') return answer(ErrorCode.NONE, producerId, bump.epoch);
+      if (bump.kind === 'fenced') return answer(ErrorCode.INVALID_PRODUCER_EPOCH, -1n, -1);
+      if (bump.kind === 'bump') {
+        await broker.producerEpochs.record(producerId, bump.epoch, Date.now());
+        return answer(ErrorCode.NONE, producerId, bump.epoch);
       }
     }
     const waitMs = broker.producerIdQuota?.take(aclPrincipal(principalOf(info.connection, broker)), Date.now()) ?? 0;

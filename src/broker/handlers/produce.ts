@@ -1,9 +1,10 @@
 /**
- * Produce: validate each partition's batch, judge it with the idempotence rules, append what is
- * accepted, and answer once the data is written. A duplicate is answered with the offset its
- * first copy got, after that copy is written.
+ * Produce: validate each partition's batch, append it (the log's append asks the producer
+ * decision), answer a refusal with its Kafka error, and answer once the data is written. A
+ * duplicate is answered with the offset its first copy got, after that copy is written.
  */
-import { check, type Verdict } from '../../idempotence/rules.js';
+import { UNCHECKED, type AppendContext } from '../../idempotence/producer-decision.js';
+import type { Verdict } from '../../idempotence/rules.js';
 import { LargePayload } from '../../protocol/compression.js';
 import { ErrorCode } from '../../protocol/error-codes.js';
 import { ProduceRequest, ProduceResponse, type ProduceResponsePartitionProduceResponse } from '../../protocol/messages/produce.js';
@@ -22,7 +23,7 @@ import {
   type TimestampType,
 } from '../../protocol/record-batch.js';
 import { configNumber, listItems, type TopicConfigs } from '../../log/topic-config.js';
-import type { PartitionLog } from '../../log/partition-log.js';
+import type { Appended, PartitionLog } from '../../log/partition-log.js';
 import { defineApi } from '../api-handler.js';
 import { validateOffThread } from '../batch-checks-thread.js';
 import type { BrokerContext } from '../broker-context.js';
@@ -30,13 +31,12 @@ import { LEADER_EPOCH } from '../config.js';
 import { takeTurn, turnsWaiting } from '../partition-turns.js';
 import { storageFailure } from '../storage-error.js';
 import { topicConfigValue } from '../topic-configs.js';
+import { VERDICT_ERRORS } from '../verdict-errors.js';
 
 type PartitionResponse = ProduceResponsePartitionProduceResponse;
 
 /** As Kafka (KIP-110): older Produce versions predate zstd, so their clients may not send it. */
 const ZSTD_MIN_VERSION = 7;
-
-const VERDICT_ERRORS = { out_of_order: ErrorCode.OUT_OF_ORDER_SEQUENCE_NUMBER, fenced: ErrorCode.INVALID_PRODUCER_EPOCH } as const;
 
 export const produce = defineApi({
   request: ProduceRequest,
@@ -208,9 +208,9 @@ function refuse(err: unknown, response: PartitionResponse): undefined {
 }
 
 /**
- * Judges a validated batch with the idempotence rules and appends it if they accept it; returns
- * what must be written before the answer. A batch that `waited` for its turn finds its partition
- * as it is now: deleted, or failed, meanwhile.
+ * Appends a validated batch if the producer decision accepts it, answering a refusal with its
+ * Kafka error; returns what must be written before the answer. A batch that `waited` for its turn
+ * finds its partition as it is now: deleted, or failed, meanwhile.
  */
 function store(
   broker: BrokerContext,
@@ -229,39 +229,34 @@ function store(
     return [];
   }
   broker.metrics.batchReceived(batch.length);
-  // A transactional batch goes only to a partition of its producer's open transaction.
-  if (isTransactional(header.attributes)) {
-    response.errorCode = broker.transactions.mayWrite(header.producerId, header.producerEpoch, { topic, partition: index });
-    if (response.errorCode !== ErrorCode.NONE) return [];
-  }
   // The leader stamps its epoch on what it stores, as Kafka does; consumers commit it back.
   assignPartitionLeaderEpoch(batch, 0, LEADER_EPOCH);
-  const verdict: Verdict = header.producerId >= 0n ? judge(broker, log, header) : { kind: 'append' };
-  if (header.producerId >= 0n) {
-    broker.metrics.idempotence(verdict.kind);
-    broker.producerActivity.record(log, topic, index, header.producerId, verdict.kind);
-  }
-  if (verdict.kind === 'out_of_order' || verdict.kind === 'fenced') {
-    response.errorCode = VERDICT_ERRORS[verdict.kind];
-    return [];
-  }
-  let baseOffset: number;
+  let appended: Appended;
   try {
-    baseOffset = verdict.kind === 'duplicate' ? verdict.baseOffset : log.append(batch, header, now);
+    appended = log.append(batch, header, now, appendContext(broker, topic, index, header));
   } catch (err) {
     // The partition's log has failed (a write error; it takes nothing until a restart), or a bug.
     response.errorCode = storageFailure(broker.logger, err, { topic, partition: index }, 'append failed');
     response.errorMessage = (err as Error).message;
     return [];
   }
+  if (header.producerId >= 0n && isLessonVerdict(appended.kind)) {
+    broker.metrics.idempotence(appended.kind);
+    broker.producerActivity.record(log, topic, index, header.producerId, appended.kind);
+  }
+  if (appended.kind !== 'append' && appended.kind !== 'duplicate') {
+    response.errorCode = VERDICT_ERRORS[appended.kind];
+    return [];
+  }
+  const { kind, baseOffset } = appended;
   response.baseOffset = BigInt(baseOffset);
-  const appended = durable(broker, log, topic, index, baseOffset + header.recordCount - 1, response);
+  const written = durable(broker, log, topic, index, baseOffset + header.recordCount - 1, response);
   if (rules.type === 'LogAppendTime') {
     // As Kafka, the append time is answered; a duplicate's is its first copy's, read back from the log.
-    if (verdict.kind === 'duplicate') return [appended.then(() => appendTimeOf(log, baseOffset, response))];
+    if (kind === 'duplicate') return [written.then(() => appendTimeOf(log, baseOffset, response))];
     response.logAppendTimeMs = BigInt(now);
   }
-  return [appended];
+  return [written];
 }
 
 /** What Produce needs of a topic's configs: its own, or the broker's. */
@@ -309,11 +304,17 @@ async function appendTimeOf(log: PartitionLog, baseOffset: number, response: Par
   }
 }
 
-/** The rules of the partition's producer state, with the newest epoch InitProducerId handed out fencing older ones everywhere. */
-function judge(broker: BrokerContext, log: PartitionLog, header: BatchHeader): Verdict {
-  const newest = broker.producerEpochs.current(header.producerId);
-  if (newest !== undefined && header.producerEpoch < newest) return { kind: 'fenced' };
-  return check(log.producerState(header.producerId)?.state, { epoch: header.producerEpoch, firstSeq: header.baseSequence, count: header.recordCount });
+/** What the broker knows of the batch's producer beyond the partition: the newest epoch InitProducerId handed out, and its transaction. */
+function appendContext(broker: BrokerContext, topic: string, partition: number, header: BatchHeader): AppendContext {
+  const id = header.producerId;
+  if (id < 0n) return UNCHECKED;
+  const txn = isTransactional(header.attributes) ? broker.transactions.view(id, { topic, partition }) : undefined;
+  return { newestEpoch: broker.producerEpochs.current(id) ?? -1, txn };
+}
+
+/** The lesson's verdicts, which metrics and the producers' activity count; the transaction's refusals are not among them. */
+function isLessonVerdict(kind: Appended['kind']): kind is Verdict['kind'] {
+  return kind !== 'invalid_txn_state' && kind !== 'unknown_producer_id';
 }
 
 function durable(broker: BrokerContext, log: PartitionLog, topic: string, index: number, lastOffset: number, response: PartitionResponse): Promise<void> {
