@@ -12,7 +12,7 @@ import { startBroker } from '../src/broker/start-broker.js';
 import { storageFailure } from '../src/broker/storage-error.js';
 import { ErrorCode } from '../src/protocol/error-codes.js';
 import { AlterConfigsRequest, AlterConfigsResponse } from '../src/protocol/messages/alter-configs.js';
-import { batch, openLog, tempDir } from './helpers/log.js';
+import { batch, openLog, tempDir, written } from './helpers/log.js';
 import { WireClient } from './helpers/wire-client.js';
 import { createTopic } from './helpers/wire-produce.js';
 
@@ -50,10 +50,10 @@ test('a failed file system call, and a failed partition wrapping its write error
   // A real partition log whose next segment's file name is taken by a directory: its roll fails.
   const log = await openLog(t, join(dir, 'p-0'), { segmentBytes: 1024 });
   const first = batch(2);
-  await log.whenWritten(log.append(first.bytes, first.header, Date.now()) + 1);
+  await log.whenWritten(written(log.append(first.bytes, first.header, Date.now())) + 1);
   await mkdir(join(dir, 'p-0', '00000000000000000002.log'));
   const big = batch(200);
-  const failedWrite = await thrownBy(() => log.whenWritten(log.append(big.bytes, big.header, Date.now()) + 199));
+  const failedWrite = await thrownBy(() => log.whenWritten(written(log.append(big.bytes, big.header, Date.now())) + 199));
   assert.ok(log.failed);
   const failedAppend = (() => {
     try {
