@@ -5,14 +5,13 @@
  * The broker's configs are its settings, fixed at start: altering one is refused as Kafka
  * refuses a config it cannot update dynamically.
  */
-import { isListConfig, isTopicConfig, listItems, topicConfigProblem, type TopicConfigs } from '../log/topic-config.js';
+import { isListConfig, listItems, TOPIC_CONFIGS, topicConfigProblem, topicConfigValue, type TopicConfigs } from '../settings/topic-configs.js';
 import { ErrorCode } from '../protocol/error-codes.js';
 import type { BrokerContext } from './broker-context.js';
 import { configAccessProblem, configResourceProblem, TOPIC_RESOURCE, type ResourceProblem } from './config-resources.js';
 import { AclOperation } from '../acl/acl-binding.js';
 import type { ConnectionContext } from '../server/connection.js';
 import { storageErrorCode } from './storage-error.js';
-import { topicConfigValue } from './topic-configs.js';
 
 /** IncrementalAlterConfigs' operations; AlterConfigs' entries are each a SET. */
 export const SET = 0;
@@ -94,7 +93,7 @@ async function alterResource(broker: BrokerContext, resource: AlteredResource, v
     if (problem !== undefined) return problem;
   }
   const alter = (own: TopicConfigs): TopicConfigs => {
-    const next = altered(own, resource, (name) => topicConfigValue(broker.config, own, name));
+    const next = altered(own, resource, (name) => topicConfigValue(broker.config, own, TOPIC_CONFIGS.get(name)!) ?? '');
     for (const [name, value] of Object.entries(next)) {
       const problem = topicConfigProblem(name, value);
       if (problem !== undefined) throw new AlteredValueError(problem);
@@ -125,7 +124,7 @@ function alterationProblem({ name, configOperation, value }: Alteration): Resour
   const invalid = (errorMessage: string): ResourceProblem => ({ errorCode: ErrorCode.INVALID_CONFIG, errorMessage });
   if (configOperation < SET || configOperation > SUBTRACT)
     return { errorCode: ErrorCode.INVALID_REQUEST, errorMessage: `Unknown config operation ${configOperation} for config ${name}` };
-  if (!isTopicConfig(name)) return invalid(`Unknown topic config name: ${name}`);
+  if (!TOPIC_CONFIGS.has(name)) return invalid(`Unknown topic config name: ${name}`);
   if (configOperation === DELETE || value === null) return undefined;
   if ((configOperation === APPEND || configOperation === SUBTRACT) && !isListConfig(name)) {
     return invalid(`Config value ${configOperation === APPEND ? 'append' : 'subtract'} is not allowed for config key: ${name}`);
@@ -136,22 +135,21 @@ function alterationProblem({ name, configOperation, value }: Alteration): Resour
 
 /** The topic's own configs after `resource`'s alterations (each checked); `current` is a config's value in force. */
 function altered(own: TopicConfigs, resource: AlteredResource, current: (name: string) => string): TopicConfigs {
-  const next: Record<string, string> = resource.replace ? {} : { ...own };
+  const next = new Map(resource.replace ? [] : Object.entries(own));
   for (const { name, configOperation, value } of resource.configs) {
     if (configOperation === DELETE) {
-      delete next[name];
+      next.delete(name);
       continue;
     }
     const given = value!.trim();
     if (configOperation === SET) {
-      next[name] = given;
+      next.set(name, given);
       continue;
     }
     const items = listItems(current(name)).filter((item) => item !== '');
     const changed = listItems(given);
-    next[name] = (
-      configOperation === APPEND ? [...items, ...changed.filter((item) => !items.includes(item))] : items.filter((item) => !changed.includes(item))
-    ).join(',');
+    const list = configOperation === APPEND ? [...items, ...changed.filter((item) => !items.includes(item))] : items.filter((item) => !changed.includes(item));
+    next.set(name, list.join(','));
   }
-  return next;
+  return Object.fromEntries(next);
 }

@@ -146,11 +146,8 @@ async function run(config: BrokerConfig, logger: Logger, faults: FaultRegistry):
     partitionMemory.startSweeping(PARTITION_IDLE_MS);
     closers.push(async () => partitionMemory.stopSweeping());
     const storage = await Storage.open(dataDir, {
-      segmentBytes: config.segmentBytes,
-      segmentMs: config.segmentMs,
+      topicDefaults: config,
       flush: config.flush,
-      retentionMs: config.retentionMs,
-      retentionBytes: config.retentionBytes,
       retentionCheckIntervalMs: config.retentionCheckIntervalMs,
       producerIdExpirationMs: config.producerIdExpirationMs,
       memory: partitionMemory,

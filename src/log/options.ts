@@ -5,6 +5,7 @@
 import type { MemoryBudget } from '../memory/memory-budget.js';
 import type { FlushPolicy } from '../settings/kinds.js';
 import { SETTINGS } from '../settings/settings.js';
+import type { TopicConfig } from '../settings/topic-configs.js';
 
 /** A callback, or a pino-like logger (fields first, as pino takes them). */
 export type LogSink =
@@ -63,6 +64,20 @@ export function resolveLogOptions(options: LogOptions): ResolvedLogOptions {
   };
   if (!(resolved.indexIntervalBytes >= 1)) throw new RangeError('indexIntervalBytes must be positive');
   return resolved;
+}
+
+/** The log options a topic's effective config gives, named alike. */
+const TOPIC_LOG_OPTIONS = ['segmentBytes', 'segmentMs', 'retentionMs', 'retentionBytes'] as const satisfies readonly (keyof TopicConfig & keyof LogOptions)[];
+
+/**
+ * The options a topic's partitions run with: `base` with the topic's effective `config`. A
+ * cleanup.policy without `delete` keeps every segment whatever the retention, as in Kafka, where
+ * only the cleaner removes records from a compacted topic (LogConfig's `delete`).
+ */
+export function topicLogOptions(base: LogOptions, config: TopicConfig): LogOptions {
+  const own = Object.fromEntries(TOPIC_LOG_OPTIONS.map((key) => [key, config[key]]));
+  const kept = !config.cleanupPolicy.includes('delete');
+  return { ...base, ...own, ...(kept ? { retentionMs: -1, retentionBytes: -1 } : {}) };
 }
 
 function reporterOf(sink: LogSink | undefined): Reporter {

@@ -13,7 +13,7 @@ import type { BrokerContext } from '../broker-context.js';
 import { answerEachNamedOnce } from '../named-once.js';
 import { assignmentProblem } from '../replica-assignments.js';
 import { topicConfigEntries } from '../topic-configs.js';
-import { topicConfigProblem } from '../../log/topic-config.js';
+import { topicConfigProblem } from '../../settings/topic-configs.js';
 import { topicNameProblem } from '../../log/topic-name.js';
 import { storageErrorCode } from '../storage-error.js';
 
