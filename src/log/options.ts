@@ -18,6 +18,8 @@ export type LogSink =
 export interface LogOptions {
   /** segment.bytes: a segment rolls before it would pass this size. */
   readonly segmentBytes?: number;
+  /** max.message.bytes: the largest batch appended. */
+  readonly maxMessageBytes?: number;
   /** segment.ms: a segment rolls once its first batch is this old. */
   readonly segmentMs?: number;
   /** index.interval.bytes: log bytes between two sparse index entries. */
@@ -50,6 +52,7 @@ export type ResolvedLogOptions = Required<Omit<LogOptions, 'logger' | 'memory'>>
 export function resolveLogOptions(options: LogOptions): ResolvedLogOptions {
   const resolved = {
     segmentBytes: options.segmentBytes ?? SETTINGS.segmentBytes.default,
+    maxMessageBytes: options.maxMessageBytes ?? SETTINGS.maxRequestBytes.default,
     segmentMs: options.segmentMs ?? SETTINGS.segmentMs.default,
     indexIntervalBytes: options.indexIntervalBytes ?? 4096,
     flush: options.flush ?? SETTINGS.flush.default,
@@ -67,7 +70,8 @@ export function resolveLogOptions(options: LogOptions): ResolvedLogOptions {
 }
 
 /** The log options a topic's effective config gives, named alike. */
-const TOPIC_LOG_OPTIONS = ['segmentBytes', 'segmentMs', 'retentionMs', 'retentionBytes'] as const satisfies readonly (keyof TopicConfig & keyof LogOptions)[];
+const TOPIC_LOG_OPTIONS = ['segmentBytes', 'segmentMs', 'retentionMs', 'retentionBytes', 'maxMessageBytes'] as const satisfies readonly (keyof TopicConfig &
+  keyof LogOptions)[];
 
 /**
  * The options a topic's partitions run with: `base` with the topic's effective `config`. A

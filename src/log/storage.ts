@@ -118,7 +118,7 @@ async function foreignFile(dir: string): Promise<string | undefined> {
 }
 
 /** The log options every partition runs with; those a topic config gives come from `topicDefaults` and the topic's own. */
-export interface StorageOptions extends Omit<LogOptions, 'segmentBytes' | 'segmentMs' | 'retentionMs' | 'retentionBytes'> {
+export interface StorageOptions extends Omit<LogOptions, 'segmentBytes' | 'segmentMs' | 'retentionMs' | 'retentionBytes' | 'maxMessageBytes'> {
   /** The broker settings that topics without their own configs follow; the settings' defaults if not given. */
   readonly topicDefaults?: BrokerConfig;
   /** The log cleaner's settings; without them, no cleaner runs. */

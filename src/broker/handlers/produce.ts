@@ -20,6 +20,7 @@ import {
   type DecompressionRoom,
   type TimestampRules,
 } from '../../protocol/record-batch.js';
+import { AppendRefusal } from '../../log/batch-size.js';
 import type { PartitionLog } from '../../log/partition-log.js';
 import type { TopicConfig } from '../../settings/topic-configs.js';
 import { defineApi } from '../api-handler.js';
@@ -126,13 +127,14 @@ function appendPartition(
     response.errorMessage = `zstd needs Produce version ${ZSTD_MIN_VERSION} or later, not ${version}`;
     return [];
   }
-  const config = broker.storage.topicConfig(topic)!;
-  const { timestamps: rules, compacted } = produceRules(config);
-  if (records !== null && records.length > config.maxMessageBytes) {
-    response.errorCode = ErrorCode.MESSAGE_TOO_LARGE;
-    response.errorMessage = `The record batch size in the append to ${topic}-${index} is ${records.length} bytes which exceeds the maximum configured value of ${config.maxMessageBytes}.`;
+  // The log's size limits, asked before the batch is decompressed, as Kafka's log checks them first.
+  const tooLarge = records === null ? undefined : log.sizeRefusal(records.length);
+  if (tooLarge !== undefined) {
+    response.errorCode = tooLarge.errorCode;
+    response.errorMessage = tooLarge.message;
     return [];
   }
+  const { timestamps: rules, compacted } = produceRules(broker.storage.topicConfig(topic)!);
   const now = Date.now();
   const keysRequiredIn = compacted ? `${topic}-${index}` : undefined;
   // A compressed batch may be decompressed after this call, and the request's memory is lent for the call only.
@@ -247,8 +249,8 @@ function store(
   try {
     baseOffset = verdict.kind === 'duplicate' ? verdict.baseOffset : log.append(batch, header, now);
   } catch (err) {
-    // The partition's log has failed (a write error); it takes nothing until a restart.
-    response.errorCode = ErrorCode.KAFKA_STORAGE_ERROR;
+    // Too large for a config altered while the batch waited; else the partition's log has failed (a write error) and takes nothing until a restart.
+    response.errorCode = err instanceof AppendRefusal ? err.errorCode : ErrorCode.KAFKA_STORAGE_ERROR;
     response.errorMessage = (err as Error).message;
     return [];
   }
