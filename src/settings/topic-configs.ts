@@ -150,9 +150,8 @@ function typeProblem(type: KafkaType, value: string): string | undefined {
 /** Kafka's words for a number outside its range, as ConfigDef.Range says them. */
 function rangeProblem([min, max]: readonly [number | undefined, number | undefined], value: string, type: KafkaType): string | undefined {
   const n = type === 'double' ? Number(value) : BigInt(value);
-  const shown = (limit: number): string => (type === 'double' ? limit.toFixed(1) : String(limit));
-  if (min !== undefined && n < (type === 'double' ? min : BigInt(min))) return `Value must be at least ${shown(min)}`;
-  if (max !== undefined && n > (type === 'double' ? max : BigInt(max))) return `Value must be no more than ${shown(max)}`;
+  if (min !== undefined && n < (type === 'double' ? min : BigInt(min))) return `Value must be at least ${min}`;
+  if (max !== undefined && n > (type === 'double' ? max : BigInt(max))) return `Value must be no more than ${max}`;
   return undefined;
 }
 
