@@ -124,9 +124,9 @@ test("Kafka's errors: unknown names and bad values INVALID_CONFIG, a missing top
     for (const validateOnly of [true, false]) assert.deepEqual(await incremental(client, 'checked', changes, validateOnly), [code, message], what);
   }
   assert.deepEqual(await incremental(client, 'nope', [['retention.ms', SET, '1']]), [ErrorCode.UNKNOWN_TOPIC_OR_PARTITION, "no topic 'nope'"]);
-  assert.deepEqual(await incremental(client, '1', [['log.retention.ms', SET, '1']], false, 4), [
+  assert.deepEqual(await incremental(client, '1', [['log.dirs', SET, '/elsewhere']], false, 4), [
     ErrorCode.INVALID_REQUEST,
-    "Invalid config value for resource ConfigResource(type=BROKER, name='1'): Cannot update these configs dynamically: Set(log.retention.ms)",
+    "Invalid config value for resource ConfigResource(type=BROKER, name='1'): Cannot update these configs dynamically: Set(log.dirs)",
   ]);
   assert.deepEqual(await incremental(client, '', [], false, 4), [ErrorCode.NONE, null], 'nothing to alter');
   const twice = await client.request(IncrementalAlterConfigsRequest, IncrementalAlterConfigsResponse, 1, {

@@ -1,21 +1,12 @@
 /**
- * Topic configs as DescribeConfigs and CreateTopics answer them: a topic's own value
- * (DYNAMIC_TOPIC_CONFIG), else the broker setting that is its default (STATIC_BROKER_CONFIG when
- * the broker was given it, DEFAULT_CONFIG otherwise), and the synonyms that say so.
+ * Configs as DescribeConfigs and CreateTopics answer them, with where each value comes from (Kafka's
+ * ConfigSource) and the synonyms that say so: a topic's own value (DYNAMIC_TOPIC_CONFIG), else the
+ * broker config that is its default, altered at run time (DYNAMIC_BROKER_CONFIG,
+ * DYNAMIC_DEFAULT_BROKER_CONFIG), given at start (STATIC_BROKER_CONFIG) or its default (DEFAULT_CONFIG).
  */
-import { DEFAULT_CONFIG, type BrokerConfig } from '../settings/settings.js';
 import { brokerConfigName, defaultValue, TOPIC_CONFIGS, topicConfigValue, type TopicConfigs } from '../settings/topic-configs.js';
-
-/** Kafka's ConfigSource values. */
-const DYNAMIC_TOPIC_CONFIG = 1;
-const STATIC_BROKER_CONFIG = 4;
-export const DEFAULT_CONFIG_SOURCE = 5;
-
-export interface ConfigSynonym {
-  readonly name: string;
-  readonly value: string;
-  readonly source: number;
-}
+import { ConfigSource, DYNAMIC_SETTINGS, type ConfigSynonym, type DynamicBrokerConfigs } from './dynamic-configs.js';
+import { DEFAULT_CONFIG, OPTIONS } from '../settings/settings.js';
 
 export interface ConfigEntry {
   readonly name: string;
@@ -25,28 +16,36 @@ export interface ConfigEntry {
   readonly synonyms: readonly ConfigSynonym[];
 }
 
-/** Each config, by name, with where its value comes from: a setting the broker was given, or its default. */
-export function configEntries(values: Record<string, string>, defaults: Record<string, string>): ConfigEntry[] {
+/** The settings that are Kafka broker configs, by those names. */
+const BROKER_SETTINGS: ReadonlyMap<string, string> = new Map(OPTIONS.flatMap(([key, s]) => (s.broker === undefined ? [] : [[s.broker, key]])));
+
+/**
+ * The broker's configs, `values` by name: those of settings with their synonyms, others (which
+ * brook fixes or works out as it runs) as the broker's static ones.
+ */
+export function brokerConfigEntries(dynamic: DynamicBrokerConfigs, values: Record<string, string>): ConfigEntry[] {
   return sorted(Object.entries(values)).map(([name, value]) => {
-    const configSource = value === defaults[name] ? DEFAULT_CONFIG_SOURCE : STATIC_BROKER_CONFIG;
-    return { name, value, configSource, synonyms: [{ name, value, source: configSource }] };
+    const key = BROKER_SETTINGS.get(name);
+    const synonyms = key === undefined ? [{ name, value, source: ConfigSource.STATIC_BROKER_CONFIG }] : dynamic.synonyms(name, key);
+    return { name, value, configSource: synonyms[0]!.source, synonyms };
   });
 }
 
+/** Whether AlterConfigs may change the broker config at run time. */
+export const isDynamicBrokerConfig = (name: string): boolean => DYNAMIC_SETTINGS.has(name);
+
 /** A topic's configs: every one the broker has a default of, and those the topic has of its own. */
-export function topicConfigEntries(c: BrokerConfig, own: TopicConfigs): ConfigEntry[] {
+export function topicConfigEntries(dynamic: DynamicBrokerConfigs, own: TopicConfigs): ConfigEntry[] {
   return sorted([...TOPIC_CONFIGS]).flatMap(([name, row]) => {
-    const value = topicConfigValue(c, own, row);
+    const value = topicConfigValue(dynamic.current, own, row);
     if (value === undefined) return [];
-    const given = defaultValue(row, c);
-    const defaults = defaultValue(row, DEFAULT_CONFIG);
     const broker = brokerConfigName(row);
     const synonyms: ConfigSynonym[] = [];
-    if (Object.hasOwn(own, name)) synonyms.push({ name, value, source: DYNAMIC_TOPIC_CONFIG });
-    if (broker !== undefined && given !== defaults) synonyms.push({ name: broker, value: given!, source: STATIC_BROKER_CONFIG });
-    if (broker !== undefined) synonyms.push({ name: broker, value: defaults!, source: DEFAULT_CONFIG_SOURCE });
+    if (Object.hasOwn(own, name)) synonyms.push({ name, value, source: ConfigSource.DYNAMIC_TOPIC_CONFIG });
+    if (row.setting !== undefined) synonyms.push(...dynamic.synonyms(broker!, row.setting));
+    else if (broker !== undefined) synonyms.push({ name: broker, value: defaultValue(row, DEFAULT_CONFIG)!, source: ConfigSource.DEFAULT_CONFIG });
     // A config of the topic's own with no broker default is its own synonym alone.
-    return [{ name, value, configSource: synonyms[0]?.source ?? DYNAMIC_TOPIC_CONFIG, synonyms }];
+    return [{ name, value, configSource: synonyms[0]?.source ?? ConfigSource.DYNAMIC_TOPIC_CONFIG, synonyms }];
   });
 }
 

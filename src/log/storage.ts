@@ -145,7 +145,7 @@ export class Storage {
   private constructor(
     readonly dataDir: string,
     private readonly options: LogOptions,
-    private readonly topicDefaults: BrokerConfig,
+    private topicDefaults: BrokerConfig,
     private readonly report: Reporter,
     private readonly metadataFile: DurableJsonFile<Metadata>,
     private readonly producerIdsFile: DurableJsonFile<ProducerIds>,
@@ -382,6 +382,12 @@ export class Storage {
       await Promise.all([...this.byName.values()].flatMap((t) => t.logs.map((l) => l.close())));
     })();
     return this.closing;
+  }
+
+  /** Topics without their own values follow `defaults` from now on (dynamic broker configs, as Kafka's LogManager.reconfigureDefaultLogConfig). */
+  setTopicDefaults(defaults: BrokerConfig): void {
+    this.topicDefaults = defaults;
+    for (const topic of this.byName.values()) this.configureTopic(topic);
   }
 
   /** Works out the topic's configs in force anew and runs its partitions with them from now on. */

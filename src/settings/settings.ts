@@ -42,6 +42,8 @@ export interface Setting<T = unknown> {
   readonly flag?: string;
   /** The Kafka broker config it is, which DescribeConfigs shows with its value. */
   readonly broker?: string;
+  /** Kafka lets AlterConfigs change it at run time (a dynamic broker config), and brook applies it at once. */
+  readonly dynamic?: true;
   /** Kafka's names, where no one config is the setting (markdown: `code` in backquotes). */
   readonly kafka?: string;
   /** What startBroker does without it, where that is not the default (a flag's). */
@@ -97,12 +99,14 @@ export const SETTINGS = {
     kind: int(14, INT32_MAX, 'bytes'),
     default: 64 * MiB,
     broker: 'log.segment.bytes',
+    dynamic: true,
     description: 'roll a log segment before it would pass this size',
   }),
   segmentMs: setting({
     kind: long(1, ANY, 'ms'),
     default: 7 * DAY,
     broker: 'log.roll.ms',
+    dynamic: true,
     description: 'roll a log segment once its first batch is this old',
   }),
   flush: setting({
@@ -116,12 +120,14 @@ export const SETTINGS = {
     kind: long(-1, ANY, 'ms'),
     default: 7 * DAY,
     broker: 'log.retention.ms',
+    dynamic: true,
     description: 'delete segments older than this; -1 keeps them',
   }),
   retentionBytes: setting({
     kind: long(-1, ANY, 'bytes'),
     default: -1,
     broker: 'log.retention.bytes',
+    dynamic: true,
     description: 'delete old segments past this partition size; -1 keeps them',
   }),
   retentionCheckIntervalMs: setting({
@@ -165,12 +171,14 @@ export const SETTINGS = {
     kind: long(0, ANY, 'ms'),
     default: DAY,
     broker: 'log.cleaner.delete.retention.ms',
+    dynamic: true,
     description: "how long a compacted topic keeps a tombstone once it is its key's latest record",
   }),
   cleanerMinCompactionLagMs: setting({
     kind: long(0, ANY, 'ms'),
     default: 0,
     broker: 'log.cleaner.min.compaction.lag.ms',
+    dynamic: true,
     description: 'records of a compacted topic younger than this stay as written',
   }),
   // Kafka's default is Long.MAX_VALUE: no limit.
@@ -178,12 +186,14 @@ export const SETTINGS = {
     kind: long(1, ANY, 'ms'),
     default: ANY,
     broker: 'log.cleaner.max.compaction.lag.ms',
+    dynamic: true,
     description: 'records of a compacted topic older than this are cleaned whatever its dirty ratio; by default no limit, as in Kafka',
   }),
   cleanerMinCleanableRatio: setting({
     kind: ratio,
     default: 0.5,
     broker: 'log.cleaner.min.cleanable.ratio',
+    dynamic: true,
     description: "the share of a compacted partition's cleanable bytes not yet cleaned that starts a cleaning",
   }),
   transactionMaxTimeoutMs: setting({
@@ -216,6 +226,7 @@ export const SETTINGS = {
     kind: long(0, ANY, 'ms'),
     default: 3_600_000,
     broker: 'log.message.timestamp.after.max.ms',
+    dynamic: true,
     description:
       "refuse a batch with a record stamped further ahead of the broker's clock: `INVALID_TIMESTAMP`, naming each such record; Kafka 4.0's default, 3.x had no limit",
   }),
@@ -224,12 +235,14 @@ export const SETTINGS = {
     kind: long(0, ANY, 'ms'),
     default: ANY,
     broker: 'log.message.timestamp.before.max.ms',
+    dynamic: true,
     description: 'likewise for records stamped further behind it; by default no limit, as in Kafka',
   }),
   messageTimestampType: setting({
     kind: oneOf(TIMESTAMP_TYPES, '<type>'),
     default: 'CreateTime',
     broker: 'log.message.timestamp.type',
+    dynamic: true,
     description:
       "`CreateTime` keeps the producer's record times; `LogAppendTime` stamps each batch with the broker's clock as it is stored, and answers that time",
   }),

@@ -56,7 +56,7 @@ async function create(broker: BrokerContext, t: CreateTopicsRequestCreatableTopi
     }
     broker.logger.info({ topic: t.name, partitions }, 'topic created');
   }
-  const configs = topicConfigEntries(broker.config, own).map(({ name, value, configSource }) => ({
+  const configs = topicConfigEntries(broker.dynamicConfigs, own).map(({ name, value, configSource }) => ({
     name,
     value,
     configSource,
