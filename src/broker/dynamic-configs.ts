@@ -45,11 +45,12 @@ const isStored = (value: unknown): value is Stored => isVersion1(value) && isLay
 
 /** Why `value` cannot be the dynamic config `name`, in Kafka's words; undefined if it can. */
 export function dynamicValueProblem(name: string, value: string): string | undefined {
-  const parse = DYNAMIC_SETTINGS.get(name)?.[1].kind.parse;
-  if (parse === undefined) return `Cannot update these configs dynamically: Set(${name})`;
+  const kind = DYNAMIC_SETTINGS.get(name)?.[1].kind;
+  if (kind?.parse === undefined) return `Cannot update these configs dynamically: Set(${name})`;
   try {
-    parse(value);
-    return undefined;
+    // A flag's choices are checked by commander, not by parse: fits checks them here.
+    if (kind.fits(kind.parse(value))) return undefined;
+    return `Invalid value ${value} for configuration ${name}: Value must be ${kind.said}`;
   } catch (err) {
     return `Invalid value ${value} for configuration ${name}: ${(err as Error).message}`;
   }
