@@ -74,6 +74,31 @@ test("values outside Kafka's range (LogConfig) are INVALID_CONFIG, in Kafka's wo
     const expected: Answer = [ErrorCode.INVALID_CONFIG, `Invalid value ${value} for configuration ${name}: ${problem}`];
     assert.deepEqual(await answers(client, 'ranged', name, value), [expected, expected, expected], `${name}=${value}`);
   }
+  // Checked together, as Kafka's LogConfig.validateValues: the least lag past the greatest.
+  const conflict: Answer = [ErrorCode.INVALID_CONFIG, 'conflict topic config setting min.compaction.lag.ms (5000) > max.compaction.lag.ms (1000)'];
+  await createTopic(client, 'lagged', 1, { 'max.compaction.lag.ms': '1000' });
+  const incremental = await client.request(IncrementalAlterConfigsRequest, IncrementalAlterConfigsResponse, 1, {
+    validateOnly: false,
+    resources: [{ resourceType: 2, resourceName: 'lagged', configs: [{ name: 'min.compaction.lag.ms', configOperation: 0, value: '5000' }] }],
+  });
+  assert.deepEqual([incremental.responses[0]!.errorCode, incremental.responses[0]!.errorMessage], conflict);
+  const created = await client.request(CreateTopicsRequest, CreateTopicsResponse, 7, {
+    topics: [
+      {
+        name: 'lagged-too',
+        numPartitions: 1,
+        replicationFactor: 1,
+        assignments: [],
+        configs: [
+          { name: 'min.compaction.lag.ms', value: '5000' },
+          { name: 'max.compaction.lag.ms', value: '1000' },
+        ],
+      },
+    ],
+    timeoutMs: 1000,
+    validateOnly: false,
+  });
+  assert.deepEqual([created.topics[0]!.errorCode, created.topics[0]!.errorMessage], conflict);
   // The ends of each range are taken.
   for (const [name, value] of [
     ['min.cleanable.dirty.ratio', '0'],

@@ -5,7 +5,15 @@
  * The broker's dynamic configs are altered likewise (alterBroker); its other settings are fixed
  * at start, and altering one is refused as Kafka refuses a config it cannot update dynamically.
  */
-import { isListConfig, listItems, TOPIC_CONFIGS, topicConfigProblem, topicConfigValue, type TopicConfigs } from '../settings/topic-configs.js';
+import {
+  isListConfig,
+  listItems,
+  TOPIC_CONFIGS,
+  topicConfigProblem,
+  topicConfigsProblem,
+  topicConfigValue,
+  type TopicConfigs,
+} from '../settings/topic-configs.js';
 import { ErrorCode } from '../protocol/error-codes.js';
 import type { BrokerContext } from './broker-context.js';
 import { configAccessProblem, configResourceProblem, TOPIC_RESOURCE, type ResourceProblem } from './config-resources.js';
@@ -93,6 +101,8 @@ async function alterResource(broker: BrokerContext, resource: AlteredResource, v
       const problem = topicConfigProblem(name, value);
       if (problem !== undefined) throw new AlteredValueError(problem);
     }
+    const conflict = topicConfigsProblem(broker.config, next);
+    if (conflict !== undefined) throw new AlteredValueError(conflict);
     return next;
   };
   if (validateOnly) {

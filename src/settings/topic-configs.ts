@@ -164,6 +164,14 @@ export function topicConfigProblem(name: string, value: string): string | undefi
   return problem === undefined ? undefined : `Invalid value ${value} for configuration ${name}: ${problem}`;
 }
 
+/** What is wrong with a topic's configs together, as Kafka's LogConfig.validateValues says it; undefined if nothing. Each value is checked already. */
+export function topicConfigsProblem(c: BrokerConfig, own: TopicConfigs): string | undefined {
+  const { minCompactionLagMs, maxCompactionLagMs } = topicConfig(c, own);
+  if (minCompactionLagMs > maxCompactionLagMs)
+    return `conflict topic config setting min.compaction.lag.ms (${minCompactionLagMs}) > max.compaction.lag.ms (${maxCompactionLagMs})`;
+  return undefined;
+}
+
 /** Whether `value` holds configs brook would have stored: Kafka's names, each with a value it takes. */
 export function isTopicConfigs(value: unknown): value is TopicConfigs {
   if (typeof value !== 'object' || value === null || Array.isArray(value)) return false;

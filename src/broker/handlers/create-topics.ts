@@ -13,7 +13,7 @@ import type { BrokerContext } from '../broker-context.js';
 import { answerEachNamedOnce } from '../named-once.js';
 import { assignmentProblem } from '../replica-assignments.js';
 import { topicConfigEntries } from '../topic-configs.js';
-import { topicConfigProblem } from '../../settings/topic-configs.js';
+import { topicConfigProblem, topicConfigsProblem } from '../../settings/topic-configs.js';
 import { topicNameProblem } from '../../log/topic-name.js';
 import { storageErrorCode } from '../storage-error.js';
 
@@ -92,6 +92,8 @@ function refusalOf(broker: BrokerContext, t: CreateTopicsRequestCreatableTopic, 
     const problem = topicConfigProblem(name, value);
     if (problem !== undefined) return [ErrorCode.INVALID_CONFIG, problem];
   }
+  const conflict = topicConfigsProblem(broker.config, Object.fromEntries(t.configs.map(({ name, value }) => [name, value!.trim()])));
+  if (conflict !== undefined) return [ErrorCode.INVALID_CONFIG, conflict];
   return undefined;
 }
 
