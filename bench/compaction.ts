@@ -10,6 +10,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { setTimeout as sleep } from 'node:timers/promises';
 import { Storage } from '../src/log/storage.js';
+import { DEFAULT_CONFIG } from '../src/settings/settings.js';
 import { readBatchHeader } from '../src/protocol/record-batch.js';
 import { buildBatch } from '../test/helpers/batch.js';
 import { startServe, type ServeProcess } from '../test/helpers/serve-process.js';
@@ -36,7 +37,7 @@ function keyedBatch(keys: number, serial: number): Buffer {
 /** A data directory holding one compacted partition of `batches` keyed batches. */
 async function filledDirectory(batches: number, keys: number, segmentBytes: number): Promise<string> {
   const dir = await mkdtemp(join(tmpdir(), 'brook-bench-clean-'));
-  const storage = await Storage.open(dir, { segmentBytes });
+  const storage = await Storage.open(dir, { topicDefaults: { ...DEFAULT_CONFIG, segmentBytes } });
   await storage.createTopic(TOPIC, 1, COMPACTED);
   const log = storage.partition(TOPIC, 0)!;
   for (let i = 0; i < batches; i++) {

@@ -5,6 +5,7 @@
  */
 import { ANY } from '../src/settings/kinds.js';
 import { FLAGS, flagDescription, flagOf, OPTIONS, type Setting } from '../src/settings/settings.js';
+import { TOPIC_CONFIG_OF_SETTING } from '../src/settings/topic-configs.js';
 
 /** The README with its settings tables as the settings table makes them. */
 export function withSettingsTables(readme: string): string {
@@ -23,7 +24,7 @@ function between(readme: string, part: string, table: string): string {
 function flagsTable(): string {
   const rows = FLAGS.map(([name, s]) => {
     const flag = flagOf(name, s);
-    return [`\`${flag}\``, s.kind.arg === '' ? '' : words(s.kind.flagSaid ?? s.kind.said), shownDefault(s), kafkaNames(s), flagDescription(s)];
+    return [`\`${flag}\``, s.kind.arg === '' ? '' : words(s.kind.flagSaid ?? s.kind.said), shownDefault(s), kafkaNames(name, s), flagDescription(s)];
   });
   return table(['flag', 'takes', 'default', "Kafka's name", 'what it does'], rows);
 }
@@ -41,9 +42,10 @@ function table(head: readonly string[], rows: readonly (readonly string[])[]): s
   return line(head) + line(head.map(() => '---')) + rows.map(line).join('');
 }
 
-function kafkaNames(s: Setting): string {
+function kafkaNames(name: string, s: Setting): string {
   if (s.broker === undefined) return s.kafka ?? '—';
-  return s.topic === undefined ? `\`${s.broker}\`` : `\`${s.broker}\` (topics: \`${s.topic}\`)`;
+  const topic = TOPIC_CONFIG_OF_SETTING.get(name);
+  return topic === undefined ? `\`${s.broker}\`` : `\`${s.broker}\` (topics: \`${topic}\`)`;
 }
 
 function shownDefault(s: Setting): string {

@@ -2,7 +2,8 @@ import { test, type TestContext } from 'node:test';
 import assert from 'node:assert/strict';
 import { cp, readdir, readFile, rm, writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
-import { Storage } from '../src/log/storage.js';
+import { Storage, type StorageOptions } from '../src/log/storage.js';
+import { DEFAULT_CONFIG } from '../src/settings/settings.js';
 import type { PartitionLog } from '../src/log/partition-log.js';
 import { offsetFileName, parseOffsetFileName } from '../src/log/segment.js';
 import { readBatchHeader, storedRecords } from '../src/protocol/record-batch.js';
@@ -12,7 +13,7 @@ import { seeded } from './helpers/seeded.js';
 
 const DAY = 24 * 3600 * 1000;
 /** Small segments, so that a few hundred batches make many; a cleaner that runs only when told. */
-const OPTIONS = { segmentBytes: 2048, cleaner: { dedupeBufferBytes: 1 << 20, backoffMs: 3_600_000 } };
+const OPTIONS: StorageOptions = { topicDefaults: { ...DEFAULT_CONFIG, segmentBytes: 2048 }, cleaner: { dedupeBufferBytes: 1 << 20, backoffMs: 3_600_000 } };
 
 interface Written {
   readonly offset: number;

@@ -5,6 +5,8 @@ import { join } from 'node:path';
 import fc from 'fast-check';
 import type { PartitionLog } from '../src/log/partition-log.js';
 import { offsetFileName } from '../src/log/segment.js';
+import type { AppendRefusal } from '../src/log/batch-size.js';
+import { ErrorCode } from '../src/protocol/error-codes.js';
 import { readBatchHeader } from '../src/protocol/record-batch.js';
 import { buildBatch } from './helpers/batch.js';
 import { appendAll, batch, batchesIn, openLog, readAll, tempDir, written, type TestBatch } from './helpers/log.js';
@@ -96,10 +98,12 @@ test('a read from disk starts at the batch holding the offset and returns whole 
       fc.array(fc.tuple(fc.nat(), fc.oneof(fc.integer({ min: 0, max: 4000 }), fc.integer({ min: 0, max: 30_000 }))), { minLength: 1, maxLength: 10 }),
       async (shapes, indexIntervalBytes, segmentBytes, reads) => {
         const runDir = join(dir, `run-${run++}`);
-        const log = await openLog(t, runDir, { indexIntervalBytes, segmentBytes, tailCacheBytes: 0 });
         const stored = shapes.map(({ records, valueBytes }, i) =>
           buildBatch(Array.from({ length: records }, (_, r) => ({ value: Buffer.alloc(valueBytes, 97 + ((i + r) % 26)) }))),
         );
+        // A segment holds the largest batch: the log refuses a batch larger than segment.bytes.
+        const fitting = Math.max(segmentBytes, ...stored.map((b) => b.length));
+        const log = await openLog(t, runDir, { indexIntervalBytes, segmentBytes: fitting, tailCacheBytes: 0 });
         const bases = appendAll(
           log,
           stored.map((bytes) => ({ bytes, header: readBatchHeader(bytes) })),
@@ -160,17 +164,28 @@ test('the tail cache serves the same bytes as the disk', async (t) => {
   );
 });
 
-test('a batch larger than segmentBytes gets a segment of its own', async (t) => {
+test("a batch larger than segmentBytes or maxMessageBytes is refused with Kafka's error and appends nothing, as Kafka's log refuses it", async (t) => {
   const dir = await tempDir(t);
-  const log = await openLog(t, dir, { segmentBytes: 300 });
-  const small = batch(1);
+  const log = await openLog(t, dir, { segmentBytes: 300, maxMessageBytes: 200 });
   const big = batch(40);
-  assert.ok(big.bytes.length > 300);
-  appendAll(log, [small, big, batch(1)]);
+  const middling = batch(20);
+  assert.ok(big.bytes.length > 300 && middling.bytes.length > 200 && middling.bytes.length <= 300);
+  appendAll(log, [batch(1)]);
+  assert.throws(
+    () => log.append(big.bytes, big.header, Date.now()),
+    (err: AppendRefusal) => err.errorCode === ErrorCode.MESSAGE_TOO_LARGE,
+  );
+  log.configure({ segmentBytes: 300 });
+  assert.throws(
+    () => log.append(big.bytes, big.header, Date.now()),
+    (err: AppendRefusal) => err.errorCode === ErrorCode.RECORD_LIST_TOO_LARGE,
+  );
+  appendAll(log, [middling]);
+  assert.equal(log.logEndOffset, 21, 'the refused batches took no offsets');
   await log.close();
   assert.deepEqual(
     await logFiles(dir, '.log'),
-    [0, 1, 41].map((o) => offsetFileName(o, '.log')),
+    [0, 1].map((o) => offsetFileName(o, '.log')),
   );
 });
 
@@ -225,7 +240,7 @@ test('whenWritten resolves in order and only once the batch is readable', async 
 
 test('a write error fails the partition: pending and later appends are refused; a reopen has what was written', async (t) => {
   const dir = await tempDir(t);
-  const log = await openLog(t, dir, { segmentBytes: 300 });
+  const log = await openLog(t, dir, { segmentBytes: 500 });
   const before = batch(2);
   appendAll(log, [before]);
   await log.whenWritten(1);

@@ -539,9 +539,10 @@ test('a partition whose log failed answers KAFKA_STORAGE_ERROR, to retries of an
   assert.equal(await failedPartitions(), 0);
   // The next segment's file name is taken by a directory, so rolling to it fails.
   await mkdir(join(dataDir, 'doomed-0', '00000000000000000002.log'));
-  assert.equal(await send(0, 200, idempotent(2)), 56, 'the batch whose write failed');
+  // 90 records: under segment.bytes, which the log refuses a batch past, but over it with the first.
+  assert.equal(await send(0, 90, idempotent(2)), 56, 'the batch whose write failed');
   // Its retries, whole or split smaller, are not judged against a batch the disk never got.
-  assert.equal(await send(0, 200, idempotent(2)), 56, 'the same batch again');
+  assert.equal(await send(0, 90, idempotent(2)), 56, 'the same batch again');
   assert.equal(await send(0, 7, idempotent(2)), 56, 'not OUT_OF_ORDER_SEQUENCE_NUMBER, which clients do not retry');
   assert.equal(await send(0, 1), 56, 'the failed partition takes nothing more');
   assert.equal(await send(1, 1), 0, 'another partition is unaffected');

@@ -5,6 +5,7 @@ import { readFile } from 'node:fs/promises';
 import { withSettingsTables } from '../scripts/readme-settings.js';
 import { DescribeConfigsRequest, DescribeConfigsResponse } from '../src/protocol/messages/describe-configs.js';
 import { FLAGS, flagOf, type Setting } from '../src/settings/settings.js';
+import { TOPIC_CONFIG_OF_SETTING } from '../src/settings/topic-configs.js';
 import { runBrook } from './helpers/cli.js';
 import { startServe } from './helpers/serve-process.js';
 import { WireClient } from './helpers/wire-client.js';
@@ -17,12 +18,17 @@ const STATIC_BROKER_CONFIG = 4;
 function otherThanDefault(name: string, s: Setting): { args: string[]; shown: string } {
   const flag = flagOf(name, s);
   if (s.kind.parse === undefined) return { args: [flag], shown: String(!s.default) };
-  const text = s.kind.choices?.find((c) => c !== s.default) ?? [Number(s.default) + 1, Number(s.default) - 1].map(String).find((t) => s.kind.fits(Number(t)))!;
+  const d = Number(s.default);
+  const text = s.kind.choices?.find((c) => c !== s.default) ?? [d + 1, d - 1, d / 2].map(String).find((t) => s.kind.fits(Number(t)))!;
   return { args: [flag, text], shown: text };
 }
 
 test('each flag of a Kafka broker config reaches DescribeConfigs under its name, and the topic configs it is the default of', async () => {
-  const given = FLAGS.filter(([name, s]) => s.broker !== undefined && name !== 'dataDir').map(([name, s]) => ({ s, ...otherThanDefault(name, s) }));
+  const given = FLAGS.filter(([name, s]) => s.broker !== undefined && name !== 'dataDir').map(([name, s]) => ({
+    s,
+    topic: TOPIC_CONFIG_OF_SETTING.get(name),
+    ...otherThanDefault(name, s),
+  }));
   const serve = await startServe(given.flatMap((g) => g.args));
   const c = await WireClient.connect(serve.port);
   try {
@@ -36,9 +42,9 @@ test('each flag of a Kafka broker config reaches DescribeConfigs under its name,
       includeDocumentation: false,
     });
     const [broker, topic] = described.results.map((r) => new Map(r.configs.map((config) => [config.name, [config.value, config.configSource]])));
-    for (const { s, shown } of given) {
+    for (const { s, topic: config, shown } of given) {
       assert.deepEqual(broker!.get(s.broker!), [shown, STATIC_BROKER_CONFIG], s.broker);
-      if (s.topic !== undefined) assert.deepEqual(topic!.get(s.topic), [shown, STATIC_BROKER_CONFIG], s.topic);
+      if (config !== undefined) assert.deepEqual(topic!.get(config), [shown, STATIC_BROKER_CONFIG], config);
     }
     assert.deepEqual(broker!.get('log.dirs'), [serve.dataDir, STATIC_BROKER_CONFIG]);
     // Those once named otherwise as startBroker options, and one that Kafka names unlike its flag.

@@ -82,7 +82,7 @@ test("SET, DELETE, APPEND and SUBTRACT change the topic's own configs; validateO
   configs = await describedTopic(client, 'ops');
   assert.deepEqual(configs.get('segment.ms'), ['100000', 1]);
   assert.deepEqual(configs.get('cleanup.policy'), ['delete', 5]);
-  assert.equal(configs.get('delete.retention.ms'), undefined);
+  assert.deepEqual(configs.get('delete.retention.ms'), [String(24 * 3600 * 1000), 5], "the broker's again");
 });
 
 test("Kafka's errors: unknown names and bad values INVALID_CONFIG, a missing topic UNKNOWN_TOPIC_OR_PARTITION, malformed requests INVALID_REQUEST", async (t) => {
@@ -91,12 +91,7 @@ test("Kafka's errors: unknown names and bad values INVALID_CONFIG, a missing top
   const cases: [string, Change[], number, string][] = [
     ['an unknown name', [['retention.msec', SET, '1']], ErrorCode.INVALID_CONFIG, 'Unknown topic config name: retention.msec'],
     ['a bad value', [['retention.ms', SET, 'soon']], ErrorCode.INVALID_CONFIG, 'Invalid value soon for configuration retention.ms: Not a number of type LONG'],
-    [
-      'out of range',
-      [['segment.bytes', SET, '1']],
-      ErrorCode.INVALID_CONFIG,
-      'Invalid value 1 for configuration segment.bytes: Value must be a whole number from 14 to 2147483647',
-    ],
+    ['out of range', [['segment.bytes', SET, '1']], ErrorCode.INVALID_CONFIG, 'Invalid value 1 for configuration segment.bytes: Value must be at least 14'],
     ['APPEND to no list', [['retention.ms', APPEND, '1']], ErrorCode.INVALID_CONFIG, 'Config value append is not allowed for config key: retention.ms'],
     [
       'a list subtracted to nothing',
@@ -129,9 +124,9 @@ test("Kafka's errors: unknown names and bad values INVALID_CONFIG, a missing top
     for (const validateOnly of [true, false]) assert.deepEqual(await incremental(client, 'checked', changes, validateOnly), [code, message], what);
   }
   assert.deepEqual(await incremental(client, 'nope', [['retention.ms', SET, '1']]), [ErrorCode.UNKNOWN_TOPIC_OR_PARTITION, "no topic 'nope'"]);
-  assert.deepEqual(await incremental(client, '1', [['log.retention.ms', SET, '1']], false, 4), [
+  assert.deepEqual(await incremental(client, '1', [['log.dirs', SET, '/elsewhere']], false, 4), [
     ErrorCode.INVALID_REQUEST,
-    "Invalid config value for resource ConfigResource(type=BROKER, name='1'): Cannot update these configs dynamically: Set(log.retention.ms)",
+    "Invalid config value for resource ConfigResource(type=BROKER, name='1'): Cannot update these configs dynamically: Set(log.dirs)",
   ]);
   assert.deepEqual(await incremental(client, '', [], false, 4), [ErrorCode.NONE, null], 'nothing to alter');
   const twice = await client.request(IncrementalAlterConfigsRequest, IncrementalAlterConfigsResponse, 1, {

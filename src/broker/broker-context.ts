@@ -7,6 +7,7 @@ import type { ProducerEpochs } from '../log/producer-epochs.js';
 import type { Storage } from '../log/storage.js';
 import type { BrokerMetrics } from '../metrics/broker-metrics.js';
 import type { BrokerConfig } from '../settings/settings.js';
+import type { DynamicBrokerConfigs } from './dynamic-configs.js';
 import type { PartitionWaiters } from './partition-waiters.js';
 import type { SaslGate } from './sasl-gate.js';
 import type { BufferPool } from '../memory/buffer-pool.js';
@@ -16,7 +17,9 @@ import type { ProducerActivity } from './producer-activity.js';
 import type { ProducerIdQuota } from './producer-id-quota.js';
 
 export interface BrokerContext {
+  /** The settings in force: those started with, under the dynamic broker configs altered since. */
   readonly config: BrokerConfig;
+  readonly dynamicConfigs: DynamicBrokerConfigs;
   readonly storage: Storage;
   readonly producerEpochs: ProducerEpochs;
   readonly waiters: PartitionWaiters;

@@ -2,17 +2,26 @@
  * AlterConfigs and IncrementalAlterConfigs, per resource: a topic's own configs are replaced
  * (AlterConfigs) or changed config by config (SET, DELETE, APPEND, SUBTRACT), checked as Kafka
  * checks them, then stored and applied to its partitions at once; validateOnly checks alone.
- * The broker's configs are its settings, fixed at start: altering one is refused as Kafka
- * refuses a config it cannot update dynamically.
+ * The broker's dynamic configs are altered likewise (alterBroker); its other settings are fixed
+ * at start, and altering one is refused as Kafka refuses a config it cannot update dynamically.
  */
-import { isListConfig, isTopicConfig, listItems, topicConfigProblem, type TopicConfigs } from '../log/topic-config.js';
+import {
+  isListConfig,
+  listItems,
+  TOPIC_CONFIGS,
+  topicConfigProblem,
+  topicConfigsProblem,
+  topicConfigValue,
+  type TopicConfigs,
+} from '../settings/topic-configs.js';
 import { ErrorCode } from '../protocol/error-codes.js';
 import type { BrokerContext } from './broker-context.js';
 import { configAccessProblem, configResourceProblem, TOPIC_RESOURCE, type ResourceProblem } from './config-resources.js';
 import { AclOperation } from '../acl/acl-binding.js';
 import type { ConnectionContext } from '../server/connection.js';
 import { storageFailure } from './storage-error.js';
-import { topicConfigValue } from './topic-configs.js';
+import { dynamicValueProblem } from './dynamic-configs.js';
+import { isDynamicBrokerConfig } from './topic-configs.js';
 
 /** IncrementalAlterConfigs' operations; AlterConfigs' entries are each a SET. */
 export const SET = 0;
@@ -81,24 +90,19 @@ async function alterResource(broker: BrokerContext, resource: AlteredResource, v
   if (missing !== undefined) return missing;
   if (new Set(configs.map((c) => c.name)).size !== configs.length)
     return { errorCode: ErrorCode.INVALID_REQUEST, errorMessage: 'Error due to duplicate config keys' };
-  if (resourceType !== TOPIC_RESOURCE) {
-    if (configs.length === 0) return undefined;
-    const names = configs.map((c) => c.name).join(', ');
-    return {
-      errorCode: ErrorCode.INVALID_REQUEST,
-      errorMessage: `Invalid config value for resource ConfigResource(type=BROKER, name='${resourceName}'): Cannot update these configs dynamically: Set(${names})`,
-    };
-  }
+  if (resourceType !== TOPIC_RESOURCE) return alterBroker(broker, resource, validateOnly);
   for (const alteration of configs) {
-    const problem = alterationProblem(alteration);
+    const problem = alterationProblem(alteration, TOPIC_CONFIGS.has(alteration.name) ? undefined : `Unknown topic config name: ${alteration.name}`);
     if (problem !== undefined) return problem;
   }
   const alter = (own: TopicConfigs): TopicConfigs => {
-    const next = altered(own, resource, (name) => topicConfigValue(broker.config, own, name));
+    const next = altered(own, resource, (name) => topicConfigValue(broker.config, own, TOPIC_CONFIGS.get(name)!) ?? '');
     for (const [name, value] of Object.entries(next)) {
       const problem = topicConfigProblem(name, value);
       if (problem !== undefined) throw new AlteredValueError(problem);
     }
+    const conflict = topicConfigsProblem(broker.config, next);
+    if (conflict !== undefined) throw new AlteredValueError(conflict);
     return next;
   };
   if (validateOnly) {
@@ -121,38 +125,76 @@ async function alterResource(broker: BrokerContext, resource: AlteredResource, v
   return undefined;
 }
 
-/** Kafka's error for an alteration it would not make, whatever the topic has; undefined if it would. */
-function alterationProblem({ name, configOperation, value }: Alteration): ResourceProblem | undefined {
+/**
+ * Kafka's error for an alteration it would not make, whatever the resource has; undefined if it
+ * would. `unknown` says why the name is not one the resource has.
+ */
+function alterationProblem({ name, configOperation, value }: Alteration, unknown: string | undefined): ResourceProblem | undefined {
   const invalid = (errorMessage: string): ResourceProblem => ({ errorCode: ErrorCode.INVALID_CONFIG, errorMessage });
   if (configOperation < SET || configOperation > SUBTRACT)
     return { errorCode: ErrorCode.INVALID_REQUEST, errorMessage: `Unknown config operation ${configOperation} for config ${name}` };
-  if (!isTopicConfig(name)) return invalid(`Unknown topic config name: ${name}`);
+  if (unknown !== undefined) return invalid(unknown);
   if (configOperation === DELETE || value === null) return undefined;
   if ((configOperation === APPEND || configOperation === SUBTRACT) && !isListConfig(name)) {
     return invalid(`Config value ${configOperation === APPEND ? 'append' : 'subtract'} is not allowed for config key: ${name}`);
   }
-  const problem = topicConfigProblem(name, value);
+  const problem = TOPIC_CONFIGS.has(name) ? topicConfigProblem(name, value) : dynamicValueProblem(name, value);
   return problem === undefined ? undefined : invalid(problem);
+}
+
+/**
+ * Alters the broker's dynamic configs, as Kafka's DynamicBrokerConfig does: only those Kafka
+ * changes at run time (others are INVALID_REQUEST, as Kafka refuses them); stored, then in force
+ * at once for every topic without its own value.
+ */
+async function alterBroker(broker: BrokerContext, resource: AlteredResource, validateOnly: boolean): Promise<ResourceProblem | undefined> {
+  const fixed = resource.configs.filter((c) => !isDynamicBrokerConfig(c.name)).map((c) => c.name);
+  if (fixed.length > 0) {
+    return {
+      errorCode: ErrorCode.INVALID_REQUEST,
+      errorMessage: `Invalid config value for resource ConfigResource(type=BROKER, name='${resource.resourceName}'): Cannot update these configs dynamically: Set(${fixed.join(', ')})`,
+    };
+  }
+  for (const alteration of resource.configs) {
+    const problem = alterationProblem(alteration, undefined);
+    if (problem !== undefined) return problem;
+  }
+  const next = new Map(resource.replace ? [] : broker.dynamicConfigs.altered(resource.resourceName));
+  for (const { name, configOperation, value } of resource.configs) {
+    if (configOperation === DELETE) next.delete(name);
+    else next.set(name, value!.trim());
+  }
+  if (validateOnly) return undefined;
+  try {
+    await broker.dynamicConfigs.replace(resource.resourceName, next);
+  } catch (err) {
+    return {
+      errorCode: storageFailure(broker.logger, err, { broker: resource.resourceName }, 'altering broker configs failed'),
+      errorMessage: (err as Error).message,
+    };
+  }
+  broker.storage.setTopicDefaults(broker.config);
+  broker.logger.info({ broker: resource.resourceName, configs: Object.fromEntries(next) }, 'dynamic broker configs altered');
+  return undefined;
 }
 
 /** The topic's own configs after `resource`'s alterations (each checked); `current` is a config's value in force. */
 function altered(own: TopicConfigs, resource: AlteredResource, current: (name: string) => string): TopicConfigs {
-  const next: Record<string, string> = resource.replace ? {} : { ...own };
+  const next = new Map(resource.replace ? [] : Object.entries(own));
   for (const { name, configOperation, value } of resource.configs) {
     if (configOperation === DELETE) {
-      delete next[name];
+      next.delete(name);
       continue;
     }
     const given = value!.trim();
     if (configOperation === SET) {
-      next[name] = given;
+      next.set(name, given);
       continue;
     }
     const items = listItems(current(name)).filter((item) => item !== '');
     const changed = listItems(given);
-    next[name] = (
-      configOperation === APPEND ? [...items, ...changed.filter((item) => !items.includes(item))] : items.filter((item) => !changed.includes(item))
-    ).join(',');
+    const list = configOperation === APPEND ? [...items, ...changed.filter((item) => !items.includes(item))] : items.filter((item) => !changed.includes(item));
+    next.set(name, list.join(','));
   }
-  return next;
+  return Object.fromEntries(next);
 }

@@ -10,6 +10,7 @@ import { lockDirectory } from '../log/dir-lock.js';
 import { makeDirectory } from '../log/make-directory.js';
 import { ProducerEpochs } from '../log/producer-epochs.js';
 import { Storage } from '../log/storage.js';
+import { DynamicBrokerConfigs } from './dynamic-configs.js';
 import { BrokerMetrics } from '../metrics/broker-metrics.js';
 import { serveMetrics } from '../metrics/metrics-server.js';
 import { TcpServer } from '../server/tcp-server.js';
@@ -145,12 +146,10 @@ async function run(config: BrokerConfig, logger: Logger, faults: FaultRegistry):
     const partitionMemory = new MemoryBudget(config.partitionMemoryBytes);
     partitionMemory.startSweeping(PARTITION_IDLE_MS);
     closers.push(async () => partitionMemory.stopSweeping());
+    const dynamicConfigs = await DynamicBrokerConfigs.open(dataDir, config);
     const storage = await Storage.open(dataDir, {
-      segmentBytes: config.segmentBytes,
-      segmentMs: config.segmentMs,
+      topicDefaults: dynamicConfigs.current,
       flush: config.flush,
-      retentionMs: config.retentionMs,
-      retentionBytes: config.retentionBytes,
       retentionCheckIntervalMs: config.retentionCheckIntervalMs,
       producerIdExpirationMs: config.producerIdExpirationMs,
       memory: partitionMemory,
@@ -183,7 +182,10 @@ async function run(config: BrokerConfig, logger: Logger, faults: FaultRegistry):
     const policy = { superUsers: new Set(config.superUsers ?? []), allowIfNoAclFound: config.allowEveryoneIfNoAclFound };
     const authorizer = config.authorizer ? await Authorizer.open(dataDir, policy) : undefined;
     const context: { -readonly [K in keyof BrokerContext]: BrokerContext[K] } = {
-      config,
+      get config() {
+        return dynamicConfigs.current;
+      },
+      dynamicConfigs,
       storage,
       producerEpochs,
       waiters,

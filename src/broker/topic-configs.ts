@@ -1,28 +1,12 @@
 /**
- * Topic configs as DescribeConfigs and CreateTopics answer them: a topic's own value
- * (DYNAMIC_TOPIC_CONFIG), else the broker setting that is its default (STATIC_BROKER_CONFIG when
- * the broker was given it, DEFAULT_CONFIG otherwise), and the synonyms that say so.
+ * Configs as DescribeConfigs and CreateTopics answer them, with where each value comes from (Kafka's
+ * ConfigSource) and the synonyms that say so: a topic's own value (DYNAMIC_TOPIC_CONFIG), else the
+ * broker config that is its default, altered at run time (DYNAMIC_BROKER_CONFIG,
+ * DYNAMIC_DEFAULT_BROKER_CONFIG), given at start (STATIC_BROKER_CONFIG) or its default (DEFAULT_CONFIG).
  */
-import type { TopicConfigs } from '../log/topic-config.js';
-import { DEFAULT_CONFIG, TOPIC_CONFIG_SETTINGS, topicConfigDefaults, type BrokerConfig } from '../settings/settings.js';
-
-/** Kafka's ConfigSource values. */
-const DYNAMIC_TOPIC_CONFIG = 1;
-const STATIC_BROKER_CONFIG = 4;
-export const DEFAULT_CONFIG_SOURCE = 5;
-
-/** The configs brook fixes for every topic unless it has its own, with the broker config Kafka names as their default. */
-const FIXED: Readonly<Record<string, { readonly value: string; readonly broker: string }>> = {
-  'cleanup.policy': { value: 'delete', broker: 'log.cleanup.policy' },
-  'compression.type': { value: 'producer', broker: 'compression.type' },
-  'min.insync.replicas': { value: '1', broker: 'min.insync.replicas' },
-};
-
-export interface ConfigSynonym {
-  readonly name: string;
-  readonly value: string;
-  readonly source: number;
-}
+import { brokerConfigName, defaultValue, TOPIC_CONFIGS, topicConfigValue, type TopicConfigs } from '../settings/topic-configs.js';
+import { ConfigSource, DYNAMIC_SETTINGS, type ConfigSynonym, type DynamicBrokerConfigs } from './dynamic-configs.js';
+import { DEFAULT_CONFIG, OPTIONS } from '../settings/settings.js';
 
 export interface ConfigEntry {
   readonly name: string;
@@ -32,44 +16,36 @@ export interface ConfigEntry {
   readonly synonyms: readonly ConfigSynonym[];
 }
 
-/** Each config, by name, with where its value comes from: a setting the broker was given, or its default. */
-export function configEntries(values: Record<string, string>, defaults: Record<string, string>): ConfigEntry[] {
+/** The settings that are Kafka broker configs, by those names. */
+const BROKER_SETTINGS: ReadonlyMap<string, string> = new Map(OPTIONS.flatMap(([key, s]) => (s.broker === undefined ? [] : [[s.broker, key]])));
+
+/**
+ * The broker's configs, `values` by name: those of settings with their synonyms, others (which
+ * brook fixes or works out as it runs) as the broker's static ones.
+ */
+export function brokerConfigEntries(dynamic: DynamicBrokerConfigs, values: Record<string, string>): ConfigEntry[] {
   return sorted(Object.entries(values)).map(([name, value]) => {
-    const configSource = value === defaults[name] ? DEFAULT_CONFIG_SOURCE : STATIC_BROKER_CONFIG;
-    return { name, value, configSource, synonyms: [{ name, value, source: configSource }] };
+    const key = BROKER_SETTINGS.get(name);
+    const synonyms = key === undefined ? [{ name, value, source: ConfigSource.STATIC_BROKER_CONFIG }] : dynamic.synonyms(name, key);
+    return { name, value, configSource: synonyms[0]!.source, synonyms };
   });
 }
 
-/** Worked out once per broker config: produce looks values up for every batch. */
-const defaultsOf = new WeakMap<BrokerConfig, Readonly<Record<string, string>>>();
-
-/** The broker's defaults of topic configs, by the topic config's name. */
-function brokerDefaults(c: BrokerConfig): Readonly<Record<string, string>> {
-  let defaults = defaultsOf.get(c);
-  if (defaults === undefined) {
-    defaults = { ...Object.fromEntries(Object.entries(FIXED).map(([name, f]) => [name, f.value])), ...topicConfigDefaults(c) };
-    defaultsOf.set(c, defaults);
-  }
-  return defaults;
-}
-
-/** The value in force of a topic config the broker has a default of: the topic's own, or that default. */
-export function topicConfigValue(c: BrokerConfig, own: TopicConfigs, name: string): string {
-  return own[name] ?? brokerDefaults(c)[name] ?? '';
-}
+/** Whether AlterConfigs may change the broker config at run time. */
+export const isDynamicBrokerConfig = (name: string): boolean => DYNAMIC_SETTINGS.has(name);
 
 /** A topic's configs: every one the broker has a default of, and those the topic has of its own. */
-export function topicConfigEntries(c: BrokerConfig, own: TopicConfigs): ConfigEntry[] {
-  const given = brokerDefaults(c);
-  const defaults = brokerDefaults(DEFAULT_CONFIG);
-  return sorted(Object.entries({ ...given, ...own })).map(([name, value]) => {
-    const broker = TOPIC_CONFIG_SETTINGS.get(name)?.broker ?? FIXED[name]?.broker;
+export function topicConfigEntries(dynamic: DynamicBrokerConfigs, own: TopicConfigs): ConfigEntry[] {
+  return sorted([...TOPIC_CONFIGS]).flatMap(([name, row]) => {
+    const value = topicConfigValue(dynamic.current, own, row);
+    if (value === undefined) return [];
+    const broker = brokerConfigName(row);
     const synonyms: ConfigSynonym[] = [];
-    if (own[name] !== undefined) synonyms.push({ name, value: own[name], source: DYNAMIC_TOPIC_CONFIG });
-    if (broker !== undefined && given[name] !== defaults[name]) synonyms.push({ name: broker, value: given[name]!, source: STATIC_BROKER_CONFIG });
-    if (broker !== undefined) synonyms.push({ name: broker, value: defaults[name]!, source: DEFAULT_CONFIG_SOURCE });
+    if (Object.hasOwn(own, name)) synonyms.push({ name, value, source: ConfigSource.DYNAMIC_TOPIC_CONFIG });
+    if (row.setting !== undefined) synonyms.push(...dynamic.synonyms(broker!, row.setting));
+    else if (broker !== undefined) synonyms.push({ name: broker, value: defaultValue(row, DEFAULT_CONFIG)!, source: ConfigSource.DEFAULT_CONFIG });
     // A config of the topic's own with no broker default is its own synonym alone.
-    return { name, value, configSource: synonyms[0]?.source ?? DYNAMIC_TOPIC_CONFIG, synonyms };
+    return [{ name, value, configSource: synonyms[0]?.source ?? ConfigSource.DYNAMIC_TOPIC_CONFIG, synonyms }];
   });
 }
 

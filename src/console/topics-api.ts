@@ -48,7 +48,7 @@ export async function describeTopic(broker: BrokerContext, name: string, query: 
       };
     }),
   );
-  const configs = topicConfigEntries(broker.config, topic.configs).map(({ name, value }) => ({ name, value, own: topic.configs[name] !== undefined }));
+  const configs = topicConfigEntries(broker.dynamicConfigs, topic.configs).map(({ name, value }) => ({ name, value, own: topic.configs[name] !== undefined }));
   return { name, topicId: topic.topicId, partitionCount: topic.partitions, partitions: { ...shown, items: partitions }, configs };
 }
 

@@ -5,6 +5,7 @@
 import type { MemoryBudget } from '../memory/memory-budget.js';
 import type { FlushPolicy } from '../settings/kinds.js';
 import { SETTINGS } from '../settings/settings.js';
+import type { TopicConfig } from '../settings/topic-configs.js';
 
 /** A callback, or a pino-like logger (fields first, as pino takes them). */
 export type LogSink =
@@ -17,6 +18,8 @@ export type LogSink =
 export interface LogOptions {
   /** segment.bytes: a segment rolls before it would pass this size. */
   readonly segmentBytes?: number;
+  /** max.message.bytes: the largest batch appended. */
+  readonly maxMessageBytes?: number;
   /** segment.ms: a segment rolls once its first batch is this old. */
   readonly segmentMs?: number;
   /** index.interval.bytes: log bytes between two sparse index entries. */
@@ -49,6 +52,7 @@ export type ResolvedLogOptions = Required<Omit<LogOptions, 'logger' | 'memory'>>
 export function resolveLogOptions(options: LogOptions): ResolvedLogOptions {
   const resolved = {
     segmentBytes: options.segmentBytes ?? SETTINGS.segmentBytes.default,
+    maxMessageBytes: options.maxMessageBytes ?? SETTINGS.maxRequestBytes.default,
     segmentMs: options.segmentMs ?? SETTINGS.segmentMs.default,
     indexIntervalBytes: options.indexIntervalBytes ?? 4096,
     flush: options.flush ?? SETTINGS.flush.default,
@@ -63,6 +67,21 @@ export function resolveLogOptions(options: LogOptions): ResolvedLogOptions {
   };
   if (!(resolved.indexIntervalBytes >= 1)) throw new RangeError('indexIntervalBytes must be positive');
   return resolved;
+}
+
+/** The log options a topic's effective config gives, named alike. */
+const TOPIC_LOG_OPTIONS = ['segmentBytes', 'segmentMs', 'retentionMs', 'retentionBytes', 'maxMessageBytes'] as const satisfies readonly (keyof TopicConfig &
+  keyof LogOptions)[];
+
+/**
+ * The options a topic's partitions run with: `base` with the topic's effective `config`. A
+ * cleanup.policy without `delete` keeps every segment whatever the retention, as in Kafka, where
+ * only the cleaner removes records from a compacted topic (LogConfig's `delete`).
+ */
+export function topicLogOptions(base: LogOptions, config: TopicConfig): LogOptions {
+  const own = Object.fromEntries(TOPIC_LOG_OPTIONS.map((key) => [key, config[key]]));
+  const kept = !config.cleanupPolicy.includes('delete');
+  return { ...base, ...own, ...(kept ? { retentionMs: -1, retentionBytes: -1 } : {}) };
 }
 
 function reporterOf(sink: LogSink | undefined): Reporter {

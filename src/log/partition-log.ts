@@ -9,11 +9,13 @@
  *   segment-roll.ts (both pure);
  * - housekeeping in the background: background-tasks.ts; its timers: partition-timers.ts.
  */
+import { basename } from 'node:path';
 import { UNCHECKED, type AppendContext, type Refused } from '../idempotence/producer-decision.js';
 import { unbounded } from '../memory/memory-budget.js';
 import { assignBaseOffset, type BatchHeader, type Marker } from '../protocol/record-batch.js';
 import type { ReadMemory } from './batch-file.js';
 import { BackgroundTasks } from './background-tasks.js';
+import { batchSizeRefusal, type AppendRefusal } from './batch-size.js';
 import { OffsetIndex } from './offset-index.js';
 import { resolveLogOptions, type LogOptions, type ResolvedLogOptions } from './options.js';
 import { pruneSnapshots, readLogStartOffset, writeLogStartOffset, writeRecoveryPoint, writeSnapshot } from './partition-files.js';
@@ -171,18 +173,26 @@ export class PartitionLog {
     return this.states.abortedBetween(from, to);
   }
 
+  /** Why the log would refuse a batch of `bytes` (max.message.bytes, segment.bytes); undefined if it takes it. */
+  sizeRefusal(bytes: number): AppendRefusal | undefined {
+    // The directory is named as Kafka names a partition: topic-index.
+    return batchSizeRefusal(bytes, basename(this.dir), this.options);
+  }
+
   /**
    * Appends a batch the caller has validated, if the producer decision
    * (idempotence/producer-decision.ts) accepts it, as Kafka's UnifiedLog.append asks
    * ProducerAppendInfo: writes its base offset into `batch` and copies it, so the caller may reuse
    * `batch`'s memory once this returns. A duplicate or refused batch changes nothing. `context`
    * is what the broker knows of the producer beyond the partition; `marker` says what a control
-   * batch marks.
+   * batch marks. Throws the AppendRefusal of a batch too large for the log, appending nothing.
    */
   append(batch: Buffer, header: BatchHeader, now: number, context: AppendContext = UNCHECKED, marker?: Marker): Appended {
     if (this.writer.failed) throw this.writer.failedError();
     if (this.closing !== undefined) throw new Error(`partition log ${this.dir} is closed`);
     if (header.size !== batch.length) throw new RangeError(`batch holds ${batch.length} bytes, its header says ${header.size}`);
+    const refusal = this.sizeRefusal(batch.length);
+    if (refusal !== undefined) throw refusal;
     const baseOffset = this.logEnd;
     // Before the log is touched: a duplicate or refused batch changes nothing.
     const decision = this.states.decide(header, baseOffset, context);

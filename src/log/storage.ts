@@ -13,10 +13,11 @@ import { DurableJsonFile, isJsonObject, isVersion1 } from '../files/durable-file
 import { compactionConfig } from './cleaner/compaction-config.js';
 import { LogCleaner, type CleanerOptions, type CompactedPartition } from './cleaner/log-cleaner.js';
 import { makeDirectory } from './make-directory.js';
-import { resolveLogOptions, type LogOptions, type Reporter } from './options.js';
+import { resolveLogOptions, topicLogOptions, type LogOptions, type Reporter } from './options.js';
 import { isPartitionFileName } from './partition-files.js';
 import { PartitionLog } from './partition-log.js';
-import { isTopicConfigs, topicLogOptions, type TopicConfigs } from './topic-config.js';
+import { DEFAULT_CONFIG, type BrokerConfig } from '../settings/settings.js';
+import { isTopicConfigs, topicConfig, type TopicConfig, type TopicConfigs } from '../settings/topic-configs.js';
 import { topicNameProblem } from './topic-name.js';
 
 export interface TopicInfo {
@@ -116,13 +117,18 @@ async function foreignFile(dir: string): Promise<string | undefined> {
   }
 }
 
-export interface StorageOptions extends LogOptions {
+/** The log options every partition runs with; those a topic config gives come from `topicDefaults` and the topic's own. */
+export interface StorageOptions extends Omit<LogOptions, 'segmentBytes' | 'segmentMs' | 'retentionMs' | 'retentionBytes' | 'maxMessageBytes'> {
+  /** The broker settings that topics without their own configs follow; the settings' defaults if not given. */
+  readonly topicDefaults?: BrokerConfig;
   /** The log cleaner's settings; without them, no cleaner runs. */
   readonly cleaner?: Omit<CleanerOptions, 'report'>;
 }
 
 interface Topic {
   readonly info: TopicInfo;
+  /** Its configs in force: its own over the broker's. */
+  readonly config: TopicConfig;
   readonly logs: PartitionLog[];
 }
 
@@ -139,6 +145,7 @@ export class Storage {
   private constructor(
     readonly dataDir: string,
     private readonly options: LogOptions,
+    private topicDefaults: BrokerConfig,
     private readonly report: Reporter,
     private readonly metadataFile: DurableJsonFile<Metadata>,
     private readonly producerIdsFile: DurableJsonFile<ProducerIds>,
@@ -150,7 +157,7 @@ export class Storage {
   }
 
   /** Opens every partition (recovering each) and reserves a block of producer ids. */
-  static async open(dataDir: string, { cleaner, ...options }: StorageOptions = {}): Promise<Storage> {
+  static async open(dataDir: string, { cleaner, topicDefaults = DEFAULT_CONFIG, ...options }: StorageOptions = {}): Promise<Storage> {
     const report = resolveLogOptions(options).report;
     await makeDirectory(dataDir);
     const metadataFile = new DurableJsonFile(join(dataDir, 'metadata.json'), isMetadata);
@@ -165,7 +172,16 @@ export class Storage {
       await metadataFile.write(metadata);
     }
     const ids = await producerIdsFile.read();
-    const storage = new Storage(dataDir, options, report, metadataFile, producerIdsFile, metadata.clusterId, BigInt(ids?.nextBlockStart ?? FIRST_PRODUCER_ID));
+    const storage = new Storage(
+      dataDir,
+      options,
+      topicDefaults,
+      report,
+      metadataFile,
+      producerIdsFile,
+      metadata.clusterId,
+      BigInt(ids?.nextBlockStart ?? FIRST_PRODUCER_ID),
+    );
 
     const owned = new Set(metadata.topics.flatMap((t) => Array.from({ length: t.partitions }, (_, p) => `${t.name}-${p}`)));
     for (const stray of dirs.filter((d) => !owned.has(d))) {
@@ -204,7 +220,8 @@ export class Storage {
         if (!dirs.includes(dir))
           this.report.warn('a partition directory is missing: the partition starts empty, what it held is lost', { dir: join(this.dataDir, dir) });
       }
-      this.byName.set(info.name, { info, logs: await this.openEach(info, 0, info.partitions) });
+      const config = topicConfig(this.topicDefaults, info.configs);
+      this.byName.set(info.name, { info, config, logs: await this.openEach(info, config, 0, info.partitions) });
     }
   }
 
@@ -214,6 +231,11 @@ export class Storage {
 
   topic(name: string): TopicInfo | undefined {
     return this.byName.get(name)?.info;
+  }
+
+  /** The configs in force of the topic: its own over the broker's. */
+  topicConfig(name: string): TopicConfig | undefined {
+    return this.byName.get(name)?.config;
   }
 
   topicById(topicId: string): TopicInfo | undefined {
@@ -228,8 +250,9 @@ export class Storage {
 
   /** The partitions of the topics whose cleanup.policy has `compact`, with their cleaning configs. */
   private *compactedPartitions(): Iterable<CompactedPartition> {
-    for (const { info, logs } of this.byName.values()) {
-      const config = compactionConfig(info.configs);
+    for (const topic of this.byName.values()) {
+      const config = compactionConfig(topic.config);
+      const logs = topic.logs;
       if (config !== undefined) for (const log of logs) yield { log, config };
     }
   }
@@ -268,8 +291,9 @@ export class Storage {
       const colliding = this.collidingTopic(name);
       if (colliding !== undefined) throw new TopicCollisionError(name, colliding);
       const info: TopicInfo = { name, topicId: randomUUID(), partitions, configs };
-      const logs = await this.addPartitions(info, 0, partitions, () => this.saveMetadata([...this.topics(), info]));
-      this.byName.set(name, { info, logs });
+      const config = topicConfig(this.topicDefaults, configs);
+      const logs = await this.addPartitions(info, config, 0, partitions, () => this.saveMetadata([...this.topics(), info]));
+      this.byName.set(name, { info, config, logs });
       return info;
     });
   }
@@ -287,8 +311,8 @@ export class Storage {
       if (problem !== undefined) throw new InvalidPartitionsError(problem);
       const info: TopicInfo = { ...topic.info, partitions: count };
       const saved = this.topics().map((t) => (t.name === name ? info : t));
-      const added = await this.addPartitions(info, topic.info.partitions, count, () => this.saveMetadata(saved));
-      this.byName.set(name, { info, logs: [...topic.logs, ...added] });
+      const added = await this.addPartitions(info, topic.config, topic.info.partitions, count, () => this.saveMetadata(saved));
+      this.byName.set(name, { info, config: topic.config, logs: [...topic.logs, ...added] });
       return info;
     });
   }
@@ -304,8 +328,7 @@ export class Storage {
       if (topic === undefined) return undefined;
       const info: TopicInfo = { ...topic.info, configs: alter(topic.info.configs) };
       await this.saveMetadata(this.topics().map((t) => (t.name === name ? info : t)));
-      this.byName.set(name, { info, logs: topic.logs });
-      for (const log of topic.logs) log.configure(topicLogOptions(this.options, info.configs));
+      this.configureTopic({ ...topic, info });
       return info;
     });
   }
@@ -361,15 +384,28 @@ export class Storage {
     return this.closing;
   }
 
-  private openPartition(topic: TopicInfo, index: number): Promise<PartitionLog> {
-    return PartitionLog.open(this.partitionDir(topic.name, index), topicLogOptions(this.options, topic.configs));
+  /** Topics without their own values follow `defaults` from now on (dynamic broker configs, as Kafka's LogManager.reconfigureDefaultLogConfig). */
+  setTopicDefaults(defaults: BrokerConfig): void {
+    this.topicDefaults = defaults;
+    for (const topic of this.byName.values()) this.configureTopic(topic);
+  }
+
+  /** Works out the topic's configs in force anew and runs its partitions with them from now on. */
+  private configureTopic(topic: Topic): void {
+    const config = topicConfig(this.topicDefaults, topic.info.configs);
+    this.byName.set(topic.info.name, { ...topic, config });
+    for (const log of topic.logs) log.configure(topicLogOptions(this.options, config));
+  }
+
+  private openPartition(topic: TopicInfo, config: TopicConfig, index: number): Promise<PartitionLog> {
+    return PartitionLog.open(this.partitionDir(topic.name, index), topicLogOptions(this.options, config));
   }
 
   /**
    * Opens partitions `from` up to `to` of `topic` afresh, then runs `record`, which saves the
    * metadata owning them; if either fails, the partitions are closed and removed again.
    */
-  private async addPartitions(topic: TopicInfo, from: number, to: number, record: () => Promise<void>): Promise<PartitionLog[]> {
+  private async addPartitions(topic: TopicInfo, config: TopicConfig, from: number, to: number, record: () => Promise<void>): Promise<PartitionLog[]> {
     const indexes = Array.from({ length: to - from }, (_, i) => from + i);
     const dirs = indexes.map((p) => this.partitionDir(topic.name, p));
     for (const dir of dirs) {
@@ -382,7 +418,7 @@ export class Storage {
     await removeAll();
     let logs: PartitionLog[] = [];
     try {
-      logs = await this.openEach(topic, from, to);
+      logs = await this.openEach(topic, config, from, to);
       await record();
     } catch (err) {
       await Promise.all(logs.map((l) => l.close().catch(() => {})));
@@ -396,8 +432,8 @@ export class Storage {
    * Opens partitions `from` up to `to` of `topic`. Settled, so that when one fails to open the
    * others are closed, not left open with their timers running.
    */
-  private async openEach(topic: TopicInfo, from: number, to: number): Promise<PartitionLog[]> {
-    const opened = await Promise.allSettled(Array.from({ length: to - from }, (_, i) => this.openPartition(topic, from + i)));
+  private async openEach(topic: TopicInfo, config: TopicConfig, from: number, to: number): Promise<PartitionLog[]> {
+    const opened = await Promise.allSettled(Array.from({ length: to - from }, (_, i) => this.openPartition(topic, config, from + i)));
     const logs = opened.flatMap((o) => (o.status === 'fulfilled' ? [o.value] : []));
     const failed = opened.find((o) => o.status === 'rejected');
     if (failed === undefined) return logs;

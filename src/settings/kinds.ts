@@ -9,7 +9,7 @@ import { CLIENT_PORTS, parseHostPort } from '../server/host-port.js';
 import type { TlsListener } from '../server/tcp-server.js';
 import type { FaultRule } from '../faults/rule.js';
 
-/** Kafka's type of a config (ConfigDef.Type), which a topic config's value is checked against. */
+/** Kafka's type of a config (ConfigDef.Type), which a topic config's value is checked against (topic-configs.ts). */
 export type KafkaType = 'int' | 'long' | 'double' | 'boolean' | 'string' | { readonly oneOf: readonly string[] } | { readonly listOf: readonly string[] };
 
 export interface Kind<T> {
@@ -25,8 +25,6 @@ export interface Kind<T> {
   readonly choices?: readonly string[];
   /** What a flag takes, where that is not what the option takes. */
   readonly flagSaid?: string;
-  /** Kafka's type, for the kinds of Kafka's configs. */
-  readonly kafkaType?: KafkaType;
   /** What the number counts, for the README to spell a default in larger units. */
   readonly unit?: 'bytes' | 'ms';
   /** The flag may be given again, each time for one more item of the array the option takes. */
@@ -59,25 +57,36 @@ export function parseWhole(text: string, min: number, max: number): number {
   return n;
 }
 
-function whole(kafkaType: 'int' | 'long', min: number, max: number, unit?: 'bytes' | 'ms'): Kind<number> {
+function whole(min: number, max: number, unit?: 'bytes' | 'ms'): Kind<number> {
   return {
     fits: wholeIn(min, max),
     said: wholeSaid(min, max),
     arg: unit === 'ms' ? '<ms>' : '<n>',
     parse: (text) => parseWhole(text, min, max),
-    kafkaType,
     unit,
   };
 }
 
 /** A whole number from min to max, of Kafka's type int. */
-export const int = (min: number, max: number, unit?: 'bytes' | 'ms'): Kind<number> => whole('int', min, max, unit);
+export const int = (min: number, max: number, unit?: 'bytes' | 'ms'): Kind<number> => whole(min, max, unit);
 /** A whole number from min to max, of Kafka's type long. */
-export const long = (min: number, max: number, unit?: 'bytes' | 'ms'): Kind<number> => whole('long', min, max, unit);
+export const long = (min: number, max: number, unit?: 'bytes' | 'ms'): Kind<number> => whole(min, max, unit);
+
+/** A number from 0 to 1, of Kafka's type double. */
+export const ratio: Kind<number> = {
+  fits: (v) => typeof v === 'number' && v >= 0 && v <= 1,
+  said: 'a number from 0 to 1',
+  arg: '<ratio>',
+  parse(text) {
+    const n = Number(text);
+    if (text.trim() === '' || !(n >= 0 && n <= 1)) throw new Error('expected a number from 0 to 1');
+    return n;
+  },
+};
 
 export const port = (min: number): Kind<number> => ({ ...int(min, 65535), arg: '<port>' });
 
-export const bool: Kind<boolean> = { fits: (v) => typeof v === 'boolean', said: 'true or false', arg: '', kafkaType: 'boolean' };
+export const bool: Kind<boolean> = { fits: (v) => typeof v === 'boolean', said: 'true or false', arg: '' };
 
 const listed = (items: readonly string[]): string => items.join(', ').replace(/, ([^,]*)$/, ' or $1');
 
@@ -90,12 +99,11 @@ export function oneOf<T extends string>(values: readonly T[], arg: string): Kind
     parse: (text) => text as T,
     choices: values,
     flagSaid: listed(values.map((v) => `\`${v}\``)),
-    kafkaType: { oneOf: values },
   };
 }
 
 /** Any text but the empty one; `said` is what it names. */
-export const text = (said: string, arg: string): Kind<string> => ({ fits: isText, said, arg, parse: (t) => t, kafkaType: 'string' });
+export const text = (said: string, arg: string): Kind<string> => ({ fits: isText, said, arg, parse: (t) => t });
 
 /** Parses `none`, `always` or `interval:<ms>`. */
 export function parseFlushPolicy(text: string): FlushPolicy {

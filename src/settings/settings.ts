@@ -3,8 +3,7 @@
  * name in kebab case, or the row's `flag`), its Kafka names, the values it takes, its default and what it does. The
  * flags, startBroker's checks, the defaults, DescribeConfigs' answers and the README's tables
  * (`npm run gen:readme`) all come from here: a new setting is one row (README, "Adding a
- * setting"). A broker config that is the default of a topic config names both, so that a topic
- * without its own value is given the broker's, found by the topic config's name.
+ * setting"). The topic configs a setting is the default of are rows of topic-configs.ts.
  */
 import { TIMESTAMP_TYPES } from '../protocol/record-batch.js';
 import {
@@ -24,6 +23,7 @@ import {
   pinoLogger,
   port,
   principals,
+  ratio,
   text,
   tlsListener,
   type Kind,
@@ -42,8 +42,8 @@ export interface Setting<T = unknown> {
   readonly flag?: string;
   /** The Kafka broker config it is, which DescribeConfigs shows with its value. */
   readonly broker?: string;
-  /** The topic config it is the default of. */
-  readonly topic?: string;
+  /** Kafka lets AlterConfigs change it at run time (a dynamic broker config), and brook applies it at once. */
+  readonly dynamic?: true;
   /** Kafka's names, where no one config is the setting (markdown: `code` in backquotes). */
   readonly kafka?: string;
   /** What startBroker does without it, where that is not the default (a flag's). */
@@ -99,14 +99,14 @@ export const SETTINGS = {
     kind: int(14, INT32_MAX, 'bytes'),
     default: 64 * MiB,
     broker: 'log.segment.bytes',
-    topic: 'segment.bytes',
+    dynamic: true,
     description: 'roll a log segment before it would pass this size',
   }),
   segmentMs: setting({
     kind: long(1, ANY, 'ms'),
     default: 7 * DAY,
     broker: 'log.roll.ms',
-    topic: 'segment.ms',
+    dynamic: true,
     description: 'roll a log segment once its first batch is this old',
   }),
   flush: setting({
@@ -120,14 +120,14 @@ export const SETTINGS = {
     kind: long(-1, ANY, 'ms'),
     default: 7 * DAY,
     broker: 'log.retention.ms',
-    topic: 'retention.ms',
+    dynamic: true,
     description: 'delete segments older than this; -1 keeps them',
   }),
   retentionBytes: setting({
     kind: long(-1, ANY, 'bytes'),
     default: -1,
     broker: 'log.retention.bytes',
-    topic: 'retention.bytes',
+    dynamic: true,
     description: 'delete old segments past this partition size; -1 keeps them',
   }),
   retentionCheckIntervalMs: setting({
@@ -167,6 +167,35 @@ export const SETTINGS = {
     broker: 'log.cleaner.dedupe.buffer.size',
     description: "the log cleaner's offset map: at most this much memory for the keys of one cleaning",
   }),
+  cleanerDeleteRetentionMs: setting({
+    kind: long(0, ANY, 'ms'),
+    default: DAY,
+    broker: 'log.cleaner.delete.retention.ms',
+    dynamic: true,
+    description: "how long a compacted topic keeps a tombstone once it is its key's latest record",
+  }),
+  cleanerMinCompactionLagMs: setting({
+    kind: long(0, ANY, 'ms'),
+    default: 0,
+    broker: 'log.cleaner.min.compaction.lag.ms',
+    dynamic: true,
+    description: 'records of a compacted topic younger than this stay as written',
+  }),
+  // Kafka's default is Long.MAX_VALUE: no limit.
+  cleanerMaxCompactionLagMs: setting({
+    kind: long(1, ANY, 'ms'),
+    default: ANY,
+    broker: 'log.cleaner.max.compaction.lag.ms',
+    dynamic: true,
+    description: 'records of a compacted topic older than this are cleaned whatever its dirty ratio; by default no limit, as in Kafka',
+  }),
+  cleanerMinCleanableRatio: setting({
+    kind: ratio,
+    default: 0.5,
+    broker: 'log.cleaner.min.cleanable.ratio',
+    dynamic: true,
+    description: "the share of a compacted partition's cleanable bytes not yet cleaned that starts a cleaning",
+  }),
   transactionMaxTimeoutMs: setting({
     kind: int(1, INT32_MAX, 'ms'),
     default: 900_000,
@@ -197,7 +226,7 @@ export const SETTINGS = {
     kind: long(0, ANY, 'ms'),
     default: 3_600_000,
     broker: 'log.message.timestamp.after.max.ms',
-    topic: 'message.timestamp.after.max.ms',
+    dynamic: true,
     description:
       "refuse a batch with a record stamped further ahead of the broker's clock: `INVALID_TIMESTAMP`, naming each such record; Kafka 4.0's default, 3.x had no limit",
   }),
@@ -206,14 +235,14 @@ export const SETTINGS = {
     kind: long(0, ANY, 'ms'),
     default: ANY,
     broker: 'log.message.timestamp.before.max.ms',
-    topic: 'message.timestamp.before.max.ms',
+    dynamic: true,
     description: 'likewise for records stamped further behind it; by default no limit, as in Kafka',
   }),
   messageTimestampType: setting({
     kind: oneOf(TIMESTAMP_TYPES, '<type>'),
     default: 'CreateTime',
     broker: 'log.message.timestamp.type',
-    topic: 'message.timestamp.type',
+    dynamic: true,
     description:
       "`CreateTime` keeps the producer's record times; `LogAppendTime` stamps each batch with the broker's clock as it is stored, and answers that time",
   }),
@@ -221,7 +250,6 @@ export const SETTINGS = {
     kind: int(64, INT32_MAX, 'bytes'),
     default: 104_857_600,
     broker: 'socket.request.max.bytes',
-    topic: 'max.message.bytes',
     description: "largest request accepted, and so every topic's largest batch",
   }),
   queuedMaxRequestBytes: setting({
@@ -401,18 +429,6 @@ const turnedOff = (s: Setting): boolean => s.kind.parse === undefined && s.defau
 
 /** The broker configs by Kafka's names, with their values in `config`. */
 export function brokerConfigValues(config: BrokerConfig): Record<string, string> {
-  return kafkaValues(config, 'broker');
-}
-
-/** The topic configs a topic has unless given its own, by Kafka's names. */
-export function topicConfigDefaults(config: BrokerConfig): Record<string, string> {
-  return kafkaValues(config, 'topic');
-}
-
-function kafkaValues(config: BrokerConfig, kafkaName: 'broker' | 'topic'): Record<string, string> {
   const values = config as Readonly<Record<string, unknown>>;
-  return Object.fromEntries(OPTIONS.flatMap(([name, s]) => (s[kafkaName] === undefined ? [] : [[s[kafkaName], String(values[name])]])));
+  return Object.fromEntries(OPTIONS.flatMap(([name, s]) => (s.broker === undefined ? [] : [[s.broker, String(values[name])]])));
 }
-
-/** The settings that are the defaults of topic configs, by the topic config's name. */
-export const TOPIC_CONFIG_SETTINGS: ReadonlyMap<string, Setting> = new Map(OPTIONS.flatMap(([, s]) => (s.topic === undefined ? [] : [[s.topic, s]])));

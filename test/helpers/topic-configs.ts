@@ -28,11 +28,15 @@ export async function describedTopic(client: WireClient, topic: string): Promise
 }
 
 /** Partition 0's log start offset, as ListOffsets answers it (EARLIEST). */
-export async function earliestOffset(client: WireClient, topic: string): Promise<number> {
+export const earliestOffset = (client: WireClient, topic: string): Promise<number> => listedOffset(client, topic, -2n);
+/** Partition 0's log end offset, as ListOffsets answers it (LATEST). */
+export const latestOffset = (client: WireClient, topic: string): Promise<number> => listedOffset(client, topic, -1n);
+
+async function listedOffset(client: WireClient, topic: string, timestamp: bigint): Promise<number> {
   const res = await client.request(ListOffsetsRequest, ListOffsetsResponse, 7, {
     replicaId: -1,
     isolationLevel: 0,
-    topics: [{ name: topic, partitions: [{ partitionIndex: 0, currentLeaderEpoch: -1, timestamp: -2n, maxNumOffsets: 1 }] }],
+    topics: [{ name: topic, partitions: [{ partitionIndex: 0, currentLeaderEpoch: -1, timestamp, maxNumOffsets: 1 }] }],
     timeoutMs: 0,
   });
   return Number(res.topics[0]!.partitions[0]!.offset);

@@ -13,7 +13,7 @@ import type { BrokerContext } from '../broker-context.js';
 import { answerEachNamedOnce } from '../named-once.js';
 import { assignmentProblem } from '../replica-assignments.js';
 import { topicConfigEntries } from '../topic-configs.js';
-import { topicConfigProblem } from '../../log/topic-config.js';
+import { topicConfigProblem, topicConfigsProblem } from '../../settings/topic-configs.js';
 import { topicNameProblem } from '../../log/topic-name.js';
 import { storageFailure } from '../storage-error.js';
 
@@ -56,7 +56,7 @@ async function create(broker: BrokerContext, t: CreateTopicsRequestCreatableTopi
     }
     broker.logger.info({ topic: t.name, partitions }, 'topic created');
   }
-  const configs = topicConfigEntries(broker.config, own).map(({ name, value, configSource }) => ({
+  const configs = topicConfigEntries(broker.dynamicConfigs, own).map(({ name, value, configSource }) => ({
     name,
     value,
     configSource,
@@ -92,6 +92,8 @@ function refusalOf(broker: BrokerContext, t: CreateTopicsRequestCreatableTopic, 
     const problem = topicConfigProblem(name, value);
     if (problem !== undefined) return [ErrorCode.INVALID_CONFIG, problem];
   }
+  const conflict = topicConfigsProblem(broker.config, Object.fromEntries(t.configs.map(({ name, value }) => [name, value!.trim()])));
+  if (conflict !== undefined) return [ErrorCode.INVALID_CONFIG, conflict];
   return undefined;
 }
 

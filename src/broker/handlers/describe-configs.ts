@@ -4,8 +4,9 @@ import { DescribeConfigsRequest, DescribeConfigsResponse } from '../../protocol/
 import { defineApi } from '../api-handler.js';
 import type { BrokerContext } from '../broker-context.js';
 import { NODE_ID, securityProtocol } from '../config.js';
-import { brokerConfigValues, DEFAULT_CONFIG, type BrokerConfig } from '../../settings/settings.js';
-import { configEntries, DEFAULT_CONFIG_SOURCE, topicConfigEntries, type ConfigEntry } from '../topic-configs.js';
+import { brokerConfigValues, type BrokerConfig } from '../../settings/settings.js';
+import { ConfigSource } from '../dynamic-configs.js';
+import { brokerConfigEntries, isDynamicBrokerConfig, topicConfigEntries, type ConfigEntry } from '../topic-configs.js';
 import { configAccessProblem, configResourceProblem, TOPIC_RESOURCE } from '../config-resources.js';
 import { AclOperation } from '../../acl/acl-binding.js';
 import { formatHostPort } from '../../server/host-port.js';
@@ -39,9 +40,9 @@ export const describeConfigs = defineApi({
           .map(({ name, value, configSource, synonyms }) => ({
             name,
             value,
-            // Topic configs are altered at run time; the broker's settings are fixed at start.
-            readOnly: res.resourceType !== TOPIC_RESOURCE,
-            isDefault: configSource === DEFAULT_CONFIG_SOURCE,
+            // Topic configs are altered at run time, and the broker's dynamic ones; its other settings are fixed at start.
+            readOnly: res.resourceType !== TOPIC_RESOURCE && !isDynamicBrokerConfig(name),
+            isDefault: configSource === ConfigSource.DEFAULT_CONFIG,
             configSource,
             isSensitive: false,
             synonyms: request.includeSynonyms ? [...synonyms] : [],
@@ -54,8 +55,8 @@ export const describeConfigs = defineApi({
         configResourceProblem(res.resourceType, res.resourceName, broker.storage);
       if (problem !== undefined) return result(problem.errorCode, problem.errorMessage);
       const topic = res.resourceType === TOPIC_RESOURCE ? broker.storage.topic(res.resourceName) : undefined;
-      if (topic !== undefined) return result(ErrorCode.NONE, null, topicConfigEntries(broker.config, topic.configs));
-      return result(ErrorCode.NONE, null, configEntries(brokerConfigs(broker.config, broker.advertised), brokerConfigs(DEFAULT_CONFIG, broker.advertised)));
+      if (topic !== undefined) return result(ErrorCode.NONE, null, topicConfigEntries(broker.dynamicConfigs, topic.configs));
+      return result(ErrorCode.NONE, null, brokerConfigEntries(broker.dynamicConfigs, brokerConfigs(broker.config, broker.advertised)));
     });
     return { throttleTimeMs: 0, results };
   },

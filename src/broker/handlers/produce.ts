@@ -20,17 +20,16 @@ import {
   type BatchHeader,
   type DecompressionRoom,
   type TimestampRules,
-  type TimestampType,
 } from '../../protocol/record-batch.js';
-import { configNumber, listItems, type TopicConfigs } from '../../log/topic-config.js';
+import { AppendRefusal } from '../../log/batch-size.js';
 import type { Appended, PartitionLog } from '../../log/partition-log.js';
+import type { TopicConfig } from '../../settings/topic-configs.js';
 import { defineApi } from '../api-handler.js';
 import { validateOffThread } from '../batch-checks-thread.js';
 import type { BrokerContext } from '../broker-context.js';
 import { LEADER_EPOCH } from '../config.js';
 import { takeTurn, turnsWaiting } from '../partition-turns.js';
 import { storageFailure } from '../storage-error.js';
-import { topicConfigValue } from '../topic-configs.js';
 import { VERDICT_ERRORS } from '../verdict-errors.js';
 
 type PartitionResponse = ProduceResponsePartitionProduceResponse;
@@ -129,12 +128,14 @@ function appendPartition(
     response.errorMessage = `zstd needs Produce version ${ZSTD_MIN_VERSION} or later, not ${version}`;
     return [];
   }
-  const { maxBatchBytes, timestamps: rules, compacted } = produceRules(broker.config, broker.storage.topic(topic)?.configs ?? NO_CONFIGS);
-  if (records !== null && records.length > maxBatchBytes) {
-    response.errorCode = ErrorCode.MESSAGE_TOO_LARGE;
-    response.errorMessage = `The record batch size in the append to ${topic}-${index} is ${records.length} bytes which exceeds the maximum configured value of ${maxBatchBytes}.`;
+  // The log's size limits, asked before the batch is decompressed, as Kafka's log checks them first.
+  const tooLarge = records === null ? undefined : log.sizeRefusal(records.length);
+  if (tooLarge !== undefined) {
+    response.errorCode = tooLarge.errorCode;
+    response.errorMessage = tooLarge.message;
     return [];
   }
+  const { timestamps: rules, compacted } = produceRules(broker.storage.topicConfig(topic)!);
   const now = Date.now();
   const keysRequiredIn = compacted ? `${topic}-${index}` : undefined;
   // A compressed batch may be decompressed after this call, and the request's memory is lent for the call only.
@@ -235,8 +236,9 @@ function store(
   try {
     appended = log.append(batch, header, now, appendContext(broker, topic, index, header));
   } catch (err) {
-    // The partition's log has failed (a write error; it takes nothing until a restart), or a bug.
-    response.errorCode = storageFailure(broker.logger, err, { topic, partition: index }, 'append failed');
+    // Too large for a config altered while the batch waited; else the partition's log has failed
+    // (a write error; it takes nothing until a restart), or a bug.
+    response.errorCode = err instanceof AppendRefusal ? err.errorCode : storageFailure(broker.logger, err, { topic, partition: index }, 'append failed');
     response.errorMessage = (err as Error).message;
     return [];
   }
@@ -259,36 +261,23 @@ function store(
   return [written];
 }
 
-/** What Produce needs of a topic's configs: its own, or the broker's. */
+/** What Produce needs of a topic's configs in force. */
 interface ProduceRules {
-  readonly maxBatchBytes: number;
   readonly timestamps: TimestampRules;
   readonly compacted: boolean;
 }
 
-const NO_CONFIGS: TopicConfigs = {};
-/**
- * Worked out once per broker settings and topic configs, not per batch: a topic's configs are
- * replaced whole when altered, so a new object brings new rules.
- */
-const produceRulesOf = new WeakMap<BrokerContext['config'], WeakMap<TopicConfigs, ProduceRules>>();
+/** Worked out once per topic config, not per batch: a topic's config in force is replaced whole when it changes. */
+const produceRulesOf = new WeakMap<TopicConfig, ProduceRules>();
 
-function produceRules(config: BrokerContext['config'], own: TopicConfigs): ProduceRules {
-  let byTopic = produceRulesOf.get(config);
-  if (byTopic === undefined) produceRulesOf.set(config, (byTopic = new WeakMap()));
-  let rules = byTopic.get(own);
+function produceRules(config: TopicConfig): ProduceRules {
+  let rules = produceRulesOf.get(config);
   if (rules === undefined) {
-    const value = (name: string): string => topicConfigValue(config, own, name);
     rules = {
-      maxBatchBytes: configNumber(value('max.message.bytes')),
-      timestamps: {
-        type: value('message.timestamp.type') as TimestampType,
-        beforeMaxMs: configNumber(value('message.timestamp.before.max.ms')),
-        afterMaxMs: configNumber(value('message.timestamp.after.max.ms')),
-      },
-      compacted: listItems(value('cleanup.policy')).includes('compact'),
+      timestamps: { type: config.timestampType, beforeMaxMs: config.timestampBeforeMaxMs, afterMaxMs: config.timestampAfterMaxMs },
+      compacted: config.cleanupPolicy.includes('compact'),
     };
-    byTopic.set(own, rules);
+    produceRulesOf.set(config, rules);
   }
   return rules;
 }
