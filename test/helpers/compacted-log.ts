@@ -68,3 +68,5 @@ export async function stored(log: PartitionLog): Promise<Map<number, Written>> {
   return out;
 }
 
+/** Storage options of the tests that stop a long cleaning: small segments, so that it swaps many; a cleaner that runs only when told. */
+export const LONG_CLEANING_OPTIONS = { segmentBytes: 2048, cleaner: { dedupeBufferBytes: 1 << 20, backoffMs: 3_600_000 } };
