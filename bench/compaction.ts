@@ -1,7 +1,8 @@
 /**
  * The log cleaner. Its rate: log bytes of a compacted partition cleaned per second (offset map,
- * rewrite, fsync and swap of every segment), against copying the same segment files chunk by
- * chunk with an fsync each, the I/O of a cleaning without its judging. What it costs others:
+ * rewrite, fsync and swap of every segment), on large segments and on thousands of small ones,
+ * each against copying the same segment files chunk by chunk with an fsync each, the I/O of a
+ * cleaning without its judging. What it costs others:
  * produce latency at a paced rate to a broker whose cleaner works on another topic meanwhile,
  * against the same broker and load with the cleaner off.
  */
@@ -34,14 +35,24 @@ function keyedBatch(keys: number, serial: number): Buffer {
   );
 }
 
-/** A data directory holding one compacted partition of `batches` keyed batches. */
-async function filledDirectory(batches: number, keys: number, segmentBytes: number): Promise<string> {
+/**
+ * Like librdkafka's test 0077 (compaction, gzip round): records of 500-byte values over 3 keys,
+ * 10 or 11 to a batch of ~5.4 KB, so that with segment.bytes 10000 each batch is a segment of its own.
+ */
+function smallSegmentBatch(serial: number): Buffer {
+  return buildBatch(
+    Array.from({ length: serial % 3 === 0 ? 11 : 10 }, (_, i) => ({ key: Buffer.from(`k${(serial + i) % 3}`), value: Buffer.alloc(500, 97 + (serial % 26)) })),
+  );
+}
+
+/** A data directory holding one compacted partition of `batches` batches, the `i`th made by `makeBatch(i)`. */
+async function filledDirectory(batches: number, makeBatch: (serial: number) => Buffer, segmentBytes: number): Promise<string> {
   const dir = await mkdtemp(join(tmpdir(), 'brook-bench-clean-'));
   const storage = await Storage.open(dir, { topicDefaults: { ...DEFAULT_CONFIG, segmentBytes } });
   await storage.createTopic(TOPIC, 1, COMPACTED);
   const log = storage.partition(TOPIC, 0)!;
   for (let i = 0; i < batches; i++) {
-    const batch = keyedBatch(keys, i);
+    const batch = makeBatch(i);
     log.append(batch, readBatchHeader(batch), Date.now());
     if (i % 100 === 99) await log.whenWritten(log.logEndOffset - 1);
   }
@@ -90,16 +101,25 @@ async function copySegments(source: string): Promise<number> {
   }
 }
 
-async function cleaningRate(smoke: boolean): Promise<Row> {
-  const source = await filledDirectory(smoke ? 50 : 4000, smoke ? 500 : 100_000, smoke ? 64 * 1024 : 8 * 1024 * 1024);
+/** The cleaner's rate on `source`'s partition, beside copying its segments. */
+async function cleaningRate(what: string, source: string, rounds: number): Promise<Row> {
   try {
-    const [cleaned, copied] = await alternating(smoke ? 1 : 3, [() => cleanCopy(source), async () => ({ seconds: await copySegments(source), bytes: 0 })]);
+    const [cleaned, copied] = await alternating(rounds, [() => cleanCopy(source), async () => ({ seconds: await copySegments(source), bytes: 0 })]);
     // Both measured against the bytes the cleaner cleaned: every segment but the active one.
     const mb = ({ seconds }: { seconds: number }): number => cleaned![0]!.bytes / 1e6 / seconds;
-    return compared('log cleaner, MB of log cleaned per second', highest(cleaned!.map(mb)), highest(copied!.map(mb)), 'copying the segments, fsynced', 1);
+    return compared(what, highest(cleaned!.map(mb)), highest(copied!.map(mb)), 'copying the segments, fsynced', 1);
   } finally {
     await rm(source, { recursive: true, force: true });
   }
+}
+
+async function cleaningRates(smoke: boolean): Promise<Row[]> {
+  const keys = smoke ? 500 : 100_000;
+  const large = await filledDirectory(smoke ? 50 : 4000, (i) => keyedBatch(keys, i), smoke ? 64 * 1024 : 8 * 1024 * 1024);
+  const rows = [await cleaningRate('log cleaner, MB of log cleaned per second', large, smoke ? 1 : 3)];
+  const small = await filledDirectory(smoke ? 40 : 3_870, smallSegmentBatch, 10_000);
+  rows.push(await cleaningRate('log cleaner on 3,870 segments of ~5.4 KB (MB/s)', small, smoke ? 1 : 3));
+  return rows;
 }
 
 /** A broker with a compacted topic that keyed batches keep dirtying, for one latency round. */
@@ -145,5 +165,5 @@ async function latencyWhileCleaning(smoke: boolean): Promise<Row[]> {
 }
 
 export async function compactionBench(smoke: boolean): Promise<Row[]> {
-  return [await cleaningRate(smoke), ...(await latencyWhileCleaning(smoke))];
+  return [...(await cleaningRates(smoke)), ...(await latencyWhileCleaning(smoke))];
 }

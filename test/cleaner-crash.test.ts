@@ -5,6 +5,7 @@ import { join } from 'node:path';
 import { setTimeout as sleep } from 'node:timers/promises';
 import { readBatchHeader, storedRecords } from '../src/protocol/record-batch.js';
 import { buildBatch, type TestRecord } from './helpers/batch.js';
+import { valueAfterKey } from './helpers/compacted-log.js';
 import { seeded } from './helpers/seeded.js';
 import { until } from './helpers/until.js';
 import { startServe, tempDataDir, type ServeProcess } from './helpers/serve-process.js';
@@ -20,19 +21,6 @@ interface Sent {
   readonly key: string;
   /** Null: a tombstone. */
   readonly value: string | null;
-}
-
-/** The value of a record the walk found, from the bytes after its key; null for a tombstone. */
-function valueAfterKey(body: Buffer, key: Buffer): string | null {
-  let pos = key.byteOffset - body.byteOffset + key.length;
-  let zigzag = 0;
-  for (let shift = 0; ; shift += 7) {
-    const byte = body[pos++]!;
-    zigzag |= (byte & 0x7f) << shift;
-    if (byte < 0x80) break;
-  }
-  const length = (zigzag >>> 1) ^ -(zigzag & 1);
-  return length < 0 ? null : body.toString('utf8', pos, pos + length);
 }
 
 test('kill -9 at random moments while the cleaner works, then a restart: no acknowledged record lost, none revived, no swap left half done', async (t) => {

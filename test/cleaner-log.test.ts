@@ -6,61 +6,19 @@ import { Storage, type StorageOptions } from '../src/log/storage.js';
 import { DEFAULT_CONFIG } from '../src/settings/settings.js';
 import type { PartitionLog } from '../src/log/partition-log.js';
 import { offsetFileName, parseOffsetFileName } from '../src/log/segment.js';
-import { readBatchHeader, storedRecords } from '../src/protocol/record-batch.js';
-import { buildBatch, type TestRecord } from './helpers/batch.js';
-import { batchesIn, closeAtEnd, producerView, readAll, tempDir, written as writtenAt } from './helpers/log.js';
-import { seeded } from './helpers/seeded.js';
+import { readBatchHeader } from '../src/protocol/record-batch.js';
+import { fill, stored, type Written } from './helpers/compacted-log.js';
+import { batchesIn, closeAtEnd, producerView, tempDir } from './helpers/log.js';
 
 const DAY = 24 * 3600 * 1000;
 /** Small segments, so that a few hundred batches make many; a cleaner that runs only when told. */
 const OPTIONS: StorageOptions = { topicDefaults: { ...DEFAULT_CONFIG, segmentBytes: 2048 }, cleaner: { dedupeBufferBytes: 1 << 20, backoffMs: 3_600_000 } };
 
-interface Written {
-  readonly offset: number;
-  readonly key: string;
-  readonly tombstone: boolean;
-}
-
-/** Appends `batches` batches of 1–3 records over keys k0–k19, every fifth a producer's, some tombstones; what was written at each offset. */
-async function fill(log: PartitionLog, batches: number, seed: number, now = Date.now()): Promise<Written[]> {
-  const random = seeded(seed);
-  const written: Written[] = [];
-  // Producer 7 numbers on from its last batch in the log, if any.
-  let sequence = (log.producerState(7n)?.state.window.at(-1)?.lastSeq ?? -1) + 1;
-  for (let i = 0; i < batches; i++) {
-    const records: TestRecord[] = Array.from({ length: 1 + Math.floor(random() * 3) }, () => {
-      const key = `k${Math.floor(random() * 20)}`;
-      return { key: Buffer.from(key), value: random() < 0.15 ? null : Buffer.from(`${key}@${i}`) };
-    });
-    const idempotent = i % 5 === 0;
-    const bytes = buildBatch(records, idempotent ? { producerId: 7n, producerEpoch: 0, baseSequence: sequence, baseTimestamp: now } : { baseTimestamp: now });
-    if (idempotent) sequence += records.length;
-    const base = writtenAt(log.append(bytes, readBatchHeader(bytes), now));
-    records.forEach((r, j) => written.push({ offset: base + j, key: r.key!.toString(), tombstone: r.value === null }));
-  }
-  await log.whenWritten(log.logEndOffset - 1);
-  return written;
-}
-
-/** The records a consumer reads from the log start, by offset: whether each is a tombstone. */
-async function stored(log: PartitionLog): Promise<Map<number, Written>> {
-  const out = new Map<number, Written>();
-  for (const batch of await readAll(log)) {
-    const header = readBatchHeader(batch);
-    for (const r of storedRecords(batch, 1 << 20).records) {
-      const offset = header.baseOffset + r.offsetDelta;
-      // The batch the log start lies inside may hold records before it, which consumers pass over.
-      if (offset >= log.logStartOffset) out.set(offset, { offset, key: r.key!.toString(), tombstone: r.tombstone });
-    }
-  }
-  return out;
-}
-
 /** What cleaning below `cleanedTo` must leave: each key's latest record there (its tombstone too, unless `dropTombstones`), and everything after. */
 function expected(written: readonly Written[], cleanedTo: number, dropTombstones: boolean): number[] {
   const latest = new Map<string, Written>();
   for (const w of written) if (w.offset < cleanedTo) latest.set(w.key, w);
-  const below = [...latest.values()].filter((w) => !(dropTombstones && w.tombstone)).map((w) => w.offset);
+  const below = [...latest.values()].filter((w) => !(dropTombstones && w.value === null)).map((w) => w.offset);
   return [...below, ...written.filter((w) => w.offset >= cleanedTo).map((w) => w.offset)].sort((a, b) => a - b);
 }
 

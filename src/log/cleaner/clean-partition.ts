@@ -4,6 +4,10 @@
  * min.compaction.lag.ms, never the one being written), as far as it has room for; then every
  * segment from the log start to where the map ends is rewritten by the cleaning rule and swapped
  * in, one at a time, each swap crash-safe (swap-files.ts).
+ *
+ * A cleaning stopped midway is done only up to the last segment it swapped in: the log below is
+ * clean (each key at most once there, judged by a map of everything up to the map's end), what
+ * follows is not.
  */
 import type { PartitionLog } from '../partition-log.js';
 import { Segment } from '../segment.js';
@@ -25,8 +29,10 @@ export interface DirtyState {
 }
 
 export interface CleaningDone {
-  /** Where the next cleaning's dirty part begins. */
+  /** Where the next cleaning's dirty part begins: `firstDirty` still when stopped before the rewrites passed it. */
   readonly cleanedTo: number;
+  /** Whether it was stopped before it rewrote all it meant to. */
+  readonly stopped: boolean;
   /** Bytes of the segments cleaned. */
   readonly bytesCleaned: number;
   /** Bytes read, building the offset map and cleaning. */
@@ -62,9 +68,17 @@ export async function dirtyState(log: PartitionLog, firstDirty: number, config: 
   return { segments, end, dirtyBytes, totalBytes, overdue };
 }
 
+/** How a cleaning is stopped, and a hook for tests to stop it at a chosen point. */
+export interface CleaningControl {
+  /** Asked between segments: true stops the cleaning there. */
+  readonly stopped: () => boolean;
+  /** Called after each swap with the number of swaps so far in this cleaning; the cleaning waits for what it returns. */
+  readonly afterSwap?: (swaps: number) => void | Promise<unknown>;
+}
+
 /**
  * Cleans the dirty part of `state` as far as the offset map on `thread` has room for; undefined
- * when it cannot hold even the first dirty segment's keys. `stopped` is asked between segments.
+ * when it cannot hold even the first dirty segment's keys.
  */
 export async function cleanPartition(
   log: PartitionLog,
@@ -73,12 +87,13 @@ export async function cleanPartition(
   config: CompactionConfig,
   thread: CleanerThread,
   now: number,
-  stopped: () => boolean,
+  control: CleaningControl,
 ): Promise<CleaningDone | undefined> {
   if (state.segments.length === 0) return undefined;
   await thread.clearMap();
   const file = (segment: Segment): SegmentFile => ({ dir: log.dir, baseOffset: segment.baseOffset, size: segment.size });
-  let bytesRead = 0;
+  // What is done so far: a stop returns it as it stands. Below `cleanedTo`, every segment is swapped in.
+  const done = { cleanedTo: firstDirty, stopped: true, bytesCleaned: 0, bytesRead: 0, bytesWritten: 0, segmentsSwapped: 0 };
   // The map covers the dirty segments wholly put in it; a segment it fills up part way ends it,
   // its keys put so far standing for records that are really later.
   let mappedTo: number | undefined;
@@ -88,34 +103,37 @@ export async function cleanPartition(
     const end = segments[i + 1]?.baseOffset;
     if (end !== undefined && end <= firstDirty) continue;
     if (!(await thread.mapSegment(file(segment)))) mappedTo = segment.baseOffset;
-    bytesRead += segment.size;
-    if (stopped()) return undefined;
+    done.bytesRead += segment.size;
+    if (control.stopped()) return done;
   }
   const cleanTo = mappedTo ?? state.end;
   if (mappedTo !== undefined && mappedTo <= Math.max(firstDirty, segments[0]!.baseOffset)) return undefined;
 
   const { indexIntervalBytes } = log.cleanable();
-  let bytesCleaned = 0;
-  let bytesWritten = 0;
-  let segmentsSwapped = 0;
-  for (let i = 0; i < segments.length && !stopped(); i++) {
+  for (let i = 0; i < segments.length; i++) {
     const segment = segments[i]!;
     const end = segments[i + 1]?.baseOffset ?? state.end;
     if (end > cleanTo) break;
+    if (control.stopped()) return done;
     const producerBatches = log.producerBatchOffsets(segment.baseOffset, end);
     const copy = await thread.cleanSegment(file(segment), now - config.deleteRetentionMs, producerBatches, indexIntervalBytes);
-    bytesRead += segment.size;
-    bytesCleaned += segment.size;
-    if (copy === undefined) continue;
-    const replacement = new Segment(log.dir, segment.baseOffset, copy.size);
-    replacement.largestTimestamp = copy.largestTimestamp;
-    replacement.firstTimestamp = copy.firstTimestamp;
-    if (!(await log.replaceSegment(segment, replacement, () => swapInCleaned(log.dir, segment.baseOffset)))) {
-      await removeCleaned(file(segment));
-      continue;
+    done.bytesRead += segment.size;
+    done.bytesCleaned += segment.size;
+    if (copy !== undefined) {
+      const replacement = new Segment(log.dir, segment.baseOffset, copy.size);
+      replacement.largestTimestamp = copy.largestTimestamp;
+      replacement.firstTimestamp = copy.firstTimestamp;
+      if (await log.replaceSegment(segment, replacement, () => swapInCleaned(log.dir, segment.baseOffset))) {
+        done.bytesWritten += copy.size;
+        done.segmentsSwapped++;
+        await control.afterSwap?.(done.segmentsSwapped);
+      } else {
+        await removeCleaned(file(segment));
+        // Unless retention or DeleteRecords deleted it meanwhile (nothing of it is left to clean), the log is closing or failed.
+        if (end > log.logStartOffset) return done;
+      }
     }
-    bytesWritten += copy.size;
-    segmentsSwapped++;
+    done.cleanedTo = Math.max(done.cleanedTo, end);
   }
-  return { cleanedTo: cleanTo, bytesCleaned, bytesRead, bytesWritten, segmentsSwapped };
+  return { ...done, cleanedTo: cleanTo, stopped: false };
 }

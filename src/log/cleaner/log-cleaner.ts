@@ -19,6 +19,8 @@ export interface CleanerOptions {
   /** log.cleaner.backoff.ms: the wait when no partition needs cleaning. */
   readonly backoffMs: number;
   readonly report: Reporter;
+  /** A fault hook for tests, called after each segment swap of a cleaning with the swaps so far (and awaited): a test stops or kills the cleaner there. */
+  readonly afterSwap?: (swaps: number) => void | Promise<unknown>;
 }
 
 export interface CompactedPartition {
@@ -68,27 +70,25 @@ export class LogCleaner {
     }
     if (dirtiest === undefined || this.closed) return undefined;
     const { log, config } = dirtiest.part;
+    const firstDirty = await this.firstDirtyOf(log);
     try {
-      const done = await cleanPartition(
-        log,
-        dirtiest.state,
-        await this.firstDirtyOf(log),
-        config,
-        (this.thread ??= new CleanerThread(this.options.dedupeBufferBytes)),
-        now,
-        () => this.closed,
-      );
+      const done = await cleanPartition(log, dirtiest.state, firstDirty, config, (this.thread ??= new CleanerThread(this.options.dedupeBufferBytes)), now, {
+        stopped: () => this.closed || !this.stillCompacted(log),
+        afterSwap: this.options.afterSwap,
+      });
       if (done === undefined) {
-        if (!this.closed) {
-          this.uncleanable.add(log);
-          this.options.report.warn('log cleaner: the offset map cannot hold the keys of one segment: raise log.cleaner.dedupe.buffer.size', { dir: log.dir });
-        }
+        this.uncleanable.add(log);
+        this.options.report.warn('log cleaner: the offset map cannot hold the keys of one segment: raise log.cleaner.dedupe.buffer.size', { dir: log.dir });
         return undefined;
       }
-      await writeCleanerOffset(log.dir, done.cleanedTo);
-      this.firstDirty.set(log, done.cleanedTo);
-      this.options.report.info('cleaned a compacted partition', { dir: log.dir, ...done });
-      return { ...done, log };
+      // A stopped cleaning is recorded only as far as it swapped segments in, as Kafka's
+      // LogCleanerManager leaves an aborted cleaning's checkpoint where it was.
+      if (done.cleanedTo > firstDirty) {
+        await writeCleanerOffset(log.dir, done.cleanedTo);
+        this.firstDirty.set(log, done.cleanedTo);
+      }
+      this.options.report.info(done.stopped ? 'stopped cleaning a compacted partition' : 'cleaned a compacted partition', { dir: log.dir, ...done });
+      return done.stopped ? undefined : { ...done, log };
     } catch (err) {
       // A segment retention or DeleteRecords deleted meanwhile, or a topic deleted: the next look finds the log as it is now.
       if ((err as NodeJS.ErrnoException).code === 'ENOENT') return undefined;
@@ -96,6 +96,15 @@ export class LogCleaner {
       this.options.report.warn('log cleaner: leaving a partition alone until restarted', { dir: log.dir, error: (err as Error).message });
       return undefined;
     }
+  }
+
+  /**
+   * Whether the partition is still compacted: not once its topic is deleted, nor once its
+   * cleanup.policy drops `compact` (Kafka's LogManager.updateTopicConfig aborts the cleaning then).
+   */
+  private stillCompacted(log: PartitionLog): boolean {
+    for (const part of this.partitions()) if (part.log === log) return true;
+    return false;
   }
 
   /** Where the partition's dirty part begins: stored by its last cleaning, before a restart too; the log start if none was, or it lies past the log end. */
