@@ -10,15 +10,9 @@ import { createTopic, produceBatch } from './helpers/wire-produce.js';
 import { WireTxnProducer } from './helpers/wire-txn.js';
 
 const T0 = Date.UTC(2025, 5, 1, 12, 0, 0);
-const HEADINGS = [
-  'PARTITION',
-  'PRODUCER ID',
-  'EPOCH',
-  'LAST SEQUENCE',
-  'LAST TIMESTAMP',
-  'OPEN TXN FROM',
-  'WINDOW (first..last sequence @ base offset, oldest first)',
-];
+const HEADINGS = 'PARTITION  PRODUCER ID  EPOCH  LAST SEQUENCE  LAST TIMESTAMP  OPEN TXN FROM  WINDOW (first..last sequence @ base offset, oldest first)'.split(
+  '  ',
+);
 
 let broker: Broker;
 
