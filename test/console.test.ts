@@ -227,13 +227,16 @@ test("the group page shows a running consumer's assignment, its committed offset
   }
 });
 
-test('the replay page steps through a trace with the verdicts and windows `brook replay` gives', async () => {
+test('the replay page steps through a trace with the verdicts, rules and windows `brook replay` gives', async () => {
   const trace = [
     'producer=7 epoch=0 partition=p-0 seq=0 count=3',
     'producer=7 epoch=0 partition=p-0 seq=3 count=2',
     'producer=7 epoch=0 partition=p-0 seq=3 count=2',
     '# skipping ahead',
     'producer=7 epoch=0 partition=p-0 seq=9 count=1',
+    'producer=8 epoch=0 partition=p-0 seq=5 count=1',
+    'producer=7 epoch=1 partition=p-0 seq=3 count=1',
+    'producer=7 epoch=0 partition=p-0 seq=3 count=3',
     'producer=7 epoch=1 partition=p-0 seq=0 count=1',
     'producer=7 epoch=0 partition=p-0 seq=5 count=1',
     'producer=7 epoch=0 partition=p-0',
@@ -242,26 +245,45 @@ test('the replay page steps through a trace with the verdicts and windows `brook
   const replies = cli.stdout.trim().split('\n');
   assert.deepEqual(
     replies.map((r) => r.split('  ')[0]),
-    ['OK base=0', 'OK base=3', 'DUPLICATE base=3', 'OUT_OF_ORDER', 'OK base=5', 'FENCED', "ERROR missing field 'seq'"],
+    [
+      'OK base=0',
+      'OK base=3',
+      'DUPLICATE base=3',
+      'OUT_OF_ORDER',
+      'OUT_OF_ORDER',
+      'OUT_OF_ORDER',
+      'OUT_OF_ORDER',
+      'OK base=5',
+      'FENCED',
+      "ERROR missing field 'seq'",
+    ],
   );
+  const steps = replies.length;
+  const rulesShown = new Set<string>();
   await page.goto(`${base}/replay`);
   await page.getByLabel('Batch lines').fill(trace.join('\n'));
   await page.getByRole('button', { name: 'Replay' }).click();
-  await page.getByRole('heading', { name: 'Step 1 of 7' }).waitFor();
+  await page.getByRole('heading', { name: `Step 1 of ${steps}` }).waitFor();
   const current = page.locator('.current');
   for (const [i, reply] of replies.entries()) {
-    const [verdict, logEnd, window] = reply.split('  ');
-    await page.getByRole('heading', { name: `Step ${i + 1} of 7` }).waitFor();
+    const [verdict, logEnd, window, rule] = reply.split('  ');
+    await page.getByRole('heading', { name: `Step ${i + 1} of ${steps}` }).waitFor();
     assert.equal(await current.locator('.verdict strong').innerText(), verdict);
+    if (rule !== undefined) {
+      assert.equal(await current.locator('.verdict .explanation').innerText(), rule, 'the rule `brook replay --explain` names');
+      rulesShown.add(rule.slice(0, 'rule N'.length));
+    }
     if (logEnd !== undefined) {
-      assert.match(await current.innerText(), new RegExp(`log end is ${logEnd!.slice('log_end='.length)}; producer 7 has epoch \\d+ and window`));
+      assert.match(await current.innerText(), new RegExp(`log end is ${logEnd!.slice('log_end='.length)}; producer \\d+ has epoch (\\d+|—) and window`));
       const shown = await current.getByRole('list', { name: 'window after this line' }).locator('.seq').allInnerTexts();
       assert.equal(shown.map((s) => `[${s}]`).join(' ') || '[]', window!.slice('window='.length));
     }
     if (i === 2) await screenshot(page, 'replay');
+    if (i === 6) await screenshot(page, 'replay-rule-4');
     if (i + 1 < replies.length) await page.getByRole('button', { name: 'Next' }).click();
   }
-  assert.match(await current.innerText(), /a duplicate|fenced|missing field/);
+  assert.match(await current.innerText(), /missing field/);
+  assert.deepEqual([...rulesShown].sort(), ['rule 1', 'rule 2', 'rule 3', 'rule 4']);
 });
 
 /** Run in the page (the tests' TypeScript has no DOM types): the controls with no name a screen reader could say. */
@@ -270,7 +292,7 @@ const UNNAMED_CONTROLS = `[...document.querySelectorAll('input, select, textarea
   .map((el) => el.outerHTML)`;
 
 test('every view can be used from the keyboard: a skip link first, and every control named', async () => {
-  for (const path of ['/', '/topics', '/topics/orders', '/topics/orders/messages', '/groups', '/groups/readers', '/producers', '/replay']) {
+  for (const path of ['/', '/topics', '/topics/orders', '/topics/orders/messages', '/groups', '/groups/readers', '/producers', '/transactions', '/replay']) {
     await page.goto(`${base}${path}`);
     await page.locator('main h1').waitFor();
     await page.keyboard.press('Tab');

@@ -26,13 +26,68 @@ test('--explain appends the log end and the window, as in the lesson', async () 
   const r = await runBrook(['replay', '--explain', '-'], LESSON_TRACE);
   assert.equal(r.code, 0);
   assert.deepEqual(r.stdout.trimEnd().split('\n'), [
-    'OK base=0  log_end=3  window=[0..2]',
-    'OK base=3  log_end=5  window=[0..2] [3..4]',
-    'DUPLICATE base=3  log_end=5  window=[0..2] [3..4]',
-    'OUT_OF_ORDER  log_end=5  window=[0..2] [3..4]',
-    'OUT_OF_ORDER  log_end=5  window=[0..2] [3..4]',
-    'OK base=5  log_end=6  window=[0..0]',
-    'FENCED  log_end=6  window=[0..0]',
+    'OK base=0  log_end=3  window=[0..2]  rule 1: new producer must start at sequence 0, and it does',
+    'OK base=3  log_end=5  window=[0..2] [3..4]  rule 4: same epoch: expected sequence 3, and it is',
+    'DUPLICATE base=3  log_end=5  window=[0..2] [3..4]  rule 4: same epoch, and a remembered batch is exactly 3..4: a duplicate, answered with its base offset 3 and not appended',
+    'OUT_OF_ORDER  log_end=5  window=[0..2] [3..4]  rule 4: same epoch: expected sequence 5, got 7',
+    'OUT_OF_ORDER  log_end=5  window=[0..2] [3..4]  rule 3: epoch 1 is newer than 0: the producer restarted, so it must start at sequence 0, not 7',
+    'OK base=5  log_end=6  window=[0..0]  rule 3: epoch 1 is newer than 0: the producer restarted and starts at sequence 0; its old window is cleared',
+    'FENCED  log_end=6  window=[0..0]  rule 2: epoch 0 is older than 1: a zombie from before the producer restarted, which must never write again',
+  ]);
+});
+
+/** The rule `--explain` names for each line of `lines`, after the reply, log end and window. */
+async function rulesNamed(lines: readonly string[]): Promise<string[]> {
+  const r = await runBrook(['replay', '--explain'], lines.join('\n'));
+  assert.equal(r.code, 0, r.stderr);
+  return r.stdout
+    .trimEnd()
+    .split('\n')
+    .map((line) => {
+      const [reply, , , rule] = line.split('  ');
+      return `${reply}  ${rule}`;
+    });
+}
+
+test('--explain, rule 1: an unknown producer must start at sequence 0', async () => {
+  assert.deepEqual(await rulesNamed(['producer=5 epoch=0 partition=p seq=5 count=1', 'producer=6 epoch=2 partition=p seq=0 count=4']), [
+    'OUT_OF_ORDER  rule 1: new producer must start at sequence 0, not 5: the broker has lost track of it',
+    'OK base=0  rule 1: new producer must start at sequence 0, and it does',
+  ]);
+});
+
+test('--explain, rule 2: an older epoch is a zombie, fenced', async () => {
+  const named = await rulesNamed(['producer=5 epoch=4 partition=p seq=0 count=1', 'producer=5 epoch=3 partition=p seq=1 count=1']);
+  assert.equal(named[1], 'FENCED  rule 2: epoch 3 is older than 4: a zombie from before the producer restarted, which must never write again');
+});
+
+test('--explain, rule 3: a newer epoch must start again at sequence 0', async () => {
+  const named = await rulesNamed([
+    'producer=5 epoch=0 partition=p seq=0 count=2',
+    'producer=5 epoch=1 partition=p seq=3 count=1',
+    'producer=5 epoch=1 partition=p seq=0 count=1',
+  ]);
+  assert.deepEqual(named.slice(1), [
+    'OUT_OF_ORDER  rule 3: epoch 1 is newer than 0: the producer restarted, so it must start at sequence 0, not 3',
+    'OK base=2  rule 3: epoch 1 is newer than 0: the producer restarted and starts at sequence 0; its old window is cleared',
+  ]);
+});
+
+test('--explain, rule 4: a duplicate matches a remembered batch exactly; anything else must be the expected sequence', async () => {
+  const named = await rulesNamed([
+    'producer=5 epoch=0 partition=p seq=0 count=10',
+    'producer=5 epoch=0 partition=p seq=10 count=2',
+    'producer=5 epoch=0 partition=p seq=10 count=2',
+    'producer=5 epoch=0 partition=p seq=10 count=3',
+    'producer=5 epoch=0 partition=p seq=14 count=1',
+    'producer=5 epoch=0 partition=p seq=12 count=1',
+  ]);
+  assert.deepEqual(named.slice(1), [
+    'OK base=10  rule 4: same epoch: expected sequence 10, and it is',
+    'DUPLICATE base=10  rule 4: same epoch, and a remembered batch is exactly 10..11: a duplicate, answered with its base offset 10 and not appended',
+    'OUT_OF_ORDER  rule 4: same epoch: 10..12 starts as the remembered 10..11 does, but a duplicate must match exactly; expected sequence 12',
+    'OUT_OF_ORDER  rule 4: same epoch: expected sequence 12, got 14',
+    'OK base=12  rule 4: same epoch: expected sequence 12, and it is',
   ]);
 });
 

@@ -7,6 +7,7 @@ import { TopicList, TopicDetail } from './topics.js';
 import { Messages } from './messages.js';
 import { GroupList, GroupDetail } from './groups.js';
 import { Producers } from './producers.js';
+import { Transactions } from './transactions.js';
 import { Replay } from './replay.js';
 
 const VIEWS = [
@@ -17,6 +18,7 @@ const VIEWS = [
   { path: /^\/groups$/, title: 'Consumer groups', nav: '/groups', view: () => html`<${GroupList} />` },
   { path: /^\/groups\/([^/]+)$/, title: 'Consumer group', nav: '/groups', view: (m) => html`<${GroupDetail} id=${m[1]} />` },
   { path: /^\/producers$/, title: 'Producers', nav: '/producers', view: () => html`<${Producers} />` },
+  { path: /^\/transactions$/, title: 'Transactions', nav: '/transactions', view: () => html`<${Transactions} />` },
   { path: /^\/replay$/, title: 'Replay', nav: '/replay', view: () => html`<${Replay} />` },
 ];
 
@@ -25,6 +27,7 @@ const NAV = [
   ['/topics', 'Topics'],
   ['/groups', 'Consumer groups'],
   ['/producers', 'Producers'],
+  ['/transactions', 'Transactions'],
   ['/replay', 'Replay'],
 ];
 

@@ -1,4 +1,5 @@
-// Messages: a partition's records from an offset, a time or the end (a live tail), each field as text, JSON or hex; producing one.
+// Messages: a partition's records from an offset, a time or the end (a live tail), each field as text, JSON or hex, each
+// transactional one committed, aborted or open, and the markers ending transactions; producing one.
 import { useEffect, useState } from 'preact/hooks';
 import { api, html, query, useApi, useSearch, enc, ErrorNote, formatTime } from './ui.js';
 
@@ -63,6 +64,25 @@ function Record({ r, format, topic, partition }) {
     <td class="num">${rec.producerId === '-1' ? '—' : html`<a href=${`/producers${query({ q: topic })}`}>${rec.producerId}</a>`}</td>
     <td class="num">${rec.producerId === '-1' ? '—' : rec.producerEpoch}</td>
     <td class="num">${rec.producerId === '-1' ? '—' : rec.sequence}</td>
+    <td class=${rec.transaction === null ? '' : `txn-${rec.transaction}`}>${rec.transaction ?? '—'}</td>
+  </tr>`;
+}
+
+/** What a marker row says: the control batch that ended a transaction of its producer on this partition. */
+const MARKER_MEANING = {
+  COMMIT: 'its records before this are committed',
+  ABORT: 'its records before this are aborted: read_committed consumers skip them',
+};
+
+function MarkerRow({ m, topic }) {
+  return html`<tr class="marker">
+    <td class="num">${m.offset}</td>
+    <td><time datetime=${new Date(Math.max(0, m.timestamp)).toISOString()}>${formatTime(m.timestamp)}</time></td>
+    <td colspan="3"><strong>${m.marker} marker</strong>: producer ${m.producerId}'s transaction ends here; ${MARKER_MEANING[m.marker]}</td>
+    <td class="num"><a href=${`/producers${query({ q: topic })}`}>${m.producerId}</a></td>
+    <td class="num">${m.producerEpoch}</td>
+    <td class="num">—</td>
+    <td class=${m.marker === 'COMMIT' ? 'txn-committed' : 'txn-aborted'}>${m.marker}</td>
   </tr>`;
 }
 
@@ -122,7 +142,9 @@ export function Messages({ topic }) {
       data !== undefined &&
       html`<table class="messages">
           <caption>
-            Offsets ${data.logStartOffset} to ${data.highWatermark - 1} are stored; ${data.records.length} shown from ${data.from}
+            Offsets ${data.logStartOffset} to ${data.highWatermark - 1} are stored; ${data.records.length} shown from ${data.from}${
+              data.lastStableOffset < data.highWatermark ? `; read_committed consumers read up to ${data.lastStableOffset}` : ''
+            }
           </caption>
           <thead>
             <tr>
@@ -134,10 +156,15 @@ export function Messages({ topic }) {
               <th scope="col" class="num">Producer id</th>
               <th scope="col" class="num">Epoch</th>
               <th scope="col" class="num">Sequence</th>
+              <th scope="col">Transaction</th>
             </tr>
           </thead>
           <tbody>
-            ${data.records.map((r) => html`<${Record} key=${r.offset} r=${r} format=${format} topic=${topic} partition=${partition} />`)}
+            ${data.records.map((r) =>
+              r.marker === undefined
+                ? html`<${Record} key=${r.offset} r=${r} format=${format} topic=${topic} partition=${partition} />`
+                : html`<${MarkerRow} key=${r.offset} m=${r} topic=${topic} />`,
+            )}
           </tbody>
         </table>
         ${from !== 'end' && data.next < data.highWatermark && html`<button type="button" onClick=${() => set({ from: 'offset', offset: data.next })}>Next messages from ${data.next}</button>`}`

@@ -1,4 +1,4 @@
-// Replay: `brook replay` lines judged by the broker's own rules, stepped through one at a time with the verdict and window after each.
+// Replay: `brook replay` lines judged by the broker's own rules, stepped through one at a time with the verdict, the rule that decided and the window after each.
 import { useState } from 'preact/hooks';
 import { api, html, ErrorNote } from './ui.js';
 import { Window } from './window.js';
@@ -13,13 +13,6 @@ producer=31 epoch=0 partition=p-0 seq=5 count=1
 # The producer restarts with a new epoch; its old self is fenced.
 producer=31 epoch=1 partition=p-0 seq=0 count=1
 producer=31 epoch=0 partition=p-0 seq=6 count=1`;
-
-const MEANING = {
-  append: 'accepted: appended at the log end, and remembered in the window',
-  duplicate: 'a duplicate: the same batch as one in the window, answered with its first offset and not appended',
-  out_of_order: 'out of order: not the next sequence after the newest in the window (OUT_OF_ORDER_SEQUENCE_NUMBER)',
-  fenced: 'fenced: an older epoch than the producer has now (INVALID_PRODUCER_EPOCH)',
-};
 
 export function Replay() {
   const [text, setText] = useState(EXAMPLE);
@@ -65,7 +58,7 @@ export function Replay() {
           html`<div class="current" aria-live="polite">
             <p>Line ${current.line}: <code>${current.text}</code></p>
             <p class=${`verdict ${current.verdict ?? 'error'}`}>
-              <strong>${current.reply}</strong>${current.verdict !== undefined && html` — ${MEANING[current.verdict]}`}
+              <strong>${current.reply}</strong>${current.explanation !== undefined && html` — <span class="explanation">${current.explanation}</span>`}
             </p>
             ${
               current.verdict !== undefined &&

@@ -82,6 +82,23 @@ function CreateTopic({ created }) {
   </section>`;
 }
 
+/** Why a partition's last stable offset is below its high watermark: the open transaction it stops at. */
+function LsoHolds({ partitions }) {
+  const held = partitions.filter((p) => p.holdingLso !== null && p.holdingLso !== undefined);
+  return html`<p class="hint">
+      The last stable offset is where read_committed consumers stop: the first offset of the oldest open transaction, else the high watermark.
+    </p>
+    ${held.map((p) => {
+      const t = p.holdingLso;
+      const id =
+        t.transactionalId === null ? '' : html` (transactional id <a href=${`/transactions${query({ q: t.transactionalId })}`}>${t.transactionalId}</a>)`;
+      return html`<p class="lso-hold" data-partition=${p.partition}>
+        Partition ${p.partition}: last stable offset ${p.lastStableOffset} is below the high watermark ${p.highWatermark} because the transaction of
+        producer ${t.producerId}${id} is open from offset ${t.firstOffset}; read_committed consumers read nothing from there until it commits or aborts.
+      </p>`;
+    })}`;
+}
+
 export function TopicDetail({ name }) {
   const [params, set] = useSearch();
   const offset = Number(params.get('offset') ?? 0);
@@ -138,6 +155,7 @@ export function TopicDetail({ name }) {
             )}
           </tbody>
         </table>
+        <${LsoHolds} partitions=${data.partitions.items} />
         <${Pager}
           label="Partitions"
           total=${data.partitions.total}

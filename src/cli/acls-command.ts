@@ -23,6 +23,7 @@ import { parseHostPort } from '../server/host-port.js';
 import { describeError } from '../faults/rule.js';
 import { argParser } from './arg-parser.js';
 import { BrokerClient } from './broker-client.js';
+import { textTable } from './text-table.js';
 import { readPassword } from './password-input.js';
 
 const ACL_VERSION = 3;
@@ -174,14 +175,5 @@ function table(resources: readonly Described[]): string {
       permissionName(a.permissionType),
     ]),
   );
-  const widths = HEADINGS.map((h, i) => Math.max(h.length, ...rows.map((r) => r[i]!.length)));
-  return [HEADINGS, ...rows]
-    .map(
-      (cells) =>
-        `${cells
-          .map((c, i) => c.padEnd(widths[i]!))
-          .join('  ')
-          .trimEnd()}\n`,
-    )
-    .join('');
+  return textTable(HEADINGS, rows);
 }

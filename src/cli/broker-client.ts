@@ -3,7 +3,7 @@ import { connect, type Socket } from 'node:net';
 import { once } from 'node:events';
 import { readResponseFrame, requestFrame } from '../protocol/frames.js';
 import type { MessageCodec } from '../protocol/messages/codec.js';
-import { formatHostPort } from '../server/host-port.js';
+import { formatHostPort, parseHostPort } from '../server/host-port.js';
 import { SaslAuthenticateRequest, SaslAuthenticateResponse } from '../protocol/messages/sasl-authenticate.js';
 import { SaslHandshakeRequest, SaslHandshakeResponse } from '../protocol/messages/sasl-handshake.js';
 
@@ -40,6 +40,17 @@ export class BrokerClient {
       throw new Error(`cannot reach a broker at ${address} (${reason(err)})`);
     }
     return new BrokerClient(socket, address);
+  }
+
+  /** Connects to `bootstrap` (HOST:PORT), runs `ask` and closes. */
+  static async asking<R>(bootstrap: string, ask: (client: BrokerClient) => Promise<R>): Promise<R> {
+    const { host, port } = parseHostPort(bootstrap);
+    const client = await BrokerClient.connect(host, port);
+    try {
+      return await ask(client);
+    } finally {
+      client.close();
+    }
   }
 
   async request<Req, Res>(requestCodec: MessageCodec<Req>, responseCodec: MessageCodec<Res>, version: number, request: Req): Promise<Res> {

@@ -6,12 +6,14 @@ import { addAddUserCommand } from './add-user-command.js';
 import { addProducersCommand } from './producers-command.js';
 import { addReplayCommand } from './replay-command.js';
 import { addServeCommand } from './serve-command.js';
+import { addTransactionsCommand } from './transactions-command.js';
 
 const { version } = createRequire(import.meta.url)('../../package.json') as { version: string };
 const program = new Command('brook').description('a Kafka-wire-compatible broker whose idempotent producer is exact').version(version);
 addReplayCommand(program);
 addServeCommand(program);
 addProducersCommand(program);
+addTransactionsCommand(program);
 addAddUserCommand(program);
 addAclsCommand(program);
 try {

@@ -1,17 +1,25 @@
-/** `brook producers`: a topic's idempotent producers and their windows, asked of a broker over the Kafka protocol. */
+/** `brook producers`: a topic's idempotent producers, their open transactions and their windows, asked of a broker over the Kafka protocol. */
 import type { Command } from 'commander';
-import { parseHostPort } from '../server/host-port.js';
 import { BrookDescribeProducersResponse, type ProducerWindow } from '../protocol/producer-windows.js';
 import type { WindowEntry } from '../idempotence/rules.js';
-import { ErrorCode } from '../protocol/error-codes.js';
+import { ErrorCode, errorCodeName } from '../protocol/error-codes.js';
 import { DescribeProducersRequest, type DescribeProducersResponseProducerState } from '../protocol/messages/describe-producers.js';
 import { MetadataRequest, MetadataResponse } from '../protocol/messages/metadata.js';
 import { ZERO_UUID } from '../protocol/primitives/reader.js';
 import { BrokerClient } from './broker-client.js';
 import { integer } from './arg-parser.js';
+import { textTable } from './text-table.js';
 
 const METADATA_VERSION = 12;
-const HEADINGS = ['PARTITION', 'PRODUCER ID', 'EPOCH', 'LAST SEQUENCE', 'LAST TIMESTAMP', 'WINDOW (first..last sequence @ base offset, oldest first)'];
+const HEADINGS = [
+  'PARTITION',
+  'PRODUCER ID',
+  'EPOCH',
+  'LAST SEQUENCE',
+  'LAST TIMESTAMP',
+  'OPEN TXN FROM',
+  'WINDOW (first..last sequence @ base offset, oldest first)',
+];
 
 interface ProducersOptions {
   bootstrap: string;
@@ -22,22 +30,18 @@ interface ProducersOptions {
 export function addProducersCommand(program: Command): void {
   program
     .command('producers')
-    .description("show a topic's idempotent producers: id, epoch, last sequence, last write and the window of remembered batches")
+    .description(
+      "show a topic's idempotent producers: id, epoch, last sequence, last write, open transaction's first offset and the window of remembered batches",
+    )
     .requiredOption('--bootstrap <host:port>', 'the broker to ask')
     .requiredOption('--topic <name>', 'the topic')
     .option('--partition <n>', 'only this partition', integer(0, 2 ** 31 - 1))
     .action(async (o: ProducersOptions) => {
-      const { host, port } = parseHostPort(o.bootstrap);
-      const client = await BrokerClient.connect(host, port);
-      try {
+      const response = await BrokerClient.asking(o.bootstrap, async (client) => {
         const partitions = await partitionsToShow(client, o.topic, o.partition);
-        const response = await client.request(DescribeProducersRequest, BrookDescribeProducersResponse, 0, {
-          topics: [{ name: o.topic, partitionIndexes: partitions }],
-        });
-        process.stdout.write(table(o.topic, response));
-      } finally {
-        client.close();
-      }
+        return client.request(DescribeProducersRequest, BrookDescribeProducersResponse, 0, { topics: [{ name: o.topic, partitionIndexes: partitions }] });
+      });
+      process.stdout.write(table(o.topic, response));
     });
 }
 
@@ -68,16 +72,7 @@ function table(topic: string, response: BrookDescribeProducersResponse): string 
     for (const producer of producers) rows.push(row(p.partitionIndex, producer, windows.get(windowKey(p.partitionIndex, producer.producerId))));
   }
   if (rows.length === 0) return `topic '${topic}' has no idempotent producers\n`;
-  const widths = HEADINGS.map((h, i) => Math.max(h.length, ...rows.map((r) => r[i]!.length)));
-  return [HEADINGS, ...rows]
-    .map(
-      (cells) =>
-        cells
-          .map((c, i) => c.padEnd(widths[i]!))
-          .join('  ')
-          .trimEnd() + '\n',
-    )
-    .join('');
+  return textTable(HEADINGS, rows);
 }
 
 function row(partition: number, producer: DescribeProducersResponseProducerState, window: ProducerWindow | undefined): string[] {
@@ -87,6 +82,7 @@ function row(partition: number, producer: DescribeProducersResponseProducerState
     String(producer.producerEpoch),
     String(producer.lastSequence),
     producer.lastTimestamp < 0n ? '-' : new Date(Number(producer.lastTimestamp)).toISOString(),
+    producer.currentTxnStartOffset < 0n ? '-' : String(producer.currentTxnStartOffset),
     // A broker other than brook sends no window.
     window === undefined ? '-' : window.batches.map(formatBatch).join(' '),
   ];
@@ -101,5 +97,5 @@ function windowKey(partition: number, producerId: bigint): string {
 }
 
 function errorName(code: number): string {
-  return Object.entries(ErrorCode).find(([, c]) => c === code)?.[0] ?? String(code);
+  return errorCodeName(code) ?? String(code);
 }

@@ -20,6 +20,7 @@ import { overview } from './overview-api.js';
 import { listProducers } from './producers-api.js';
 import { replayLines } from './replay-api.js';
 import { createTopic, deleteTopic, describeTopic, listTopics } from './topics-api.js';
+import { listTransactions } from './transactions-api.js';
 import { loadWebFiles, type WebFile, type WebFiles } from './web-files.js';
 import { clientAddress } from '../server/host-port.js';
 
@@ -56,7 +57,7 @@ const NAME = '([^/]+)';
 export async function serveConsole(broker: BrokerContext, options: ConsoleOptions): Promise<ConsoleServer> {
   const web = await loadWebFiles();
   const samples = new MetricSamples(broker.metrics, SAMPLE_MS, SAMPLES_KEPT);
-  const events = new LiveEvents(broker.producerActivity, samples);
+  const events = new LiveEvents(broker.producerActivity, broker.transactions, samples);
   const logins = broker.credentials === undefined || broker.sasl === undefined ? undefined : new Logins(broker.credentials, broker.sasl.logins);
   const tls = broker.config.tls;
   let url = '';
@@ -76,6 +77,7 @@ export async function serveConsole(broker: BrokerContext, options: ConsoleOption
     ['GET', /^\/api\/groups$/, (c) => listGroups(c.broker, c.query)],
     ['GET', new RegExp(`^/api/groups/${NAME}$`), (c) => describeGroup(c.broker, c.params[0]!)],
     ['GET', /^\/api\/producers$/, (c) => listProducers(c.broker, c.query)],
+    ['GET', /^\/api\/transactions$/, (c) => listTransactions(c.broker, c.query)],
     ['POST', /^\/api\/replay$/, (c) => replayLines(c.body)],
   ];
 

@@ -1,6 +1,6 @@
 /**
- * Server-sent events for the console's live views: which partitions' producers changed (at most
- * every FLUSH_MS) and each new metrics sample. Bounded: at most MAX_STREAMS at once, and a stream
+ * Server-sent events for the console's live views: which partitions' producers and which
+ * transactional ids changed (at most every FLUSH_MS) and each new metrics sample. Bounded: at most MAX_STREAMS at once, and a stream
  * whose reader falls MAX_UNSENT_BYTES behind is closed (the browser's EventSource reconnects).
  */
 import type { IncomingMessage, ServerResponse } from 'node:http';
@@ -14,19 +14,26 @@ const KEEP_ALIVE_MS = 15_000;
 /** Past this many changed partitions in one flush, the event says "all" instead of naming them. */
 const MAX_NAMED = 200;
 
+/** What tells of changed transactional ids (the broker's transaction coordinator). */
+interface ChangeSource {
+  listen(listener: (transactionalId: string) => void): () => void;
+}
+
 export class LiveEvents {
   private readonly streams = new Set<ServerResponse>();
   private changed = new Map<string, { topic: string; partition: number }>();
   private overflow = false;
+  private transactionsChanged = false;
   private readonly timers: NodeJS.Timeout[];
   private readonly stopListening: (() => void)[];
 
-  constructor(activity: ProducerActivity, samples: MetricSamples) {
+  constructor(activity: ProducerActivity, transactions: ChangeSource, samples: MetricSamples) {
     this.stopListening = [
       activity.listen(({ topic, partition }) => {
         if (this.changed.size >= MAX_NAMED) this.overflow = true;
         else this.changed.set(`${partition}:${topic}`, { topic, partition });
       }),
+      transactions.listen(() => (this.transactionsChanged = true)),
       samples.listen((sample) => this.send('sample', sample)),
     ];
     this.timers = [setInterval(() => this.flush(), FLUSH_MS).unref(), setInterval(() => this.write(': keep-alive\n\n'), KEEP_ALIVE_MS).unref()];
@@ -50,6 +57,8 @@ export class LiveEvents {
   }
 
   private flush(): void {
+    if (this.transactionsChanged) this.send('transactions', {});
+    this.transactionsChanged = false;
     if (this.changed.size === 0 && !this.overflow) return;
     this.send('producers', this.overflow ? { all: true } : { partitions: [...this.changed.values()] });
     this.changed = new Map();

@@ -1,9 +1,20 @@
-/** The Messages view's data: a partition's records from an offset, a time or the end, and producing one through the Produce handler. */
+/**
+ * The Messages view's data: a partition's records from an offset, a time or the end, each transactional
+ * one with its transaction's outcome, and the COMMIT and ABORT markers among them; producing one
+ * through the Produce handler.
+ */
 import type { BrokerContext } from '../broker/broker-context.js';
 import { produce } from '../broker/handlers/produce.js';
 import type { PartitionLog } from '../log/partition-log.js';
-import { BATCH_HEADER_SIZE, readBatchHeader } from '../protocol/record-batch.js';
-import { encodeRecordBatch, readStoredRecords, type RecordHeader, type StoredRecord } from '../protocol/stored-records.js';
+import { BATCH_HEADER_SIZE, isTransactional, readBatchHeader } from '../protocol/record-batch.js';
+import {
+  encodeRecordBatch,
+  readStoredMarkers,
+  readStoredRecords,
+  type RecordHeader,
+  type StoredMarker,
+  type StoredRecord,
+} from '../protocol/stored-records.js';
 import { ApiError, wholeNumber } from './api-input.js';
 import { consoleRequestInfo } from './console-request.js';
 import { refuseError } from './kafka-answer.js';
@@ -30,18 +41,25 @@ export async function browseMessages(broker: BrokerContext, topic: string, parti
   const { log } = partitionLog(broker, topic, partitionText);
   const limit = wholeNumber(query.get('limit'), 'limit', 1, MAX_RECORDS, DEFAULT_RECORDS);
   const from = await startOffset(log, query, limit);
-  const records = await readRecords(log, from, limit);
-  const next = records.length === 0 ? from : records[records.length - 1]!.offset + 1;
-  return { logStartOffset: log.logStartOffset, highWatermark: log.highWatermark, from, next, records: records.map((r) => shown(r, PREVIEW_BYTES)) };
+  const rows = await readRows(log, from, limit);
+  const next = rows.length === 0 ? from : rows[rows.length - 1]!.offset + 1;
+  return {
+    logStartOffset: log.logStartOffset,
+    highWatermark: log.highWatermark,
+    lastStableOffset: log.lastStableOffset,
+    from,
+    next,
+    records: rows.map((r) => ('marker' in r ? shownMarker(r) : shown(log, r, PREVIEW_BYTES))),
+  };
 }
 
 /** One record whole. */
 export async function oneMessage(broker: BrokerContext, topic: string, partitionText: string, offsetText: string): Promise<unknown> {
   const { log } = partitionLog(broker, topic, partitionText);
   const offset = wholeNumber(offsetText, 'offset', 0, Number.MAX_SAFE_INTEGER);
-  const [record] = await readRecords(log, offset, 1);
-  if (record?.offset !== offset) throw new ApiError(404, `no record at offset ${offset}`);
-  return shown(record, Infinity);
+  const [row] = await readRows(log, offset, 1);
+  if (row?.offset !== offset || 'marker' in row) throw new ApiError(404, `no record at offset ${offset}`);
+  return shown(log, row, Infinity);
 }
 
 async function startOffset(log: PartitionLog, query: URLSearchParams, limit: number): Promise<number> {
@@ -59,18 +77,20 @@ async function startOffset(log: PartitionLog, query: URLSearchParams, limit: num
   }
 }
 
-async function readRecords(log: PartitionLog, from: number, limit: number): Promise<StoredRecord[]> {
-  const records: StoredRecord[] = [];
-  for (let offset = from; records.length < limit && offset < log.highWatermark;) {
+/** The records and transaction markers from `from` on, at most `limit`, in offset order. */
+async function readRows(log: PartitionLog, from: number, limit: number): Promise<(StoredRecord | StoredMarker)[]> {
+  const rows: (StoredRecord | StoredMarker)[] = [];
+  for (let offset = from; rows.length < limit && offset < log.highWatermark;) {
     const batches = await log.read(offset, READ_BYTES);
     if (batches.length === 0) break;
-    const found = readStoredRecords(batches, offset, limit - records.length, DECOMPRESS_BYTES);
-    // A stretch holding no records past `offset` (control batches, compacted gaps) is stepped over.
+    const room = limit - rows.length;
+    const found = [...readStoredRecords(batches, offset, room, DECOMPRESS_BYTES), ...readStoredMarkers(batches, offset)];
+    // A stretch holding nothing past `offset` (compacted gaps) is stepped over.
     const last = lastOffsetIn(batches);
-    records.push(...found);
+    rows.push(...found.sort((a, b) => a.offset - b.offset).slice(0, room));
     offset = Math.max(last + 1, offset + 1);
   }
-  return records;
+  return rows;
 }
 
 function lastOffsetIn(batches: Buffer): number {
@@ -95,7 +115,7 @@ function bytes(b: Buffer | null, limit: number): ShownBytes | null {
   return { base64: b.subarray(0, Math.min(b.length, limit)).toString('base64'), size: b.length, truncated: b.length > limit };
 }
 
-function shown(r: StoredRecord, limit: number): unknown {
+function shown(log: PartitionLog, r: StoredRecord, limit: number): unknown {
   return {
     offset: r.offset,
     timestamp: r.timestamp,
@@ -106,6 +126,17 @@ function shown(r: StoredRecord, limit: number): unknown {
     producerEpoch: r.batch.producerEpoch,
     sequence: r.batch.baseSequence < 0 ? -1 : r.batch.baseSequence + (r.offset - r.batch.baseOffset),
     batchBaseOffset: r.batch.baseOffset,
+    transaction: isTransactional(r.batch.attributes) ? log.transactionOutcome(r.batch.producerId, r.offset) : null,
+  };
+}
+
+function shownMarker(m: StoredMarker): unknown {
+  return {
+    offset: m.offset,
+    timestamp: m.timestamp,
+    marker: m.marker.toUpperCase(),
+    producerId: String(m.batch.producerId),
+    producerEpoch: m.batch.producerEpoch,
   };
 }
 

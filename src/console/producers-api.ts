@@ -1,6 +1,7 @@
-/** The Producers view's data: per partition, each idempotent producer's epoch, window, last write and Produce's decisions about it. */
+/** The Producers view's data: per partition, each idempotent producer's epoch, window, last write, open transaction and Produce's decisions about it. */
 import type { BrokerContext } from '../broker/broker-context.js';
 import { matching, page } from './api-input.js';
+import { openTransactionOf } from './open-transactions.js';
 
 export function listProducers(broker: BrokerContext, query: URLSearchParams): unknown {
   const partitions = matching(broker.storage.topics(), (t) => t.name, query)
@@ -28,6 +29,7 @@ export function producersOf(broker: BrokerContext, topic: string, partition: num
         window: entry.state.window,
         lastTimestamp: entry.lastTimestamp,
         writtenAt: entry.writtenAt,
+        openTransaction: openTransactionOf(broker, log, producerId),
         counts:
           counts === undefined
             ? { accepted: 0, duplicate: 0, outOfOrder: 0, fenced: 0 }

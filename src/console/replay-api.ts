@@ -1,4 +1,4 @@
-/** The Replay view's data: `brook replay` lines judged one by one by the replay session, each with the window after it. */
+/** The Replay view's data: `brook replay` lines judged one by one by the replay session, each with the rule that decided and the window after it. */
 import { BatchLineError, parseBatchLine } from '../replay/batch-line.js';
 import { replyText, ReplaySession } from '../replay/session.js';
 import { ApiError } from './api-input.js';
@@ -16,13 +16,14 @@ export function replayLines(body: unknown): unknown {
     try {
       const batch = parseBatchLine(line);
       if (batch === undefined) return { line: index + 1, text: line };
-      const step = session.step(batch);
+      const step = session.step(batch, true);
       return {
         line: index + 1,
         text: line,
         batch,
         reply: replyText(step),
         verdict: step.verdict.kind,
+        explanation: step.explanation,
         logEnd: step.logEnd,
         epoch: step.state?.epoch ?? null,
         window: step.state?.window ?? [],

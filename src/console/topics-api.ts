@@ -8,6 +8,7 @@ import type { TopicInfo } from '../log/storage.js';
 import { ZERO_UUID } from '../protocol/primitives/reader.js';
 import { ApiError, matching, page, wholeNumber } from './api-input.js';
 import { consoleRequestInfo } from './console-request.js';
+import { transactionHoldingLso } from './open-transactions.js';
 import { refuseError } from './kafka-answer.js';
 
 export function listTopics(broker: BrokerContext, query: URLSearchParams): unknown {
@@ -42,6 +43,7 @@ export async function describeTopic(broker: BrokerContext, name: string, query: 
         logEndOffset: log.logEndOffset,
         highWatermark: log.highWatermark,
         lastStableOffset: log.lastStableOffset,
+        holdingLso: transactionHoldingLso(broker, log),
         sizeBytes: usage.bytes,
         segments: usage.segments,
         failed: log.failed,

@@ -22,7 +22,7 @@ import { pruneSnapshots, readLogStartOffset, writeLogStartOffset, writeRecoveryP
 import { PartitionReader } from './partition-reader.js';
 import { startTimers } from './partition-timers.js';
 import { PartitionWriter } from './partition-writer.js';
-import type { AbortedTxn, ProducerEntry, ProducerStates } from './producer-states.js';
+import type { AbortedTxn, ProducerEntry, ProducerStates, TransactionOutcome } from './producer-states.js';
 import { recoverPartition, type RecoveryReport } from './recovery.js';
 import { segmentsBelowStart, segmentsPastRetention } from './retention.js';
 import { closeSegments, Segment } from './segment.js';
@@ -30,7 +30,7 @@ import { SegmentList } from './segment-list.js';
 import { shouldRoll } from './segment-roll.js';
 import { TailCache } from './tail-cache.js';
 
-export type { AbortedTxn, ProducerEntry } from './producer-states.js';
+export type { AbortedTxn, ProducerEntry, TransactionOutcome } from './producer-states.js';
 export type { RecoveryReport } from './recovery.js';
 
 /** What became of a batch given to append: written, or a duplicate (its first copy's offset), or refused. */
@@ -166,6 +166,11 @@ export class PartitionLog {
   /** The first offset of the producer's open transaction here. */
   openTxnStart(producerId: bigint): number | undefined {
     return this.states.openTxnStart(producerId);
+  }
+
+  /** Whether the producer's transactional record at `offset` was committed, aborted, or is still open. */
+  transactionOutcome(producerId: bigint, offset: number): TransactionOutcome {
+    return this.states.transactionOutcome(producerId, offset);
   }
 
   /** The aborted transactions whose records may lie in [from, to). */

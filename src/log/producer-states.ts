@@ -32,6 +32,8 @@ export interface ProducerEntry {
   readonly writtenAt: number;
 }
 
+export type TransactionOutcome = 'committed' | 'aborted' | 'open';
+
 /** Producers a snapshot encodes per event-loop turn: well under a millisecond's work. */
 const SLICE = 2048;
 
@@ -118,6 +120,17 @@ export class ProducerStates {
   /** The aborted transactions whose records may lie in [from, to): their markers at or after `from`, their first offsets before `to`. */
   abortedBetween(from: number, to: number): AbortedTxn[] {
     return this.aborted.filter((a) => a.lastOffset >= from && a.firstOffset < to);
+  }
+
+  /**
+   * Where a record of the producer's transactional batch at `offset` stands, by what read_committed
+   * reads use: aborted if an aborted transaction of its producer spans it (its ABORT marker
+   * follows), open if it is in the producer's open transaction, else committed.
+   */
+  transactionOutcome(producerId: bigint, offset: number): TransactionOutcome {
+    if (this.abortedBetween(offset, offset + 1).some((a) => a.producerId === producerId && a.firstOffset <= offset)) return 'aborted';
+    const open = this.openTxns.get(producerId);
+    return open !== undefined && offset >= open ? 'open' : 'committed';
   }
 
   /** Forgets the aborted transactions wholly below the log start, as Kafka deletes a segment's .txnindex with it. */

@@ -14,9 +14,11 @@ import {
   decompressRecords,
   isControl,
   isLogAppendTime,
+  markerOf,
   readBatchHeader,
   RecordBatchError,
   type BatchHeader,
+  type Marker,
 } from './record-batch.js';
 import { ErrorCode } from './error-codes.js';
 
@@ -61,6 +63,27 @@ export function readStoredRecords(batches: Buffer, from: number, max: number, de
     pos += header.size;
   }
   return records;
+}
+
+/** A COMMIT or ABORT marker as stored: the control batch ending its producer's transaction on the partition. */
+export interface StoredMarker {
+  readonly offset: number;
+  readonly timestamp: number;
+  readonly marker: Marker;
+  readonly batch: BatchHeader;
+}
+
+/** The markers from offset `from` on in the whole stored batches at the start of `batches`. */
+export function readStoredMarkers(batches: Buffer, from: number): StoredMarker[] {
+  const markers: StoredMarker[] = [];
+  for (let pos = 0; pos + BATCH_HEADER_SIZE <= batches.length;) {
+    const header = readBatchHeader(batches, pos);
+    if (pos + header.size > batches.length) break;
+    const marker = isControl(header.attributes) && header.baseOffset >= from ? markerOf(batches, pos, header) : undefined;
+    if (marker !== undefined) markers.push({ offset: header.baseOffset, timestamp: header.maxTimestamp, marker, batch: header });
+    pos += header.size;
+  }
+  return markers;
 }
 
 function readBatchRecords(raw: Buffer, batch: BatchHeader, from: number, max: number, into: StoredRecord[]): void {

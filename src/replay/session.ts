@@ -1,4 +1,5 @@
 /** The state `brook replay` keeps: per partition a log end offset and each producer's rules state. */
+import { explain } from '../idempotence/explain.js';
 import { check, commit, type ProducerState, type Verdict } from '../idempotence/rules.js';
 import { BatchLineError, type BatchLine } from './batch-line.js';
 
@@ -14,20 +15,23 @@ export interface ReplayStep {
   readonly baseOffset: number | undefined;
   readonly logEnd: number;
   readonly state: ProducerState | undefined;
+  /** The rule that decided and what it expected, when asked for. */
+  readonly explanation: string | undefined;
 }
 
 export class ReplaySession {
   private readonly partitions = new Map<string, PartitionState>();
 
-  /** Judges the batch and, when accepted, appends it. */
-  step(batch: BatchLine): ReplayStep {
+  /** Judges the batch and, when accepted, appends it; `explained` says which rule decided. */
+  step(batch: BatchLine, explained = false): ReplayStep {
     let partition = this.partitions.get(batch.partition);
     if (partition === undefined) {
       partition = { logEnd: 0, producers: new Map() };
       this.partitions.set(batch.partition, partition);
     }
     const state = partition.producers.get(batch.producer);
-    const verdict = check(state, batch);
+    const explanation = explained ? explain(state, batch) : undefined;
+    const verdict = explanation?.verdict ?? check(state, batch);
     const baseOffset = verdict.kind === 'append' ? partition.logEnd : verdict.kind === 'duplicate' ? verdict.baseOffset : undefined;
     if (verdict.kind === 'append') {
       // Offsets are JavaScript numbers: exact up to 2^53 − 1, far past any real log.
@@ -37,14 +41,14 @@ export class ReplaySession {
       partition.producers.set(batch.producer, commit(state, batch, partition.logEnd));
       partition.logEnd += batch.count;
     }
-    return { verdict, baseOffset, logEnd: partition.logEnd, state: partition.producers.get(batch.producer) };
+    return { verdict, baseOffset, logEnd: partition.logEnd, state: partition.producers.get(batch.producer), explanation: explanation?.text };
   }
 
-  /** The reply line of `step`, with the log end and window after it when `explain`. */
-  apply(batch: BatchLine, explain: boolean): string {
-    const step = this.step(batch);
+  /** The reply line of `step`, with the log end and window after it and the rule that decided when `explained`. */
+  apply(batch: BatchLine, explained: boolean): string {
+    const step = this.step(batch, explained);
     const reply = replyText(step);
-    return explain ? `${reply}  log_end=${step.logEnd}  window=${windowText(step.state)}` : reply;
+    return explained ? `${reply}  log_end=${step.logEnd}  window=${windowText(step.state)}  ${step.explanation}` : reply;
   }
 }
 

@@ -76,6 +76,7 @@ export class TxnCoordinator {
   /** Producer id → its transactional id. */
   private readonly byProducer = new Map<bigint, string>();
   private readonly timer: NodeJS.Timeout;
+  private readonly listeners = new Set<(transactionalId: string) => void>();
   private closed = false;
 
   private constructor(
@@ -116,6 +117,12 @@ export class TxnCoordinator {
     return this.store.all();
   }
 
+  /** Calls `listener` with each transactional id whose state was stored anew; returns a way to stop. */
+  listen(listener: (transactionalId: string) => void): () => void {
+    this.listeners.add(listener);
+    return () => this.listeners.delete(listener);
+  }
+
   /** Transactions open now: Ongoing, or decided and being completed. */
   openCount(): number {
     let open = 0;
@@ -133,7 +140,7 @@ export class TxnCoordinator {
       if ('error' in step) return refused(step.error);
       if ('abortFirst' in step) {
         // As Kafka: the old producer's transaction is aborted first; the producer asks again.
-        await this.store.put(step.abortFirst);
+        await this.put(step.abortFirst);
         await this.finish(step.abortFirst);
         return refused(ErrorCode.CONCURRENT_TRANSACTIONS);
       }
@@ -162,7 +169,7 @@ export class TxnCoordinator {
       const step = endTxn(txn, producerId, epoch, commit, Date.now());
       if ('error' in step) return step.error;
       if (step.txn === txn) return ErrorCode.NONE;
-      await this.store.put(step.txn);
+      await this.put(step.txn);
       return (await this.finish(step.txn)) ? ErrorCode.NONE : ErrorCode.CONCURRENT_TRANSACTIONS;
     });
   }
@@ -211,8 +218,13 @@ export class TxnCoordinator {
     });
   }
 
-  private async save(txn: Txn): Promise<void> {
+  private async put(txn: Txn): Promise<void> {
     await this.store.put(txn);
+    for (const listener of this.listeners) listener(txn.transactionalId);
+  }
+
+  private async save(txn: Txn): Promise<void> {
+    await this.put(txn);
     this.byProducer.set(txn.producerId, txn.transactionalId);
   }
 
@@ -225,7 +237,7 @@ export class TxnCoordinator {
     try {
       await Promise.all(txn.partitions.map((p) => this.participants.writeMarker(p, txn.producerId, txn.epoch, marker)));
       if (marker === 'commit') for (const g of txn.groups) if (g.offsets.length > 0) await this.participants.commitOffsets(g.groupId, g.offsets);
-      await this.store.put(complete(txn, Date.now()));
+      await this.put(complete(txn, Date.now()));
     } catch (err) {
       this.options.log.error({ transactionalId: txn.transactionalId, err }, `transaction not completed (${marker}); tried again later`);
       return false;
@@ -246,7 +258,7 @@ export class TxnCoordinator {
           if (!expired(current, Date.now())) return;
           this.options.log.info({ transactionalId: id, timeoutMs: current.timeoutMs }, 'transaction timed out: aborted, its producer fenced');
           const aborting = fenceAndAbort(current, Date.now());
-          await this.store.put(aborting);
+          await this.put(aborting);
           await this.finish(aborting, true);
         }).catch((err: Error) => this.options.log.error({ transactionalId: id, err }, 'timed-out transaction not aborted'));
       } else if (txn.state === 'PrepareCommit' || txn.state === 'PrepareAbort') {
