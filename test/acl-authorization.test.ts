@@ -132,6 +132,27 @@ async function end(): Promise<bigint> {
   return r.topics[0]!.partitions[0]!.offset;
 }
 
+/** InitProducerId for `transactionalId` (null: an idempotent producer's). */
+function initProducer(c: WireClient, transactionalId: string | null): Promise<InitProducerIdResponse> {
+  return ask(c, InitProducerIdRequest, InitProducerIdResponse, 4, { transactionalId, transactionTimeoutMs: 60_000, producerId: -1n, producerEpoch: -1 });
+}
+
+/** AddPartitionsToTxn v3, a producer's: `partitions` of secret to `transactionalId`'s transaction. */
+function addToTxn(
+  c: WireClient,
+  transactionalId: string,
+  producerId: bigint,
+  producerEpoch: number,
+  partitions: number[],
+): Promise<AddPartitionsToTxnResponse> {
+  return ask(c, AddPartitionsToTxnRequest, AddPartitionsToTxnResponse, 3, {
+    v3AndBelowTransactionalId: transactionalId,
+    v3AndBelowProducerId: producerId,
+    v3AndBelowProducerEpoch: producerEpoch,
+    v3AndBelowTopics: [{ name: 'secret', partitions }],
+  });
+}
+
 test('topic APIs refuse a user without ACLs with TOPIC_AUTHORIZATION_FAILED and change nothing', async () => {
   const before = await end();
   const produced = await bob.request(ProduceRequest, ProduceResponse, 9, produceRequest('secret', 0, valuesBatch(1)));
@@ -258,26 +279,11 @@ test('group APIs refuse a user without ACLs with GROUP_AUTHORIZATION_FAILED and 
 });
 
 test('cluster and producer APIs refuse a user without ACLs with Kafka errors', async () => {
-  const idempotent = await ask(bob, InitProducerIdRequest, InitProducerIdResponse, 4, {
-    transactionalId: null,
-    transactionTimeoutMs: 60_000,
-    producerId: -1n,
-    producerEpoch: -1,
-  });
+  const idempotent = await initProducer(bob, null);
   assert.equal(idempotent.errorCode, ErrorCode.CLUSTER_AUTHORIZATION_FAILED);
-  const transactional = await ask(bob, InitProducerIdRequest, InitProducerIdResponse, 4, {
-    transactionalId: 'tx',
-    transactionTimeoutMs: 60_000,
-    producerId: -1n,
-    producerEpoch: -1,
-  });
+  const transactional = await initProducer(bob, 'tx');
   assert.equal(transactional.errorCode, ErrorCode.TRANSACTIONAL_ID_AUTHORIZATION_FAILED);
-  const added = await ask(bob, AddPartitionsToTxnRequest, AddPartitionsToTxnResponse, 3, {
-    v3AndBelowTransactionalId: 'tx',
-    v3AndBelowProducerId: 7n,
-    v3AndBelowProducerEpoch: 0,
-    v3AndBelowTopics: [{ name: 'secret', partitions: [0, 1] }],
-  });
+  const added = await addToTxn(bob, 'tx', 7n, 0, [0, 1]);
   assert.deepEqual(
     added.resultsByTopicV3AndBelow.map((t) => [t.name, t.resultsByPartition.map((p) => p.partitionErrorCode)]),
     [['secret', [ErrorCode.TRANSACTIONAL_ID_AUTHORIZATION_FAILED, ErrorCode.TRANSACTIONAL_ID_AUTHORIZATION_FAILED]]],
@@ -314,19 +320,9 @@ test('every API served has its row in the authorization table', () => {
 });
 
 test('transactions are described and listed only where the user may DESCRIBE the id, and their topics only where it may DESCRIBE them', async () => {
-  const init = await ask(admin, InitProducerIdRequest, InitProducerIdResponse, 4, {
-    transactionalId: 'tx-open',
-    transactionTimeoutMs: 60_000,
-    producerId: -1n,
-    producerEpoch: -1,
-  });
+  const init = await initProducer(admin, 'tx-open');
   assert.equal(init.errorCode, ErrorCode.NONE);
-  const added = await ask(admin, AddPartitionsToTxnRequest, AddPartitionsToTxnResponse, 3, {
-    v3AndBelowTransactionalId: 'tx-open',
-    v3AndBelowProducerId: init.producerId,
-    v3AndBelowProducerEpoch: init.producerEpoch,
-    v3AndBelowTopics: [{ name: 'secret', partitions: [0] }],
-  });
+  const added = await addToTxn(admin, 'tx-open', init.producerId, init.producerEpoch, [0]);
   assert.equal(added.resultsByTopicV3AndBelow[0]!.resultsByPartition[0]!.partitionErrorCode, ErrorCode.NONE);
   const describe = async (c: WireClient) =>
     (await ask(c, DescribeTransactionsRequest, DescribeTransactionsResponse, 0, { transactionalIds: ['tx-open'] })).transactionStates[0]!;
