@@ -12,7 +12,7 @@ import { defineApi } from '../api-handler.js';
 
 type TransactionState = DescribeTransactionsResponse['transactionStates'][number];
 
-const unknown = (transactionalId: string, errorCode: number): TransactionState => ({
+const withoutState = (transactionalId: string, errorCode: number): TransactionState => ({
   errorCode,
   transactionalId,
   transactionState: '',
@@ -33,10 +33,10 @@ export const describeTransactions = defineApi({
       throttleTimeMs: 0,
       transactionStates: request.transactionalIds.map((transactionalId) => {
         if (!mayDo(connection, broker, ResourceType.TRANSACTIONAL_ID, transactionalId, AclOperation.DESCRIBE)) {
-          return unknown(transactionalId, ErrorCode.TRANSACTIONAL_ID_AUTHORIZATION_FAILED);
+          return withoutState(transactionalId, ErrorCode.TRANSACTIONAL_ID_AUTHORIZATION_FAILED);
         }
         const txn = broker.transactions.get(transactionalId);
-        if (txn === undefined) return unknown(transactionalId, ErrorCode.TRANSACTIONAL_ID_NOT_FOUND);
+        if (txn === undefined) return withoutState(transactionalId, ErrorCode.TRANSACTIONAL_ID_NOT_FOUND);
         const topics = new Map<string, number[]>();
         for (const p of txn.partitions) topics.set(p.topic, [...(topics.get(p.topic) ?? []), p.partition]);
         return {
