@@ -272,9 +272,10 @@ function run(commands: Command[]): void {
         settle();
         break;
       case 'crash':
-        // Only what was stored survives; an open transaction is aborted and its producer fenced.
+        // Only what was stored survives; an open transaction stays open unless past its timeout
+        // (counted from its start), which aborts it and fences its producer.
         if (d.stored !== undefined) d.stored = recovered(d.stored, d.now);
-        if (m.open) {
+        if (m.open && d.now - m.openedAt > TIMEOUT) {
           abortOpen(m);
           fenceProducer(m);
         }
