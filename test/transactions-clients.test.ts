@@ -85,3 +85,25 @@ test('kafkajs: a second producer of the same transactional id fences the first',
     await Promise.all([first.disconnect(), second.disconnect()]);
   }
 });
+
+test('kafkajs: a transaction open across a broker restart carries on and commits; read_committed sees every record once', async () => {
+  const admin = kafka.admin();
+  await admin.connect();
+  await admin.createTopics({ topics: [{ topic: 'across-restart', numPartitions: 2 }] });
+  await admin.disconnect();
+  const producer = kafka.producer({ transactionalId: 'kafkajs-restart', idempotent: true, maxInFlightRequests: 1 });
+  await producer.connect();
+  const values = (from: number) => Array.from({ length: 100 }, (_, i) => ({ key: `k${from + i}`, value: `r-${String(from + i).padStart(3, '0')}` }));
+  try {
+    const txn = await producer.transaction();
+    await txn.send({ topic: 'across-restart', messages: values(0) });
+    await broker.restart();
+    await txn.send({ topic: 'across-restart', messages: values(100) });
+    await txn.commit();
+  } finally {
+    await producer.disconnect();
+  }
+  const expected = [...values(0), ...values(100)].map((m) => m.value);
+  assert.deepEqual(await readValues('across-restart', false, 200), expected);
+  assert.deepEqual(await readValues('across-restart', true, 200), expected, 'no record written twice');
+});

@@ -104,7 +104,8 @@ type Command =
   | { kind: 'produce'; partition: number }
   | { kind: 'end'; commit: boolean }
   | { kind: 'finish' }
-  | { kind: 'crash' }
+  /** The broker stops and starts `downMs` later. */
+  | { kind: 'crash'; downMs: number }
   | { kind: 'wait'; ms: number }
   | { kind: 'zombie'; pick: number; what: 'add' | 'end' | 'produce' | 'offsets' };
 
@@ -116,7 +117,7 @@ const commandArb: fc.Arbitrary<Command> = fc.oneof(
   fc.record({ kind: fc.constant('produce' as const), partition: fc.integer({ min: 0, max: 2 }) }),
   fc.record({ kind: fc.constant('end' as const), commit: fc.boolean() }),
   fc.constant({ kind: 'finish' as const }),
-  fc.constant({ kind: 'crash' as const }),
+  fc.record({ kind: fc.constant('crash' as const), downMs: fc.constantFrom(0, 600, 1500) }),
   fc.record({ kind: fc.constant('wait' as const), ms: fc.constantFrom(10, 600, 1500) }),
   fc.record({
     kind: fc.constant('zombie' as const),
@@ -272,9 +273,11 @@ function run(commands: Command[]): void {
         settle();
         break;
       case 'crash':
-        // Only what was stored survives; an open transaction is aborted and its producer fenced.
+        // Only what was stored survives; an open transaction stays open unless past its timeout
+        // (counted from its start, the time down included), which aborts it and fences its producer.
+        d.now += c.downMs;
         if (d.stored !== undefined) d.stored = recovered(d.stored, d.now);
-        if (m.open) {
+        if (m.open && d.now - m.openedAt > TIMEOUT) {
           abortOpen(m);
           fenceProducer(m);
         }
@@ -315,25 +318,40 @@ test('the coordinator follows the model: every transaction ends once, as decided
   );
 });
 
-test('a crash between every step of EndTxn: what was decided is what completes', () => {
-  // Open, add, end (stored Prepare), crash before the markers, crash again, then the markers.
+test('a crash between every step of EndTxn and of recovery: what was decided is what completes', () => {
+  // Open, add, crash (it stays open), add, end (stored Prepare), crash before the markers, crash again, then the markers.
   for (const commit of [true, false]) {
     run([
       { kind: 'init', named: false },
       { kind: 'add', partitions: [0, 2] },
       { kind: 'addOffsets', group: 'g1' },
       { kind: 'offsets', group: 'g1', partition: 1, offset: 7 },
-      { kind: 'crash' },
-      { kind: 'init', named: false },
+      { kind: 'crash', downMs: 0 },
+      { kind: 'produce', partition: 2 },
       { kind: 'add', partitions: [1] },
+      { kind: 'crash', downMs: 600 },
       { kind: 'end', commit },
-      { kind: 'crash' },
+      { kind: 'crash', downMs: 0 },
       { kind: 'init', named: true },
-      { kind: 'crash' },
+      { kind: 'crash', downMs: 0 },
       { kind: 'finish' },
       { kind: 'end', commit },
     ]);
   }
+  // Down past the timeout: recovery stores the abort, crashes before its markers, and the next start completes it.
+  run([
+    { kind: 'init', named: false },
+    { kind: 'add', partitions: [0, 1] },
+    { kind: 'crash', downMs: 600 },
+    { kind: 'crash', downMs: 600 },
+    { kind: 'crash', downMs: 0 },
+    { kind: 'finish' },
+    { kind: 'zombie', pick: 0, what: 'end' },
+    { kind: 'init', named: false },
+    { kind: 'add', partitions: [2] },
+    { kind: 'end', commit: true },
+    { kind: 'finish' },
+  ]);
 });
 
 test('InitProducerId: a timeout above transaction.max.timeout.ms or below 1 ms is INVALID_TRANSACTION_TIMEOUT', () => {

@@ -28,7 +28,7 @@ export class BrokerMetrics {
   private readonly txnsBegun = this.counter('brook_transactions_begun_total', 'Transactions begun (their first AddPartitionsToTxn or AddOffsetsToTxn).');
   private readonly txnsEnded = new Counter({
     name: 'brook_transactions_ended_total',
-    help: 'Transactions ended, by outcome: committed, aborted (by the producer, a new producer or a restart), timed_out (aborted by the broker).',
+    help: 'Transactions ended, by outcome: committed, aborted (by the producer or a new producer), timed_out (aborted by the broker, at a start too).',
     labelNames: ['outcome'],
     registers: [this.registry],
   });

@@ -2,8 +2,8 @@
  * The transaction coordinator: Kafka's TransactionCoordinator for one broker. The rules are
  * txn-machine.ts's; this holds the stored states (txn-store.ts), takes one change of a
  * transactional id at a time, writes the markers and offsets of a decided transaction, aborts
- * transactions past their timeout, and after a restart completes what was decided and aborts
- * what was open.
+ * transactions past their timeout, and after a restart completes what was decided, keeps what
+ * was open and aborts what is past its timeout.
  *
  * Invariant: a state is stored before it is acted on. A Prepare state is stored before any marker
  * is written, and the Complete state only after every marker (and, on commit, the group offsets)
@@ -90,7 +90,8 @@ export class TxnCoordinator {
   }
 
   /**
-   * The coordinator of the states kept in `dir`. Transactions open at the stop are aborted, their
+   * The coordinator of the states kept in `dir`. Transactions open at the stop stay open, as
+   * Kafka's TransactionStateManager loads them; those past their timeout are aborted, their
    * producers fenced, and decided ones completed, before it answers anything.
    */
   static async open(dir: string, participants: TxnParticipants, options: TxnCoordinatorOptions): Promise<TxnCoordinator> {
@@ -100,11 +101,11 @@ export class TxnCoordinator {
     for (const txn of [...store.all()]) {
       const resumed = recovered(txn, now);
       if (resumed !== txn) {
-        options.log.info({ transactionalId: txn.transactionalId }, 'transaction open at the stop: aborted');
+        options.log.info({ transactionalId: txn.transactionalId }, 'transaction open at the stop past its timeout: aborted');
         await store.put(resumed);
       }
       if (resumed.state === 'PrepareCommit' || resumed.state === 'PrepareAbort')
-        await coordinator.locked(txn.transactionalId, () => coordinator.finish(resumed));
+        await coordinator.locked(txn.transactionalId, () => coordinator.finish(resumed, resumed !== txn));
     }
     return coordinator;
   }

@@ -7,7 +7,7 @@
  *
  *   Empty | CompleteCommit | CompleteAbort --AddPartitions/AddOffsets--> Ongoing
  *   Ongoing --EndTxn--> PrepareCommit | PrepareAbort --markers written--> CompleteCommit | CompleteAbort
- *   Ongoing --timeout, a new InitProducerId, a restart--> PrepareAbort, the epoch bumped (fencing the producer)
+ *   Ongoing --timeout (across a restart too), a new InitProducerId--> PrepareAbort, the epoch bumped (fencing the producer)
  */
 import type { CoordinatorView } from '../idempotence/producer-decision.js';
 import { MAX_EPOCH } from '../idempotence/rules.js';
@@ -171,11 +171,13 @@ export function expired(txn: Txn, now: number): boolean {
 }
 
 /**
- * The txn as the coordinator resumes it after a restart: an open transaction is aborted and its
- * producer fenced (it cannot know what of it survived); a Prepare state is completed as it was.
+ * The txn as the coordinator resumes it after a restart, as Kafka's TransactionStateManager loads
+ * it: an open transaction stays open with its partitions, producer and start, to be ended by its
+ * producer or aborted at its timeout (counted from its start, so one past it is aborted now); a
+ * Prepare state is completed as it was.
  */
 export function recovered(txn: Txn, now: number): Txn {
-  return txn.state === 'Ongoing' ? fenceAndAbort(txn, now) : txn;
+  return expired(txn, now) ? fenceAndAbort(txn, now) : txn;
 }
 
 /**

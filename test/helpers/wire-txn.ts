@@ -21,7 +21,7 @@ export class WireTxnProducer {
   private readonly sequences = new Map<string, number>();
 
   constructor(
-    private readonly client: WireClient,
+    private client: WireClient,
     readonly transactionalId: string,
     private readonly timeoutMs = 60_000,
   ) {}
@@ -103,6 +103,18 @@ export class WireTxnProducer {
     const result = await produceBatch(this.client, topic, partition, batch);
     if (result.errorCode === 0) this.sequences.set(key, baseSequence + count);
     return result;
+  }
+
+  /** Sends the last `count` records to the partition again, as a producer retrying its last batch does. */
+  async resend(topic: string, partition: number, count: number, prefix = 'v'): Promise<{ errorCode: number; baseOffset: number }> {
+    const baseSequence = this.sequences.get(`${topic}-${partition}`)! - count;
+    const batch = valuesBatch(count, { producerId: this.producerId, producerEpoch: this.epoch, baseSequence, transactional: true }, prefix);
+    return produceBatch(this.client, topic, partition, batch);
+  }
+
+  /** Carries on over a new connection, as a producer does once its broker is back. */
+  reconnect(client: WireClient): void {
+    this.client = client;
   }
 
   async end(commit: boolean, version = 3): Promise<number> {
