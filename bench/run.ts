@@ -14,6 +14,7 @@ import { fetchThroughput } from './fetch.js';
 import { flushAlways } from './flush.js';
 import { compactionBench } from './compaction.js';
 import { decompressionBench } from './decompression.js';
+import { decompressionMemoryBench } from './decompression-memory.js';
 import { buildKafkaLoad, PARTITIONS } from './kafka-load.js';
 import { memoryBench } from './memory.js';
 import { offsetCommitBench } from './offsets.js';
@@ -45,6 +46,7 @@ async function main(): Promise<void> {
   }
   rows.push(...(await compactionBench(smoke)));
   rows.push(...(await authorizerBench(smoke)));
+  rows.push(...(await decompressionMemoryBench(smoke)));
   rows.push(...(await closedConnectionsBench(smoke)));
   rows.push(...(await offsetCommitBench(smoke)));
   rows.push(...(await recoveryBench(smoke)));
