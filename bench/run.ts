@@ -9,10 +9,12 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { startServe } from '../test/helpers/serve-process.js';
 import { authorizerBench } from './authorizer.js';
+import { closedConnectionsBench } from './closed-connections.js';
 import { fetchThroughput } from './fetch.js';
 import { flushAlways } from './flush.js';
 import { compactionBench } from './compaction.js';
 import { decompressionBench } from './decompression.js';
+import { decompressionMemoryBench } from './decompression-memory.js';
 import { buildKafkaLoad, PARTITIONS } from './kafka-load.js';
 import { memoryBench } from './memory.js';
 import { offsetCommitBench } from './offsets.js';
@@ -44,6 +46,8 @@ async function main(): Promise<void> {
   }
   rows.push(...(await compactionBench(smoke)));
   rows.push(...(await authorizerBench(smoke)));
+  rows.push(...(await decompressionMemoryBench(smoke)));
+  rows.push(...(await closedConnectionsBench(smoke)));
   rows.push(...(await offsetCommitBench(smoke)));
   rows.push(...(await recoveryBench(smoke)));
   rows.push(...(await rollLatencyBench(smoke)));

@@ -279,3 +279,34 @@ test("batches refused after decompressing use up their request's room, on the ev
     );
   }
 });
+
+test('lz4 and zstd bombs sent on many connections at once are each refused as one alone is, and a good batch among them is stored', async () => {
+  const connections = 12;
+  await createTopic(client, 'many-bombs', 1);
+  await createTopic(client, 'among-bombs', 1);
+  for (const codec of codecs.filter((c) => c.name === 'lz4' || c.name === 'zstd')) {
+    // Zeros within the request's room: decompressed in full, then the record walk fails.
+    const zeros = sealBatch(codec.id, codec.compress(Buffer.alloc(MAX_REQUEST_BYTES - (1 << 20))), 1);
+    const [alone] = await produceAll(client, 'many-bombs', [zeros]);
+    assert.notEqual(alone![0], ErrorCode.NONE, codec.name);
+    const bombers = await Promise.all(Array.from({ length: connections }, () => WireClient.connect(broker.port)));
+    try {
+      const good = compressedBatch(large, codec);
+      const [answers, [goodAnswer]] = await Promise.all([
+        Promise.all(bombers.map((on) => produceAll(on, 'many-bombs', [zeros]))),
+        produceAll(client, 'among-bombs', [good]),
+      ]);
+      assert.deepEqual(
+        answers,
+        Array.from({ length: connections }, () => [alone]),
+        codec.name,
+      );
+      assert.equal(goodAnswer![0], ErrorCode.NONE, codec.name);
+      const stored = (await storedBatches('among-bombs', 0)).at(-1)!;
+      assert.ok(stored.subarray(16).equals(good.subarray(16)), codec.name);
+      assert.deepEqual(await storedBatches('many-bombs', 0), [], 'no bomb is stored');
+    } finally {
+      for (const on of bombers) on.close();
+    }
+  }
+});
