@@ -12,12 +12,15 @@ import type { PartitionLog } from '../partition-log.js';
 import { cleanPartition, dirtyState, type CleaningDone } from './clean-partition.js';
 import type { CompactionConfig } from './compaction-config.js';
 import { CleanerThread } from './cleaner-thread.js';
+import { IoThrottle } from './io-throttle.js';
 
 export interface CleanerOptions {
   /** log.cleaner.dedupe.buffer.size: the offset map's bytes. */
   readonly dedupeBufferBytes: number;
   /** log.cleaner.backoff.ms: the wait when no partition needs cleaning. */
   readonly backoffMs: number;
+  /** log.cleaner.io.max.bytes.per.second: the cleaner's reads and writes at most; no limit when absent. */
+  readonly ioMaxBytesPerSecond?: number;
   readonly report: Reporter;
   /** A fault hook for tests, called after each segment swap of a cleaning with the swaps so far (and awaited): a test stops or kills the cleaner there. */
   readonly afterSwap?: (swaps: number) => void | Promise<unknown>;
@@ -38,6 +41,8 @@ export class LogCleaner {
   private timer: NodeJS.Timeout | undefined;
   private pass: Promise<unknown> = Promise.resolve();
   private closed = false;
+  /** Ends a throttled cleaning's wait early, on close. */
+  private wakeSleeper: (() => void) | undefined;
 
   constructor(
     private readonly partitions: () => Iterable<CompactedPartition>,
@@ -75,6 +80,7 @@ export class LogCleaner {
       const done = await cleanPartition(log, dirtiest.state, firstDirty, config, (this.thread ??= new CleanerThread(this.options.dedupeBufferBytes)), now, {
         stopped: () => this.closed || !this.stillCompacted(log),
         afterSwap: this.options.afterSwap,
+        throttle: new IoThrottle(this.options.ioMaxBytesPerSecond ?? Infinity, { now: () => Date.now(), sleep: (ms) => this.sleep(ms) }),
       });
       if (done === undefined) {
         this.uncleanable.add(log);
@@ -118,10 +124,25 @@ export class LogCleaner {
     return offset;
   }
 
+  /** Waits `ms`, or until closed, whichever comes first. */
+  private sleep(ms: number): Promise<void> {
+    return new Promise((resolve) => {
+      const timer = setTimeout(() => {
+        this.wakeSleeper = undefined;
+        resolve();
+      }, ms);
+      this.wakeSleeper = () => {
+        clearTimeout(timer);
+        resolve();
+      };
+    });
+  }
+
   /** Stops cleaning; resolves once a cleaning under way has stopped between segments. */
   async close(): Promise<void> {
     this.closed = true;
     clearTimeout(this.timer);
+    this.wakeSleeper?.();
     await this.pass.catch(() => {});
     await this.thread?.close();
   }
