@@ -154,7 +154,9 @@ async function run(config: BrokerConfig, logger: Logger, faults: FaultRegistry):
       producerIdExpirationMs: config.producerIdExpirationMs,
       memory: partitionMemory,
       logger,
-      cleaner: config.cleanerEnable ? { dedupeBufferBytes: config.cleanerDedupeBufferSize, backoffMs: config.cleanerBackoffMs } : undefined,
+      cleaner: config.cleanerEnable
+        ? { dedupeBufferBytes: config.cleanerDedupeBufferSize, backoffMs: config.cleanerBackoffMs, ioMaxBytesPerSecond: config.cleanerIoMaxBytesPerSecond }
+        : undefined,
     });
     closers.push(() => storage.close());
     const groups = await GroupCoordinator.open(dataDir, {

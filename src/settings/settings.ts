@@ -167,6 +167,13 @@ export const SETTINGS = {
     broker: 'log.cleaner.dedupe.buffer.size',
     description: "the log cleaner's offset map: at most this much memory for the keys of one cleaning",
   }),
+  // Kafka's default is Double.MAX_VALUE: no limit.
+  cleanerIoMaxBytesPerSecond: setting({
+    kind: long(1, ANY, 'bytes'),
+    default: ANY,
+    broker: 'log.cleaner.io.max.bytes.per.second',
+    description: 'the bytes per second the log cleaner reads and writes at most; by default no limit, as in Kafka',
+  }),
   cleanerDeleteRetentionMs: setting({
     kind: long(0, ANY, 'ms'),
     default: DAY,

@@ -12,6 +12,7 @@
 import type { PartitionLog } from '../partition-log.js';
 import { Segment } from '../segment.js';
 import type { CleanerThread } from './cleaner-thread.js';
+import type { IoThrottle } from './io-throttle.js';
 import type { CompactionConfig } from './compaction-config.js';
 import { removeCleaned, type SegmentFile } from './segment-work.js';
 import { swapInCleaned } from './swap-files.js';
@@ -74,6 +75,8 @@ export interface CleaningControl {
   readonly stopped: () => boolean;
   /** Called after each swap with the number of swaps so far in this cleaning; the cleaning waits for what it returns. */
   readonly afterSwap?: (swaps: number) => void | Promise<unknown>;
+  /** Holds the cleaner's reads and writes to log.cleaner.io.max.bytes.per.second. */
+  readonly throttle?: IoThrottle;
 }
 
 /**
@@ -104,6 +107,7 @@ export async function cleanPartition(
     if (end !== undefined && end <= firstDirty) continue;
     if (!(await thread.mapSegment(file(segment)))) mappedTo = segment.baseOffset;
     done.bytesRead += segment.size;
+    await control.throttle?.maybeThrottle(segment.size);
     if (control.stopped()) return done;
   }
   const cleanTo = mappedTo ?? state.end;
@@ -119,6 +123,7 @@ export async function cleanPartition(
     const copy = await thread.cleanSegment(file(segment), now - config.deleteRetentionMs, producerBatches, indexIntervalBytes);
     done.bytesRead += segment.size;
     done.bytesCleaned += segment.size;
+    await control.throttle?.maybeThrottle(segment.size + (copy?.size ?? 0));
     if (copy !== undefined) {
       const replacement = new Segment(log.dir, segment.baseOffset, copy.size);
       replacement.largestTimestamp = copy.largestTimestamp;

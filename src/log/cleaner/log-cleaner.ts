@@ -12,12 +12,15 @@ import type { PartitionLog } from '../partition-log.js';
 import { cleanPartition, dirtyState, type CleaningDone } from './clean-partition.js';
 import type { CompactionConfig } from './compaction-config.js';
 import { CleanerThread } from './cleaner-thread.js';
+import { IoThrottle } from './io-throttle.js';
 
 export interface CleanerOptions {
   /** log.cleaner.dedupe.buffer.size: the offset map's bytes. */
   readonly dedupeBufferBytes: number;
   /** log.cleaner.backoff.ms: the wait when no partition needs cleaning. */
   readonly backoffMs: number;
+  /** log.cleaner.io.max.bytes.per.second: the cleaner's reads and writes at most; no limit when absent. */
+  readonly ioMaxBytesPerSecond?: number;
   readonly report: Reporter;
   /** A fault hook for tests, called after each segment swap of a cleaning with the swaps so far (and awaited): a test stops or kills the cleaner there. */
   readonly afterSwap?: (swaps: number) => void | Promise<unknown>;
@@ -38,6 +41,8 @@ export class LogCleaner {
   private timer: NodeJS.Timeout | undefined;
   private pass: Promise<unknown> = Promise.resolve();
   private closed = false;
+  /** Ends a throttled cleaning's wait early, on close. */
+  private wakeSleeper: (() => void) | undefined;
 
   constructor(
     private readonly partitions: () => Iterable<CompactedPartition>,
@@ -71,10 +76,12 @@ export class LogCleaner {
     if (dirtiest === undefined || this.closed) return undefined;
     const { log, config } = dirtiest.part;
     const firstDirty = await this.firstDirtyOf(log);
+    const started = performance.now();
     try {
       const done = await cleanPartition(log, dirtiest.state, firstDirty, config, (this.thread ??= new CleanerThread(this.options.dedupeBufferBytes)), now, {
         stopped: () => this.closed || !this.stillCompacted(log),
         afterSwap: this.options.afterSwap,
+        throttle: new IoThrottle(this.options.ioMaxBytesPerSecond ?? Infinity, { now: () => Date.now(), sleep: (ms) => this.sleep(ms) }),
       });
       if (done === undefined) {
         this.uncleanable.add(log);
@@ -87,7 +94,15 @@ export class LogCleaner {
         await writeCleanerOffset(log.dir, done.cleanedTo);
         this.firstDirty.set(log, done.cleanedTo);
       }
-      this.options.report.info(done.stopped ? 'stopped cleaning a compacted partition' : 'cleaned a compacted partition', { dir: log.dir, ...done });
+      const ms = performance.now() - started;
+      // Each cleaning's rate in its log line, as Kafka's LogCleaner.recordStats logs MB/sec.
+      const mbPerSecond = Number(((done.bytesRead + done.bytesWritten) / 1e6 / Math.max(ms / 1000, 1e-3)).toFixed(1));
+      this.options.report.info(done.stopped ? 'stopped cleaning a compacted partition' : 'cleaned a compacted partition', {
+        dir: log.dir,
+        ...done,
+        ms: Math.round(ms),
+        mbPerSecond,
+      });
       return done.stopped ? undefined : { ...done, log };
     } catch (err) {
       // A segment retention or DeleteRecords deleted meanwhile, or a topic deleted: the next look finds the log as it is now.
@@ -118,10 +133,25 @@ export class LogCleaner {
     return offset;
   }
 
+  /** Waits `ms`, or until closed, whichever comes first. */
+  private sleep(ms: number): Promise<void> {
+    return new Promise((resolve) => {
+      const timer = setTimeout(() => {
+        this.wakeSleeper = undefined;
+        resolve();
+      }, ms);
+      this.wakeSleeper = () => {
+        clearTimeout(timer);
+        resolve();
+      };
+    });
+  }
+
   /** Stops cleaning; resolves once a cleaning under way has stopped between segments. */
   async close(): Promise<void> {
     this.closed = true;
     clearTimeout(this.timer);
+    this.wakeSleeper?.();
     await this.pass.catch(() => {});
     await this.thread?.close();
   }
