@@ -42,7 +42,7 @@ export function addServeCommand(program: Command): void {
     const text = logFormat === 'text' || (logFormat === 'auto' && process.stdout.isTTY);
     const logger = pino({ level: logLevel }, text ? textLogDestination(output) : output);
     const broker = await startBroker({ ...options, tls, logger }).catch((err: unknown) => {
-      throw new Error(describeStartupError(err, { host: o.host, port: o.port, dataDir: o.dataDir }));
+      throw new Error(describeStartupError(err, { host: o.host, port: o.port, dataDir: o.dataDir, consolePort: o.consolePort, metricsPort: o.metricsPort }));
     });
     const stop = (signal: NodeJS.Signals): void => {
       // A hang-up of the terminal brook writes to leaves it nowhere to write: a write would fail.
