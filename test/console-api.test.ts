@@ -22,7 +22,7 @@ test('serve --console-port serves the page with a policy allowing only its own s
     const announced = announcement();
     const consolePort = announced?.consolePort;
     assert.ok(typeof consolePort === 'number', serve.output());
-    assert.equal(announced!.msg, `listening on 127.0.0.1:${serve.port}, console on http://127.0.0.1:${consolePort}/`);
+    assert.equal(announced!.msg, `listening on 127.0.0.1:${serve.port}, console on http://127.0.0.1:${consolePort}/, data in ${serve.dataDir}`);
     const page = await fetch(`http://127.0.0.1:${consolePort}/topics/anything`);
     assert.equal(page.status, 200);
     assert.match(await page.text(), /<script type="module" src="\/assets\/app.js">/);

@@ -31,7 +31,7 @@ const REFUSED: readonly [unknown, RegExp][] = [
   [{ api: 'Produce', dropResponse: true, seed: 7 }, /has a seed but no probability for it to draw/],
   [
     { api: 'Produce', dropResponse: true, topics: 'orders' },
-    /has no field 'topics'; its fields are api, topic, partition, count, probability, seed, error, dropResponse, delayMs, closeConnection$/,
+    /has no field 'topics' \(did you mean 'topic'\?\); its fields are api, topic, partition, count, probability, seed, error, dropResponse, delayMs, closeConnection$/,
   ],
   [{ api: 'Heartbeat', topic: 'orders', dropResponse: true }, /names topic 'orders', but Heartbeat requests name no topic$/],
   [{ api: 'Metadata', topic: 'orders', partition: 0, dropResponse: true }, /names partition 0, but Metadata requests name no partition$/],
@@ -79,6 +79,9 @@ test('--fault specs read as rules; one that does not is a sentence about it', ()
   assert.deepEqual(parseFaultSpec('Heartbeat,closeConnection,count=1'), { api: 'Heartbeat', closeConnection: true, count: 1 });
   const refused: [string, RegExp][] = [
     ['Produce,dropResponse,bogus', /^'bogus' is not NAME=VALUE$/],
+    // A near miss is named.
+    ['Produce,dropresponse', /^'dropresponse' is not NAME=VALUE \(did you mean 'dropResponse'\?\)$/],
+    ['Produce,dropResponse,probabilty=5%', /^It has no field 'probabilty' \(did you mean 'probability'\?\)/],
     ['Produce,count=1,count=2,dropResponse', /^count is given twice$/],
     ['Produce,count=many,dropResponse', /^It has count 'many'; a count is a whole number from 1$/],
     ['Produce,dropResponse,probability=often', /^It has probability 'often'/],

@@ -1,5 +1,6 @@
 import { test, after } from 'node:test';
 import assert from 'node:assert/strict';
+import { pino } from 'pino';
 import { startBroker, type Broker } from '../src/broker/start-broker.js';
 import { ApiVersionsRequest, ApiVersionsResponse } from '../src/protocol/messages/api-versions.js';
 import { FetchRequest, FetchResponse } from '../src/protocol/messages/fetch.js';
@@ -59,7 +60,8 @@ test('a size prefix over --max-request-bytes, zero or negative closes that conne
 });
 
 test('unknown api key, unsupported version and garbage bodies close the connection; the broker carries on', async () => {
-  const b = await broker({});
+  const warned: string[] = [];
+  const b = await broker({ logger: pino({ level: 'warn' }, { write: (line: string) => void warned.push((JSON.parse(line) as { msg: string }).msg) }) });
   const c = await WireClient.connect(b.port);
   const good = c.frame(MetadataRequest, 1, {
     topics: [],
@@ -82,6 +84,12 @@ test('unknown api key, unsupported version and garbage bodies close the connecti
   const garbage = Buffer.concat([sizePrefix(40), good.subarray(4, 12), Buffer.alloc(32, 0x7f)]); // a client id longer than the frame
   await closedBy(b.port, garbage);
   await stillServes(b.port);
+  // The log names each API as Kafka's documentation does.
+  assert.deepEqual(warned.slice(0, 3), [
+    'closing connection: api key 9999 is not served',
+    'closing connection: Produce v1 is not supported (v3..v11)',
+    'closing connection: Metadata v13 is not supported (v0..v12)',
+  ]);
 });
 
 test('a request that closes the connection lets the answers to those sent before it out first, as Kafka does', async () => {

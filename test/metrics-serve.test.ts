@@ -23,7 +23,7 @@ test('serve --metrics-port serves Prometheus text, and says where in its JSON lo
     assert.equal(announced?.level, 30, serve.output());
     const metricsPort = announced?.metricsPort;
     assert.ok(typeof metricsPort === 'number', serve.output());
-    assert.equal(announced!.msg, `listening on 127.0.0.1:${serve.port}, metrics on http://127.0.0.1:${metricsPort}/metrics`);
+    assert.equal(announced!.msg, `listening on 127.0.0.1:${serve.port}, metrics on http://127.0.0.1:${metricsPort}/metrics, data in ${serve.dataDir}`);
 
     const producer = kafkajs(serve.bootstrap).producer({ idempotent: true });
     await producer.connect();

@@ -120,3 +120,10 @@ test('a malformed --bootstrap is one sentence and a failure', async () => {
   const run = await runBrook(['producers', '--bootstrap', 'nonsense', '--topic', 'payments']);
   assert.deepEqual([run.code, run.stderr], [1, "brook: 'nonsense' is not HOST:PORT\n"]);
 });
+
+test('producers and transactions ask where serve listens by default', async () => {
+  for (const command of ['producers', 'transactions']) {
+    const help = await runBrook([command, '--help']);
+    assert.match(help.stdout, /--bootstrap <host:port>\s+the broker to ask \(default: "127\.0\.0\.1:9092"\)/, command);
+  }
+});

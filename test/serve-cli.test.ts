@@ -111,6 +111,17 @@ test('a port in use is one sentence', async () => {
   try {
     const r = await runBrook(['serve', '--port', String(first.port), '--data-dir', await tempDataDir()]);
     assertOneSentence(r, new RegExp(`^brook: cannot listen on 127\\.0\\.0\\.1:${first.port}: the address is already in use\\.$`, 'm'));
+    // The console and metrics ports are explained alike, each named.
+    for (const [flag, name] of [
+      ['--console-port', 'console'],
+      ['--metrics-port', 'metrics'],
+    ] as const) {
+      const taken = await runBrook(['serve', '--port', '0', flag, String(first.port), '--data-dir', await tempDataDir()]);
+      assertOneSentence(
+        taken,
+        new RegExp(`^brook: cannot listen on 127\\.0\\.0\\.1:${first.port} \\(the ${name} port\\): the address is already in use\\.$`, 'm'),
+      );
+    }
   } finally {
     await first.stop();
   }

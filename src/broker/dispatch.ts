@@ -13,6 +13,7 @@ import type { ConnectionContext, FrameHandler, ResponseBytes, SentHooks } from '
 import type { ApiHandler, RequestInfo } from './api-handler.js';
 import type { BrokerContext } from './broker-context.js';
 import { ApiKey } from '../protocol/messages/apis.js';
+import { apiName, apiVersionName } from '../protocol/messages/api-name.js';
 import { unsupportedApiVersionsResponse } from './handlers/api-versions.js';
 import { RequestRejected } from './request-rejected.js';
 import { handleFaulted } from './faulted-request.js';
@@ -38,21 +39,21 @@ export function createDispatcher(table: ReadonlyMap<number, ApiHandler>, broker:
     }
     if (header.apiKey !== ApiKey.Produce) frame = Buffer.from(lent);
     const handler = table.get(header.apiKey);
-    if (handler === undefined) throw new RequestRejected(`unknown api key ${header.apiKey}`);
+    if (handler === undefined) throw new RequestRejected(`${apiName(header.apiKey)} is not served`);
     const { apiKey, apiVersion, correlationId } = header;
     if (broker.sasl !== undefined && !broker.sasl.allows(connection, apiKey)) {
       throw new RequestRejected(`${handler.request.name} before SASL authentication`);
     }
     if (apiVersion < handler.minVersion || apiVersion > handler.maxVersion) {
       if (apiKey === ApiKey.ApiVersions) return encode(handler, 0, correlationId, 0, unsupportedApiVersionsResponse(handler));
-      throw new RequestRejected(`api key ${apiKey} version ${apiVersion} is not supported (${handler.minVersion}..${handler.maxVersion})`);
+      throw new RequestRejected(`${apiVersionName(apiKey, apiVersion)} is not supported (v${handler.minVersion}..v${handler.maxVersion})`);
     }
     let request: unknown;
     try {
       const reader = new Reader(frame, header.bodyOffset);
       request = handler.request.read(reader, apiVersion);
     } catch (err) {
-      if (err instanceof ProtocolError) throw new RequestRejected(`malformed ${handler.request.name} v${apiVersion}: ${err.message}`);
+      if (err instanceof ProtocolError) throw new RequestRejected(`malformed ${apiVersionName(apiKey, apiVersion)}: ${err.message}`);
       throw err;
     }
     const info: RequestInfo = { apiVersion, clientId: header.clientId, connection, sent };

@@ -245,7 +245,7 @@ async function run(config: BrokerConfig, logger: Logger, faults: FaultRegistry):
     const consoleNote = consoleServer === undefined ? '' : `, console on ${consoleServer.url}`;
     logger.info(
       { host: config.host, port: bound.port, dataDir, metricsPort, consolePort: consoleServer?.port },
-      `listening on ${bootstrap}${metricsNote}${consoleNote}`,
+      `listening on ${bootstrap}${metricsNote}${consoleNote}, data in ${dataDir}`,
     );
     let closing: Promise<void> | undefined;
     return {

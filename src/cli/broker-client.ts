@@ -4,8 +4,12 @@ import { once } from 'node:events';
 import { readResponseFrame, requestFrame } from '../protocol/frames.js';
 import type { MessageCodec } from '../protocol/messages/codec.js';
 import { formatHostPort, parseHostPort } from '../server/host-port.js';
+import { SETTINGS } from '../settings/settings.js';
 import { SaslAuthenticateRequest, SaslAuthenticateResponse } from '../protocol/messages/sasl-authenticate.js';
 import { SaslHandshakeRequest, SaslHandshakeResponse } from '../protocol/messages/sasl-handshake.js';
+
+/** Where the read-only commands ask by default: where `brook serve` listens by default. */
+export const DEFAULT_BOOTSTRAP = formatHostPort(SETTINGS.host.default, SETTINGS.port.default);
 
 const TIMEOUT_MS = 10_000;
 

@@ -10,6 +10,7 @@
  */
 import { buildApiTable } from '../broker/api-table.js';
 import { checkRule, FaultRuleError, type FaultRule } from '../faults/rule.js';
+import { closestWord } from '../faults/closest-word.js';
 
 const FLAGS = ['dropResponse', 'closeConnection'];
 const NUMBERS = ['partition', 'count', 'seed', 'delayMs'];
@@ -20,7 +21,10 @@ export function parseFaultSpec(spec: string): FaultRule {
     const eq = field.indexOf('=');
     const [name, text] =
       eq < 0 ? (FLAGS.includes(field) ? [field, 'true'] : i === 0 ? ['api', field] : [field, undefined]) : [field.slice(0, eq), field.slice(eq + 1)];
-    if (text === undefined) throw new Error(`'${field}' is not NAME=VALUE`);
+    if (text === undefined) {
+      const meant = closestWord(field, FLAGS);
+      throw new Error(`'${field}' is not NAME=VALUE${meant === undefined ? '' : ` (did you mean '${meant}'?)`}`);
+    }
     if (Object.hasOwn(rule, name)) throw new Error(`${name} is given twice`);
     rule[name] = valueOf(name, text);
   });

@@ -6,7 +6,7 @@ import { ErrorCode, errorCodeName } from '../protocol/error-codes.js';
 import { DescribeProducersRequest, type DescribeProducersResponseProducerState } from '../protocol/messages/describe-producers.js';
 import { MetadataRequest, MetadataResponse } from '../protocol/messages/metadata.js';
 import { ZERO_UUID } from '../protocol/primitives/reader.js';
-import { BrokerClient } from './broker-client.js';
+import { BrokerClient, DEFAULT_BOOTSTRAP } from './broker-client.js';
 import { integer } from './arg-parser.js';
 import { textTable } from './text-table.js';
 
@@ -33,7 +33,7 @@ export function addProducersCommand(program: Command): void {
     .description(
       "show a topic's idempotent producers: id, epoch, last sequence, last write, open transaction's first offset and the window of remembered batches",
     )
-    .requiredOption('--bootstrap <host:port>', 'the broker to ask')
+    .option('--bootstrap <host:port>', 'the broker to ask', DEFAULT_BOOTSTRAP)
     .requiredOption('--topic <name>', 'the topic')
     .option('--partition <n>', 'only this partition', integer(0, 2 ** 31 - 1))
     .action(async (o: ProducersOptions) => {

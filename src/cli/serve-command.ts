@@ -5,6 +5,7 @@ import { startBroker } from '../broker/start-broker.js';
 import { argParser } from './arg-parser.js';
 import { describeStartupError } from './startup-error.js';
 import { parseFaultSpec } from './fault-spec.js';
+import { textLogDestination } from './text-log.js';
 
 /** Flags read here rather than by their kind: a fault rule is checked against the APIs the broker serves. */
 const READERS: Readonly<Record<string, (text: string) => unknown>> = { faults: parseFaultSpec };
@@ -32,15 +33,16 @@ export function addServeCommand(program: Command): void {
   serve.action(async (given: Readonly<Record<string, unknown>>) => {
     // By setting name, as commander names each by its flag (`--fault` is `fault`).
     const o = Object.fromEntries(flags.map(([name, option]) => [name, given[option.attributeName()]])) as ServeFlags;
-    // The TLS files and the log level make the tls and logger options; the other flags are options.
-    const { tlsCert, tlsKey, tlsCa, tlsClientAuth, logLevel, ...options } = o;
+    // The TLS files and the log level and format make the tls and logger options; the other flags are options.
+    const { tlsCert, tlsKey, tlsCa, tlsClientAuth, logLevel, logFormat, ...options } = o;
     if ((tlsCert === undefined) !== (tlsKey === undefined)) throw new Error('--tls-cert and --tls-key go together.');
     const tls = tlsCert === undefined || tlsKey === undefined ? undefined : { cert: tlsCert, key: tlsKey, ca: tlsCa, clientAuth: tlsClientAuth };
     // Standard output, written asynchronously, as pino does by default; kept at hand for the stop below.
     const output = pino.destination({ dest: 1 });
-    const logger = pino({ level: logLevel }, output);
+    const text = logFormat === 'text' || (logFormat === 'auto' && process.stdout.isTTY);
+    const logger = pino({ level: logLevel }, text ? textLogDestination(output) : output);
     const broker = await startBroker({ ...options, tls, logger }).catch((err: unknown) => {
-      throw new Error(describeStartupError(err, { host: o.host, port: o.port, dataDir: o.dataDir }));
+      throw new Error(describeStartupError(err, { host: o.host, port: o.port, dataDir: o.dataDir, consolePort: o.consolePort, metricsPort: o.metricsPort }));
     });
     const stop = (signal: NodeJS.Signals): void => {
       // A hang-up of the terminal brook writes to leaves it nowhere to write: a write would fail.

@@ -4,6 +4,9 @@ import { formatHostPort } from '../server/host-port.js';
 interface SystemError extends Error {
   code?: string;
   syscall?: string;
+  /** Where a failed listen tried to listen: the Kafka, console or metrics port. */
+  address?: string;
+  port?: number;
 }
 
 const LISTEN_REASONS: Record<string, string> = {
@@ -21,10 +24,22 @@ const DIR_REASONS: Record<string, string> = {
   ENOSPC: 'the disk is full',
 };
 
-export function describeStartupError(err: unknown, where: { host: string; port: number; dataDir: string }): string {
+export interface StartupPlace {
+  readonly host: string;
+  readonly port: number;
+  readonly dataDir: string;
+  readonly consolePort?: number | undefined;
+  readonly metricsPort?: number | undefined;
+}
+
+export function describeStartupError(err: unknown, where: StartupPlace): string {
   const e = err as SystemError;
   if (e.syscall === 'listen' && e.code !== undefined) {
-    return `cannot listen on ${formatHostPort(where.host, where.port)}: the address ${LISTEN_REASONS[e.code] ?? `failed (${e.code})`}.`;
+    const port = e.port ?? where.port;
+    // The Kafka port is the one a user thinks of first; the others are named.
+    const what = port === where.port ? '' : port === where.consolePort ? ' (the console port)' : port === where.metricsPort ? ' (the metrics port)' : '';
+    const address = formatHostPort(e.address ?? where.host, port);
+    return `cannot listen on ${address}${what}: the address ${LISTEN_REASONS[e.code] ?? `failed (${e.code})`}.`;
   }
   if (e.code !== undefined && e.syscall !== undefined) {
     // mkdir answers ENOENT for a parent that exists only where no directory can be made (/proc).

@@ -10,7 +10,7 @@ import {
   type DescribeTransactionsResponseTransactionState,
 } from '../protocol/messages/describe-transactions.js';
 import { ListTransactionsRequest, ListTransactionsResponse } from '../protocol/messages/list-transactions.js';
-import { BrokerClient } from './broker-client.js';
+import { BrokerClient, DEFAULT_BOOTSTRAP } from './broker-client.js';
 import { textTable } from './text-table.js';
 
 const HEADINGS = ['TRANSACTIONAL ID', 'STATE', 'PRODUCER ID', 'EPOCH', 'TIMEOUT', 'OPEN FOR', 'PARTITIONS'];
@@ -19,7 +19,7 @@ export function addTransactionsCommand(program: Command): void {
   program
     .command('transactions')
     .description("show every transactional id: the coordinator's state, producer id and epoch, timeout, how long its transaction is open, its partitions")
-    .requiredOption('--bootstrap <host:port>', 'the broker to ask')
+    .option('--bootstrap <host:port>', 'the broker to ask', DEFAULT_BOOTSTRAP)
     .action(async (o: { bootstrap: string }) => {
       const states = await BrokerClient.asking(o.bootstrap, async (client) => {
         const listed = await client.request(ListTransactionsRequest, ListTransactionsResponse, 0, {

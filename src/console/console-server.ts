@@ -9,6 +9,7 @@ import { createServer as createHttpsServer } from 'node:https';
 import { once } from 'node:events';
 import type { BrokerContext } from '../broker/broker-context.js';
 import { formatHostPort } from '../server/host-port.js';
+import { listenError } from '../server/listen-error.js';
 import { ApiError } from './api-input.js';
 import { describeGroup, listGroups } from './groups-api.js';
 import { LiveEvents } from './live-events.js';
@@ -135,8 +136,7 @@ export async function serveConsole(broker: BrokerContext, options: ConsoleOption
   } catch (err) {
     events.close();
     samples.stop();
-    const { code, message } = err as NodeJS.ErrnoException;
-    throw Object.assign(new Error(`cannot serve the console on ${formatHostPort(options.host, options.port)}: ${message}`), { code });
+    throw listenError('the console', options.host, options.port, err);
   }
   const port = (server.address() as { port: number }).port;
   url = `${tls === undefined ? 'http' : 'https'}://${formatHostPort(options.host, port)}/`;

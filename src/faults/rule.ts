@@ -3,6 +3,7 @@
  * --fault`), and their check into the form requests are matched with: anything wrong is one
  * sentence naming it.
  */
+import { closestWord } from './closest-word.js';
 import { ErrorCode, errorCodeName } from '../protocol/error-codes.js';
 import { API_SCHEMAS } from '../protocol/messages/apis.js';
 import { namesOf } from './request-layouts.js';
@@ -87,7 +88,10 @@ export function checkRule(rule: unknown, served: ServedApis): CheckedRule {
   const r = rule as Record<string, unknown>;
   const given = Object.keys(r).filter((k) => r[k] !== undefined);
   const unknown = given.find((k) => !FIELDS.includes(k));
-  if (unknown !== undefined) throw new FaultRuleError(r, `has no field '${unknown}'; its fields are ${FIELDS.join(', ')}`);
+  if (unknown !== undefined) {
+    const meant = closestWord(unknown, FIELDS);
+    throw new FaultRuleError(r, `has no field '${unknown}'${meant === undefined ? '' : ` (did you mean '${meant}'?)`}; its fields are ${FIELDS.join(', ')}`);
+  }
   const { apiKey, api } = apiOf(r, served);
   const actions = ACTIONS.filter((a) => given.includes(a));
   if (actions.length === 0) throw new FaultRuleError(r, `needs an action: one of ${ACTIONS.join(', ')}`);

@@ -2,7 +2,7 @@
 import { createServer } from 'node:http';
 import { once } from 'node:events';
 import type { Registry } from 'prom-client';
-import { formatHostPort } from '../server/host-port.js';
+import { listenError } from '../server/listen-error.js';
 
 export interface MetricsServer {
   readonly port: number;
@@ -24,9 +24,7 @@ export async function serveMetrics(registry: Registry, host: string, port: numbe
   try {
     await Promise.race([once(server, 'listening'), once(server, 'error').then(([err]) => Promise.reject(err))]);
   } catch (err) {
-    // Named as the metrics listener, so it is not taken for the broker's own port.
-    const { code, message } = err as NodeJS.ErrnoException;
-    throw Object.assign(new Error(`cannot serve metrics on ${formatHostPort(host, port)}: ${message}`), { code });
+    throw listenError('metrics', host, port, err);
   }
   const address = server.address();
   if (address === null || typeof address === 'string') throw new Error('metrics listener has no TCP address');

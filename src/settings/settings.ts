@@ -399,6 +399,12 @@ export const SETTINGS = {
     only: 'flag',
     description: 'how much to log',
   }),
+  logFormat: setting({
+    kind: oneOf(['auto', 'text', 'json'], '<format>'),
+    default: 'auto',
+    only: 'flag',
+    description: 'log lines as text or as JSON; auto: text on a terminal, JSON otherwise',
+  }),
   logger: setting({ kind: pinoLogger, default: undefined, unset: 'warnings and errors only, to stderr', only: 'option', description: 'where to log' }),
 };
 
