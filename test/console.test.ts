@@ -52,6 +52,22 @@ test('the overview shows the version, the listeners and charts of the metrics', 
     ['Console', `${base}/`, 'HTTP'],
   );
   assert.equal(await page.getByRole('img', { name: /^(Requests|Bytes produced|Bytes fetched|Duplicates caught|Open connections),/ }).count(), 5);
+  // Each chart names its unit and has axes: its values from 0 to the highest, the samples' times in UTC.
+  assert.deepEqual(await page.locator('figure.chart figcaption').evaluateAll((captions) => captions.map((c) => c.textContent!.replace(/:.*/, ''))), [
+    'Requests (per second)',
+    'Bytes produced (bytes per second)',
+    'Bytes fetched (bytes per second)',
+    'Duplicates caught (since the start)',
+    'Open connections (connections)',
+  ]);
+  const ticks = page.locator('figure.chart', { hasText: 'Open connections' }).locator('.ticks text');
+  await ticks.nth(3).waitFor({ state: 'attached' });
+  const samples = ((await (await fetch(`${base}/api/overview`)).json()) as { samples: { time: number; connections: number }[] }).samples;
+  const [max, zero, first, last] = await ticks.allTextContents();
+  assert.equal(zero, '0');
+  assert.ok(Number(max) >= Math.max(1, ...samples.map((s) => s.connections)), `highest ${max}`);
+  assert.equal(first, new Date(samples[0]!.time).toISOString().slice(11, 19), 'the first sample kept, in UTC');
+  assert.match(last!, /^\d\d:\d\d:\d\d UTC$/);
   await screenshot(page, 'overview');
 });
 
