@@ -191,6 +191,61 @@ test('the message browser shows produced values as text, JSON and hex, escapes H
   assert.equal(read[3], 'x'.repeat(5000));
 });
 
+test('the message browser picks a partition, shows every partition by time in compact rows, and reads from an ISO time', async () => {
+  const admin = kafkajs(broker.bootstrap).admin();
+  await admin.connect();
+  await admin.createTopics({ topics: [{ topic: 'spread', numPartitions: 3 }] });
+  await admin.disconnect();
+  const t0 = Math.floor(Date.now() / 1000) * 1000 - 60_000;
+  const producer = kafkajs(broker.bootstrap).producer();
+  await producer.connect();
+  for (const [partition, value, at] of [
+    [0, 'a', 0],
+    [1, 'b', 1000],
+    [2, 'c', 2000],
+    [0, 'd', 3000],
+  ] as const)
+    await producer.send({ topic: 'spread', acks: -1, messages: [{ partition, value, timestamp: String(t0 + at) }] });
+  await producer.disconnect();
+
+  await page.goto(`${base}/topics/spread/messages`);
+  await page.getByLabel('value of offset 0').getByText('a').waitFor();
+  const picker = page.getByLabel('Partition', { exact: true });
+  await picker.locator('option[value="all"]').waitFor({ state: 'attached' });
+  assert.deepEqual(await picker.locator('option').allInnerTexts(), ['0', '1', '2', 'all, by time']);
+  await picker.selectOption('2');
+  await page.getByRole('button', { name: 'Read' }).click();
+  await page.getByLabel('value of offset 0').getByText('c').waitFor();
+
+  const values = () => page.locator('table.messages tbody pre.value[aria-label^="value"]').allInnerTexts();
+  await picker.selectOption('all');
+  await page.getByRole('button', { name: 'Read' }).click();
+  await page.getByLabel('value of partition 0 offset 1').getByText('d').waitFor();
+  assert.deepEqual(await values(), ['a', 'b', 'c', 'd'], 'oldest first across partitions');
+  assert.deepEqual(await page.locator('table.messages tbody tr').evaluateAll((rows) => rows.map((r) => r.children[0]!.textContent)), ['0', '1', '2', '0']);
+  // Compact: a record of short fields takes one line of text, its timestamp too.
+  const row = await page.locator('table.messages tbody tr').first().boundingBox();
+  const line = await page.locator('table.messages tbody tr time').first().boundingBox();
+  assert.ok(row!.height < 2 * line!.height, `a row ${row!.height}px high, a line ${line!.height}px`);
+  await screenshot(page, 'messages-all-partitions');
+
+  // A time in ISO 8601, UTC: both as typed (Z) and as the table shows times.
+  await page.getByRole('radio', { name: 'time' }).check();
+  await page.getByLabel(/^Time/).fill(new Date(t0 + 1500).toISOString());
+  await page.getByRole('button', { name: 'Read' }).click();
+  await until(async () => (await values()).join() === 'c,d', 'the records from that time on, of every partition');
+  await picker.selectOption('0');
+  await page.getByLabel(/^Time/).fill(new Date(t0 + 1500).toISOString().replace('T', ' ').replace('Z', ' UTC'));
+  await page.getByRole('button', { name: 'Read' }).click();
+  await until(async () => (await values()).join() === 'd', "partition 0's records from that time on");
+  await page.getByLabel(/^Time/).fill('yesterday');
+  await page.getByRole('button', { name: 'Read' }).click();
+  await page
+    .getByRole('alert')
+    .getByText(/must be ISO 8601/)
+    .waitFor();
+});
+
 test('the message browser follows the end of a partition live', async () => {
   await send('ticks', [{ value: 'tick 0' }]);
   await page.goto(`${base}/topics/ticks/messages?from=end`);
