@@ -31,7 +31,7 @@ export function TopicList() {
                 html`<tr>
                   <td><a href=${`/topics/${enc(t.name)}`}>${t.name}</a></td>
                   <td class="num">${t.partitions}</td>
-                  <td class="num">${t.messages}</td>
+                  <td class="num" title=${t.exact ? undefined : 'still counting: at least this many'}>${t.messages}${t.exact ? '' : '+'}</td>
                   <td><a href=${`/topics/${enc(t.name)}/messages`} aria-label=${`Messages of ${t.name}`}>Messages</a></td>
                 </tr>`,
             )}

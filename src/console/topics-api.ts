@@ -9,21 +9,29 @@ import { ZERO_UUID } from '../protocol/primitives/reader.js';
 import { ApiError, matching, page, wholeNumber } from './api-input.js';
 import { consoleRequestInfo } from './console-request.js';
 import { transactionHoldingLso } from './open-transactions.js';
+import { RecordCounter } from './record-counts.js';
 import { refuseError } from './kafka-answer.js';
 
-export function listTopics(broker: BrokerContext, query: URLSearchParams): unknown {
+export async function listTopics(broker: BrokerContext, query: URLSearchParams): Promise<unknown> {
   const shown = page(
     matching(broker.storage.topics(), (t) => t.name, query),
     query,
   );
-  return {
-    ...shown,
-    items: shown.items.map((t) => {
-      const logs = Array.from({ length: t.partitions }, (_, i) => broker.storage.partition(t.name, i));
-      const messages = logs.reduce((sum, log) => sum + (log === undefined ? 0 : log.highWatermark - log.logStartOffset), 0);
-      return { name: t.name, topicId: t.topicId, partitions: t.partitions, messages };
-    }),
-  };
+  const counter = new RecordCounter();
+  const items = [];
+  for (const t of shown.items) {
+    let messages = 0;
+    let exact = true;
+    for (let i = 0; i < t.partitions; i++) {
+      const log = broker.storage.partition(t.name, i);
+      if (log === undefined) continue;
+      const count = await counter.count(log);
+      messages += count.records;
+      exact &&= count.exact;
+    }
+    items.push({ name: t.name, topicId: t.topicId, partitions: t.partitions, messages, exact });
+  }
+  return { ...shown, items };
 }
 
 export async function describeTopic(broker: BrokerContext, name: string, query: URLSearchParams): Promise<unknown> {
