@@ -11,6 +11,8 @@ import { launchBrowser, screenshot } from './helpers/browser.js';
 import { runBrook } from './helpers/cli.js';
 import { kafkajs } from './helpers/kafkajs.js';
 import { until } from './helpers/until.js';
+import { TOPIC_CONFIGS } from '../src/settings/topic-configs.js';
+import type { ConfigResourceTypes } from 'kafkajs';
 
 const { version } = createRequire(import.meta.url)('../package.json') as { version: string };
 
@@ -87,6 +89,50 @@ test('the topics page lists a topic a client created, with its partitions', asyn
   await partitions.nth(3).waitFor();
   assert.equal(await partitions.count(), 4, 'a header row and one per partition');
   await screenshot(page, 'topic');
+});
+
+test('the topic page shows every config with its unit and default, and changes one through IncrementalAlterConfigs', async () => {
+  const retention = async (): Promise<string | undefined> => {
+    const admin = kafkajs(broker.bootstrap).admin();
+    await admin.connect();
+    try {
+      const TOPIC = 2 as ConfigResourceTypes;
+      const described = await admin.describeConfigs({ resources: [{ type: TOPIC, name: 'orders', configNames: ['retention.ms'] }], includeSynonyms: false });
+      return described.resources[0]?.configEntries[0]?.configValue;
+    } finally {
+      await admin.disconnect();
+    }
+  };
+  await page.goto(`${base}/topics/orders`);
+  const row = (name: string) => page.locator(`table.configs tr[data-config="${name}"]`);
+  await row('retention.ms').waitFor();
+  assert.equal(await page.locator('table.configs tbody tr').count(), TOPIC_CONFIGS.size, 'every topic config, set or not');
+  assert.equal(await row('retention.ms').locator('td.value').innerText(), '604800000 ms (7d 0h)');
+  assert.equal(await row('retention.ms').locator('td.default').innerText(), '604800000 ms (7d 0h)');
+  assert.equal(await row('max.message.bytes').locator('td.value').innerText(), '104857600 bytes (100 MiB)');
+  assert.equal(await row('message.timestamp.before.max.ms').locator('td.value').innerText(), `${2 ** 53 - 1} ms (no limit)`);
+  assert.equal(await row('flush.ms').locator('td.value').innerText(), 'not set');
+
+  await page.getByRole('button', { name: 'Change retention.ms' }).click();
+  await page.getByLabel('New value of retention.ms').fill('3600000');
+  await page.getByRole('button', { name: 'Save' }).click();
+  await row('retention.ms').locator('td.value', { hasText: '3600000 ms (1h 0m)' }).waitFor();
+  assert.equal(await row('retention.ms').getAttribute('class'), 'own');
+  assert.equal(await row('retention.ms').locator('td.default').innerText(), '604800000 ms (7d 0h)');
+  assert.equal(await retention(), '3600000', 'clients see the change');
+  await screenshot(page, 'topic-configs');
+
+  await page.getByRole('button', { name: 'Change segment.bytes' }).click();
+  await page.getByLabel('New value of segment.bytes').fill('1');
+  await page.getByRole('button', { name: 'Save' }).click();
+  await row('segment.bytes')
+    .getByRole('alert')
+    .getByText(/^INVALID_CONFIG/)
+    .waitFor();
+
+  await page.getByRole('button', { name: 'Use the default of retention.ms' }).click();
+  await row('retention.ms').locator('td.value', { hasText: '604800000 ms (7d 0h)' }).waitFor();
+  assert.equal(await retention(), '604800000');
 });
 
 test('a topic created on the topics page is there for clients, and deleting it there removes it', async () => {

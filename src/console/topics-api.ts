@@ -2,7 +2,8 @@
 import type { BrokerContext } from '../broker/broker-context.js';
 import { createTopics } from '../broker/handlers/create-topics.js';
 import { deleteTopics } from '../broker/handlers/delete-topics.js';
-import { topicConfigEntries } from '../broker/topic-configs.js';
+import { incrementalAlterConfigs } from '../broker/handlers/incremental-alter-configs.js';
+import { topicConfigsForPeople } from '../broker/topic-configs.js';
 import { segmentUsage } from '../log/log-dir-usage.js';
 import type { TopicInfo } from '../log/storage.js';
 import { ZERO_UUID } from '../protocol/primitives/reader.js';
@@ -58,7 +59,7 @@ export async function describeTopic(broker: BrokerContext, name: string, query: 
       };
     }),
   );
-  const configs = topicConfigEntries(broker.dynamicConfigs, topic.configs).map(({ name, value }) => ({ name, value, own: topic.configs[name] !== undefined }));
+  const configs = topicConfigsForPeople(broker.dynamicConfigs, topic.configs);
   return { name, topicId: topic.topicId, partitionCount: topic.partitions, partitions: { ...shown, items: partitions }, configs };
 }
 
@@ -100,6 +101,36 @@ export async function deleteTopic(broker: BrokerContext, name: string, remoteAdd
   const result = answer!.responses[0]!;
   refuseError(result.errorCode, result.errorMessage);
   return { name };
+}
+
+/** Kafka's ConfigResource.Type of a topic, and IncrementalAlterConfigs' SET and DELETE. */
+const TOPIC_RESOURCE = 2;
+const SET = 0;
+const DELETE = 1;
+
+/** Sets one of a topic's configs (`{name, value}`), or with a null value deletes its own, through the IncrementalAlterConfigs handler. */
+export async function alterTopicConfig(broker: BrokerContext, topic: string, body: unknown, remoteAddress: string): Promise<unknown> {
+  const fields = body as { name?: unknown; value?: unknown } | null;
+  if (typeof fields?.name !== 'string') throw new ApiError(400, 'name must be a string');
+  if (fields.value !== null && typeof fields.value !== 'string') throw new ApiError(400, 'value must be a string, or null for the default');
+  topicNamed(broker, topic);
+  const answer = await incrementalAlterConfigs.handle(
+    {
+      resources: [
+        {
+          resourceType: TOPIC_RESOURCE,
+          resourceName: topic,
+          configs: [{ name: fields.name, configOperation: fields.value === null ? DELETE : SET, value: fields.value }],
+        },
+      ],
+      validateOnly: false,
+    },
+    consoleRequestInfo(incrementalAlterConfigs.maxVersion, remoteAddress),
+    broker,
+  );
+  const result = answer!.responses[0]!;
+  refuseError(result.errorCode, result.errorMessage);
+  return { name: fields.name, value: fields.value };
 }
 
 export function topicNamed(broker: BrokerContext, name: string): TopicInfo {
