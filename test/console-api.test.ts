@@ -75,13 +75,18 @@ test('the event stream names the partitions whose producers changed; streams and
     const data = /event: producers\ndata: (.*)\n/.exec(text)?.[1];
     assert.deepEqual(JSON.parse(data!), { partitions: [{ topic: 'watched', partition: 0 }] });
 
+    // Held until the end: undici cancels the body of a Response that is garbage-collected, which
+    // would end its stream and free its slot.
+    const held: Response[] = [events];
     for (let i = 1; i < 100; i++) {
       const controller = new AbortController();
       streams.push(controller);
-      assert.equal((await fetch(`${base}/api/events`, { signal: controller.signal })).status, 200);
+      held.push(await fetch(`${base}/api/events`, { signal: controller.signal }));
+      assert.equal(held.at(-1)!.status, 200);
     }
     const refused = await fetch(`${base}/api/events`);
     assert.equal(refused.status, 503);
+    assert.equal(held.length, 100);
     for (const s of streams.splice(0)) s.abort();
 
     const tooLarge = await fetch(`${base}/api/replay`, {
