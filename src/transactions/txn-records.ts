@@ -7,7 +7,9 @@
  *   timeout ms (i32) | state (u8) | start ms (i64) | update ms (i64) |
  *   partition count | per partition: topic | partition (i32) |
  *   group count | per group: group id | offset count | per offset: topic | partition (i32) | offset (i64) | leader epoch (i32) | metadata
+ *   next producer id (i64; version 2 on, transactions v2's move at the epoch's end, -1 for none)
  *   names and metadata are compact strings (unsigned varint length + 1, UTF-8), counts unsigned varints.
+ * Version 1 records (written before transactions v2) read with no next producer id.
  */
 import { scanDecoded, sealFrame, type RecordScan } from '../files/framed-records.js';
 import { ProtocolError } from '../protocol/primitives/errors.js';
@@ -15,7 +17,7 @@ import type { Reader } from '../protocol/primitives/reader.js';
 import { Writer } from '../protocol/primitives/writer.js';
 import type { Txn, TxnState } from './txn-machine.js';
 
-const VERSION = 1;
+const VERSION = 2;
 const STATES: readonly TxnState[] = ['Empty', 'Ongoing', 'PrepareCommit', 'PrepareAbort', 'CompleteCommit', 'CompleteAbort'];
 
 export function encodeTxn(txn: Txn): Buffer {
@@ -50,12 +52,13 @@ export function encodeTxn(txn: Txn): Buffer {
       w.writeCompactString(o.metadata);
     }
   }
+  w.writeInt64(txn.nextProducerId);
   return sealFrame(w.finish());
 }
 
 function decodeTxn(r: Reader): Txn {
   const version = r.readInt8();
-  if (version !== VERSION) throw new ProtocolError(`unknown transaction record version ${version}`);
+  if (version !== VERSION && version !== 1) throw new ProtocolError(`unknown transaction record version ${version}`);
   const transactionalId = r.readCompactString();
   const producerId = r.readInt64();
   const epoch = r.readInt16();
@@ -77,7 +80,8 @@ function decodeTxn(r: Reader): Txn {
       metadata: r.readCompactString(),
     })),
   }));
-  return { transactionalId, producerId, epoch, lastProducerId, lastEpoch, timeoutMs, state, partitions, groups, startMs, updateMs };
+  const nextProducerId = version >= 2 ? r.readInt64() : -1n;
+  return { transactionalId, producerId, epoch, lastProducerId, lastEpoch, nextProducerId, timeoutMs, state, partitions, groups, startMs, updateMs };
 }
 
 /** Hands each intact record's state to `onTxn`, in order, up to the first record cut short or failing its CRC. */
