@@ -1,5 +1,6 @@
 // Generates src/protocol/messages/*.ts codecs from Kafka's JSON message schemas: by default those
-// in scripts/kafka-schemas (Apache Kafka 3.9's, the ones brook uses; see its README).
+// in scripts/kafka-schemas (Apache Kafka 4.3.1's, with 3.9's in its 3.9/ folder for the versions
+// 4.x removed; see its README).
 // Usage: npm run gen:protocol [-- SCHEMA_DIR [OUT_DIR]]
 import { existsSync, readFileSync, writeFileSync } from 'node:fs';
 import { dirname, join } from 'node:path';
@@ -64,7 +65,7 @@ const APIS = [
   'ListTransactions',
   'ConsumerGroupHeartbeat',
   'ConsumerGroupDescribe',
-  'ListClientMetricsResources',
+  'ListConfigResources',
   'DescribeTopicPartitions',
   'AddRaftVoter',
   'RemoveRaftVoter',
@@ -107,6 +108,8 @@ interface RawMessage {
   flexibleVersions: string;
   fields: RawField[];
   commonStructs?: { name: string; versions: string; fields: RawField[] }[];
+  /** Not in the schema: the newest version of the older release, when it had this message. */
+  olderMaxVersion?: number;
 }
 
 const PRIMS = ['bool', 'int8', 'int16', 'uint16', 'int32', 'uint32', 'int64', 'float64', 'string', 'bytes', 'records', 'uuid'] as const;
@@ -126,6 +129,8 @@ interface Field {
   /** Field-level override of the message's flexible versions, if any. */
   flexOverride: Range | undefined;
   rawDefault: string | number | boolean | undefined;
+  /** Only in versions newer than the older release's: left out, it is written as its default. */
+  optional: boolean;
 }
 
 interface Struct {
@@ -163,10 +168,85 @@ function subtract(a: Range, b: Range): Range {
 
 const camel = (s: string): string => s.charAt(0).toLowerCase() + s.slice(1);
 
-function loadSchema(name: string): RawMessage {
-  const text = readFileSync(join(SCHEMA_DIR, `${name}.json`), 'utf8');
+function readSchema(dir: string, name: string): RawMessage | undefined {
+  const file = join(dir, `${name}.json`);
+  if (!existsSync(file)) return undefined;
   // The schemas only have whole-line // comments.
-  return JSON.parse(text.replace(/^\s*\/\/.*$/gm, '')) as RawMessage;
+  return JSON.parse(readFileSync(file, 'utf8').replace(/^\s*\/\/.*$/gm, '')) as RawMessage;
+}
+
+/** The schema, spanning the versions of the older release's too when the newer one removed some. */
+function loadSchema(name: string): RawMessage {
+  const newer = readSchema(SCHEMA_DIR, name);
+  if (newer === undefined) throw new Error(`${name}.json is not in ${SCHEMA_DIR}`);
+  const older = readSchema(join(SCHEMA_DIR, OLDER_RELEASE), name);
+  if (older === undefined) return newer;
+  return { ...spanOlderVersions(newer, older), olderMaxVersion: parseRange(older.validVersions)![1] };
+}
+
+// ---------- versions a newer release removed ----------
+
+/** The release whose schemas give the versions below the newer release's lowest (KIP-896). */
+const OLDER_RELEASE = '3.9';
+
+const rangeText = (r: readonly [number, number]): string => (r[1] === MAX_VERSION ? `${r[0]}+` : `${r[0]}-${r[1]}`);
+
+function union(a: Range, b: Range, what: string): Range {
+  if (a === null || b === null) return a ?? b;
+  if (a[1] + 1 < b[0] || b[1] + 1 < a[0]) throw new Error(`${what}: versions ${a} and ${b} are not one range`);
+  return [Math.min(a[0], b[0]), Math.max(a[1], b[1])];
+}
+
+/** A version attribute of the merged field: the older schema's below `floor`, the newer's from it. */
+function spanAttr(older: string | undefined, newer: string | undefined, floor: number, what: string): string | undefined {
+  const below = intersect(parseRange(older ?? 'none'), [0, floor - 1]);
+  const above = intersect(parseRange(newer ?? 'none'), [floor, MAX_VERSION]);
+  const r = union(below, above, what);
+  return r === null ? (older === undefined && newer === undefined ? undefined : 'none') : rangeText(r);
+}
+
+/** The newer fields, each spanning its older versions too, with the fields only the older versions had in their place. */
+function spanFields(older: RawField[], newer: RawField[], floor: number, owner: string): RawField[] {
+  const merged: RawField[] = newer.map((n) => {
+    const o = older.find((f) => f.name === n.name);
+    const what = `${owner}.${n.name}`;
+    if (o === undefined || intersect(parseRange(o.versions), [0, floor - 1]) === null) {
+      const versions = intersect(parseRange(n.versions), [floor, MAX_VERSION]);
+      return versions === null ? n : { ...n, versions: rangeText(versions) };
+    }
+    if (o.type !== n.type) throw new Error(`${what}: type ${o.type} became ${n.type}`);
+    const field: RawField = { ...n, versions: spanAttr(o.versions, n.versions, floor, what)! };
+    for (const key of ['nullableVersions', 'taggedVersions'] as const) {
+      const v = spanAttr(o[key], n[key], floor, what);
+      if (v === undefined) delete field[key];
+      else field[key] = v;
+    }
+    if (o.fields !== undefined || n.fields !== undefined) field.fields = spanFields(o.fields ?? [], n.fields ?? [], floor, what);
+    return field;
+  });
+  // A field only the removed versions had goes after the field it followed there.
+  older.forEach((o, i) => {
+    if (merged.some((f) => f.name === o.name)) return;
+    const versions = intersect(parseRange(o.versions), [0, floor - 1]);
+    if (versions === null) return;
+    const before = i === 0 ? -1 : merged.findIndex((f) => f.name === older[i - 1]!.name);
+    merged.splice(before + 1, 0, { ...o, versions: rangeText(versions) });
+  });
+  return merged;
+}
+
+function spanOlderVersions(newer: RawMessage, older: RawMessage): RawMessage {
+  const floor = parseRange(newer.validVersions)![0];
+  const olderValid = parseRange(older.validVersions)!;
+  if (olderValid[0] >= floor) return newer;
+  if (older.flexibleVersions !== newer.flexibleVersions) throw new Error(`${newer.name}: flexible versions differ between releases`);
+  const structs = (m: RawMessage, name: string): RawField[] => m.commonStructs?.find((c) => c.name === name)?.fields ?? [];
+  return {
+    ...newer,
+    validVersions: rangeText([olderValid[0], parseRange(newer.validVersions)![1]]),
+    fields: spanFields(older.fields, newer.fields, floor, newer.name),
+    commonStructs: newer.commonStructs?.map((c) => ({ ...c, fields: spanFields(structs(older, c.name), c.fields, floor, `${newer.name}.${c.name}`) })),
+  };
 }
 
 class MessageModel {
@@ -230,6 +310,7 @@ class MessageModel {
       nullable: intersect(versions, parseRange(f.nullableVersions ?? 'none')),
       flexOverride: f.flexibleVersions === undefined ? undefined : parseRange(f.flexibleVersions),
       rawDefault: f.default,
+      optional: versions !== null && this.raw.olderMaxVersion !== undefined && versions[0] > this.raw.olderMaxVersion,
     };
   }
 }
@@ -432,6 +513,11 @@ class Emitter {
     return `${indent}w.${primMethod('write', p)}(${x});\n`;
   }
 
+  /** The expression of field f's value in the value v being written. */
+  value(f: Field): string {
+    return f.optional && f.untagged !== null ? `(v.${f.name} ?? ${this.defaultExpr(f)})` : `v.${f.name}`;
+  }
+
   emitStruct(s: Struct): void {
     const all: Range = s.range;
     const flexCond = this.cond(this.model.flexible, all);
@@ -442,8 +528,9 @@ class Emitter {
 
     // interface
     let o = `export interface ${s.name} {\n`;
-    // Fields that only ever travel as tagged fields may be left out when building a value.
-    for (const f of s.fields) o += `  ${f.name}${f.untagged === null ? '?' : ''}: ${this.tsType(f)};\n`;
+    // Fields that only ever travel as tagged fields, or only in versions newer than the older
+    // release's (so code written against its codecs still builds), may be left out of a value.
+    for (const f of s.fields) o += `  ${f.name}${f.untagged === null || f.optional ? '?' : ''}: ${this.tsType(f)};\n`;
     o += '}\n\n';
 
     // reader
@@ -487,7 +574,7 @@ class Emitter {
         if (c !== 'true') o += `  if (${c}) {\n`;
         open = c;
       }
-      o += this.writeStmts(f, `v.${f.name}`, w, c === 'true' ? '  ' : '    ');
+      o += this.writeStmts(f, this.value(f), w, c === 'true' ? '  ' : '    ');
     }
     if (open !== 'true') o += '  }\n';
     if (taggedFields.length === 0) {
@@ -496,14 +583,14 @@ class Emitter {
       let t = '';
       taggedFields.forEach((f, i) => {
         const c = this.cond(f.tagged, flexW);
-        const nd = f.untagged === null ? `v.${f.name} !== undefined && ${this.nonDefault(f, `v.${f.name}`)}` : this.nonDefault(f, `v.${f.name}`);
+        const nd = f.untagged === null ? `v.${f.name} !== undefined && ${this.nonDefault(f, `v.${f.name}`)}` : this.nonDefault(f, this.value(f));
         t += `    const t${i} = ${c === 'true' ? nd : `${c} && ${nd}`};\n`;
       });
       t += `    w.writeUnsignedVarint(${taggedFields.map((_, i) => `Number(t${i})`).join(' + ')});\n`;
       taggedFields.forEach((f, i) => {
         const w = intersect(flexW, f.tagged);
         t += `    if (t${i}) {\n      w.writeUnsignedVarint(${f.tag});\n      const start = w.beginSized();\n`;
-        t += this.writeStmts({ ...f, flexOverride: [0, MAX_VERSION] }, `v.${f.name}${f.untagged === null ? '!' : ''}`, w, '      ');
+        t += this.writeStmts({ ...f, flexOverride: [0, MAX_VERSION] }, f.untagged === null ? `v.${f.name}!` : this.value(f), w, '      ');
         t += '      w.endSized(start);\n    }\n';
       });
       o += usesFlexVar ? `  if (flexible) {\n${t}  }\n` : flexCond === 'true' ? `  {\n${t}  }\n` : '';
@@ -532,7 +619,7 @@ class Emitter {
         if (doneIs.has(s)) continue;
         doneIs.add(s);
         changed = true;
-        const conds = s.fields.map((f) => this.nonDefault(f, `v.${f.name}`));
+        const conds = s.fields.map((f) => this.nonDefault(f, this.value(f)));
         this.out.push(`function isDefault${s.name}(v: ${s.name}): boolean {\n  return !(${conds.join(' ||\n    ')});\n}\n\n`);
       }
     }

@@ -196,11 +196,23 @@ test('Add/RemoveRaftVoter: a static quorum (kraft.version 0) changes no voters; 
   assert.deepEqual(answer(removed), [ErrorCode.UNSUPPORTED_VERSION, "Cluster doesn't support removing voter because the kraft.version feature is 0"]);
 });
 
-test('ApiVersions v3+ report metadata.version 21 (3.9-IV0) as supported and finalized', async () => {
+test('ApiVersions v3+ report metadata.version 21 (3.9-IV0) and transaction.version 2 as supported and finalized', async () => {
   for (const version of [3, 4]) {
     const res = await client.request(ApiVersionsRequest, ApiVersionsResponse, version, { clientSoftwareName: 'features', clientSoftwareVersion: '1' });
-    assert.deepEqual(res.supportedFeatures, [{ name: 'metadata.version', minVersion: 21, maxVersion: 21 }]);
-    assert.deepEqual([res.finalizedFeaturesEpoch, res.finalizedFeatures], [0n, [{ name: 'metadata.version', minVersionLevel: 21, maxVersionLevel: 21 }]]);
+    assert.deepEqual(res.supportedFeatures, [
+      { name: 'metadata.version', minVersion: 21, maxVersion: 21 },
+      { name: 'transaction.version', minVersion: 0, maxVersion: 2 },
+    ]);
+    assert.deepEqual(
+      [res.finalizedFeaturesEpoch, res.finalizedFeatures],
+      [
+        0n,
+        [
+          { name: 'metadata.version', minVersionLevel: 21, maxVersionLevel: 21 },
+          { name: 'transaction.version', minVersionLevel: 2, maxVersionLevel: 2 },
+        ],
+      ],
+    );
   }
 });
 

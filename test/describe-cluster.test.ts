@@ -42,7 +42,7 @@ test('DescribeCluster answers the cluster id Metadata does, this broker as the o
       endpointType: 1,
       clusterId,
       controllerId: 1,
-      brokers: [{ brokerId: 1, host: '127.0.0.1', port: broker.port, rack: null }],
+      brokers: [{ brokerId: 1, host: '127.0.0.1', port: broker.port, rack: null, isFenced: false }],
       clusterAuthorizedOperations: NOT_ASKED,
     });
     assert.equal((await describe(version, { includeClusterAuthorizedOperations: true })).clusterAuthorizedOperations, ALL_CLUSTER_OPERATIONS);

@@ -18,7 +18,7 @@ import { DescribeAclsRequest, DescribeAclsResponse } from '../src/protocol/messa
 import { DescribeClientQuotasRequest, DescribeClientQuotasResponse } from '../src/protocol/messages/describe-client-quotas.js';
 import { DescribeDelegationTokenRequest, DescribeDelegationTokenResponse } from '../src/protocol/messages/describe-delegation-token.js';
 import { ExpireDelegationTokenRequest, ExpireDelegationTokenResponse } from '../src/protocol/messages/expire-delegation-token.js';
-import { ListClientMetricsResourcesRequest, ListClientMetricsResourcesResponse } from '../src/protocol/messages/list-client-metrics-resources.js';
+import { ListConfigResourcesRequest, ListConfigResourcesResponse } from '../src/protocol/messages/list-config-resources.js';
 import { RenewDelegationTokenRequest, RenewDelegationTokenResponse } from '../src/protocol/messages/renew-delegation-token.js';
 import { runBrook } from './helpers/cli.js';
 import { kafkajs } from './helpers/kafkajs.js';
@@ -238,6 +238,6 @@ test('the KIP-848 group APIs answer UNSUPPORTED_VERSION, as Kafka 3.9 with its d
       ['h', ErrorCode.UNSUPPORTED_VERSION],
     ],
   );
-  const metrics = await client.request(ListClientMetricsResourcesRequest, ListClientMetricsResourcesResponse, 0, {});
-  assert.deepEqual([metrics.errorCode, metrics.clientMetricsResources], [0, []]);
+  const metrics = await client.request(ListConfigResourcesRequest, ListConfigResourcesResponse, 0, { resourceTypes: [] });
+  assert.deepEqual([metrics.errorCode, metrics.configResources], [0, []]);
 });

@@ -263,7 +263,9 @@ test('Produce v3 request: nullable transactional id and records', () => {
     ],
   };
   assert.deepEqual(encode(ProduceRequest, 3, value), body);
-  assert.deepStrictEqual(decode(ProduceRequest, 3, body), value);
+  // v13's topic id may be left out when writing; reading gives its default.
+  const read = { ...value, topicData: value.topicData.map((t) => ({ ...t, topicId: ZERO_UUID })) };
+  assert.deepStrictEqual(decode(ProduceRequest, 3, body), read);
 });
 
 test('header versions follow the API table', () => {

@@ -274,7 +274,7 @@ test('ApiVersions of an unknown version is answered with UNSUPPORTED_VERSION in 
 test("ApiVersions lists what is served, by api key; from v3 a client software name outside Kafka's pattern is INVALID_REQUEST", async () => {
   const res = await client.request(ApiVersionsRequest, ApiVersionsResponse, 3, { clientSoftwareName: 'x', clientSoftwareVersion: '1' });
   const byKey = new Map(res.apiKeys.map((k) => [k.apiKey, [k.minVersion, k.maxVersion]]));
-  assert.deepEqual(byKey.get(0), [3, 11]);
+  assert.deepEqual(byKey.get(0), [3, 12]);
   assert.deepEqual(byKey.get(18), [0, 4]);
   assert.ok(byKey.has(22) && byKey.has(3) && byKey.has(1) && byKey.has(2) && byKey.has(19));
   const keys = res.apiKeys.map((k) => k.apiKey);
@@ -389,10 +389,21 @@ test('an epoch bump by InitProducerId fences the old epoch on every partition, a
   const { producerId } = await init(-1n, -1);
   assert.equal(await send(0, 0, 0), 0);
   assert.equal(await send(1, 0, 0), 0);
-  assert.deepEqual(await init(producerId, 0), { throttleTimeMs: 0, errorCode: 0, producerId, producerEpoch: 1 });
+  assert.deepEqual(await init(producerId, 0), {
+    throttleTimeMs: 0,
+    errorCode: 0,
+    producerId,
+    producerEpoch: 1,
+    ongoingTxnProducerId: -1n,
+    ongoingTxnProducerEpoch: -1,
+  });
   assert.equal(await send(0, 1, 0), 0);
   assert.equal(await send(1, 0, 1), 47, 'fenced on a partition the new epoch has not written to');
-  assert.deepEqual(await init(producerId, 0), { throttleTimeMs: 0, errorCode: 0, producerId, producerEpoch: 1 }, 'a retried bump gets the same answer');
+  assert.deepEqual(
+    await init(producerId, 0),
+    { throttleTimeMs: 0, errorCode: 0, producerId, producerEpoch: 1, ongoingTxnProducerId: -1n, ongoingTxnProducerEpoch: -1 },
+    'a retried bump gets the same answer',
+  );
   assert.equal((await init(producerId, 7)).errorCode, 47, 'a bump must name the current epoch');
   c.close();
   await b.close();

@@ -133,6 +133,7 @@ test('kill -9 after a commit was decided but before its markers: the restart com
       producerId: p.producerId,
       epoch: p.epoch,
       lastProducerId: -1n,
+      nextProducerId: -1n,
       lastEpoch: -1,
       timeoutMs: 60_000,
       state: 'PrepareCommit',

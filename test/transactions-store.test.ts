@@ -15,6 +15,7 @@ function txnOf(id: number, epoch: number): Txn {
     producerId: BigInt(1000 + id),
     epoch,
     lastProducerId: -1n,
+    nextProducerId: -1n,
     lastEpoch: -1,
     timeoutMs: 60_000,
     state: epoch % 2 === 0 ? 'Ongoing' : 'PrepareCommit',

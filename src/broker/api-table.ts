@@ -46,7 +46,7 @@ import { incrementalAlterConfigs } from './handlers/incremental-alter-configs.js
 import { initProducerId } from './handlers/init-producer-id.js';
 import { joinGroup } from './handlers/join-group.js';
 import { leaveGroup } from './handlers/leave-group.js';
-import { listClientMetricsResources } from './handlers/list-client-metrics-resources.js';
+import { listConfigResources } from './handlers/list-config-resources.js';
 import { listGroups } from './handlers/list-groups.js';
 import { listOffsets } from './handlers/list-offsets.js';
 import { listPartitionReassignments } from './handlers/list-partition-reassignments.js';
@@ -79,7 +79,7 @@ export function buildApiTable(sasl: SaslGate | undefined): ReadonlyMap<number, A
     ...[describeClientQuotas, alterClientQuotas, alterConfigs, incrementalAlterConfigs, describeAcls, createAcls, deleteAcls],
     ...[addPartitionsToTxn, addOffsetsToTxn, endTxn, writeTxnMarkers, txnOffsetCommit, describeTransactions, listTransactions],
     ...[createDelegationToken, renewDelegationToken, expireDelegationToken, describeDelegationToken],
-    ...[consumerGroupHeartbeat, consumerGroupDescribe, listClientMetricsResources],
+    ...[consumerGroupHeartbeat, consumerGroupDescribe, listConfigResources],
   ];
   const table = new Map<number, ApiHandler>(handlers.map((h) => [h.request.apiKey, h]));
   table.set(ApiKey.ApiVersions, apiVersions(table));

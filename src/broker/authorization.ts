@@ -128,7 +128,7 @@ const NEEDS: Readonly<Partial<Record<number, Needs>>> = {
   [ApiKey.AlterUserScramCredentials]: { first: [cluster(Op.ALTER)] },
   [ApiKey.DescribeClientQuotas]: { first: [cluster(Op.DESCRIBE_CONFIGS)] },
   [ApiKey.AlterClientQuotas]: { first: [cluster(Op.ALTER_CONFIGS)] },
-  [ApiKey.ListClientMetricsResources]: { first: [cluster(Op.DESCRIBE_CONFIGS)] },
+  [ApiKey.ListConfigResources]: { first: [cluster(Op.DESCRIBE_CONFIGS)] },
 };
 
 const REFUSED: Readonly<Record<number, number>> = {

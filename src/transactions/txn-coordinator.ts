@@ -21,6 +21,7 @@ import {
   commitOffsets,
   complete,
   endTxn,
+  endTxnV2,
   expired,
   fenceAndAbort,
   idExpired,
@@ -74,6 +75,9 @@ export interface InitAnswer {
   readonly producerId: bigint;
   readonly epoch: number;
 }
+
+/** EndTxn's answer: under transactions v2, the producer id and epoch of the producer's next transaction. */
+export type EndAnswer = InitAnswer;
 
 export class TxnCoordinator {
   /** The change of each transactional id under way: the next waits for it. */
@@ -166,20 +170,36 @@ export class TxnCoordinator {
     return this.change(transactionalId, (txn) => addOffsets(txn, producerId, epoch, groupId, Date.now()));
   }
 
-  /** TxnOffsetCommit: the offsets are the group's once the transaction commits. */
-  commitOffsets(transactionalId: string, producerId: bigint, epoch: number, groupId: string, offsets: readonly PendingOffset[]): Promise<number> {
-    return this.change(transactionalId, (txn) => commitOffsets(txn, producerId, epoch, groupId, offsets, Date.now()));
+  /** TxnOffsetCommit: the offsets are the group's once the transaction commits; `addsGroup` (v5+) adds the group first. */
+  commitOffsets(
+    transactionalId: string,
+    producerId: bigint,
+    epoch: number,
+    groupId: string,
+    offsets: readonly PendingOffset[],
+    addsGroup = false,
+  ): Promise<number> {
+    return this.change(transactionalId, (txn) => commitOffsets(txn, producerId, epoch, groupId, offsets, Date.now(), addsGroup));
   }
 
-  /** EndTxn: answered once every marker (and, on commit, the offsets) is stored. */
-  endTxn(transactionalId: string, producerId: bigint, epoch: number, commit: boolean): Promise<number> {
+  /**
+   * EndTxn: answered once every marker (and, on commit, the offsets) is stored. Under transactions
+   * v2 (`bumpsEpoch`, EndTxn v5+) the epoch is bumped in the stored Prepare state, and the answer
+   * names the producer id and epoch the Complete state has.
+   */
+  endTxn(transactionalId: string, producerId: bigint, epoch: number, commit: boolean, bumpsEpoch = false): Promise<EndAnswer> {
+    const refused = (errorCode: number): EndAnswer => ({ errorCode, producerId: -1n, epoch: -1 });
     return this.locked(transactionalId, async () => {
       const txn = this.store.get(transactionalId);
-      const step = endTxn(txn, producerId, epoch, commit, Date.now());
-      if ('error' in step) return step.error;
-      if (step.txn === txn) return ErrorCode.NONE;
-      await this.put(step.txn);
-      return (await this.finish(step.txn)) ? ErrorCode.NONE : ErrorCode.CONCURRENT_TRANSACTIONS;
+      // An id is taken from the durable pool only when one may be needed.
+      const fresh = bumpsEpoch && txn !== undefined && txn.epoch >= MAX_EPOCH - 1 ? await this.participants.nextProducerId() : undefined;
+      const step = bumpsEpoch ? endTxnV2(txn, producerId, epoch, commit, Date.now(), () => fresh!) : endTxn(txn, producerId, epoch, commit, Date.now());
+      if ('error' in step) return refused(step.error);
+      const answer = (t: Txn): EndAnswer => (bumpsEpoch ? { errorCode: ErrorCode.NONE, producerId: t.producerId, epoch: t.epoch } : refused(ErrorCode.NONE));
+      if (step.txn === txn) return answer(step.txn);
+      await this.save(step.txn);
+      const done = await this.finish(step.txn);
+      return done ? answer(this.store.get(transactionalId)!) : refused(ErrorCode.CONCURRENT_TRANSACTIONS);
     });
   }
 
@@ -247,7 +267,7 @@ export class TxnCoordinator {
     try {
       await Promise.all(txn.partitions.map((p) => this.participants.writeMarker(p, txn.producerId, txn.epoch, marker)));
       if (marker === 'commit') for (const g of txn.groups) if (g.offsets.length > 0) await this.participants.commitOffsets(g.groupId, g.offsets);
-      await this.put(complete(txn, Date.now()));
+      await this.save(complete(txn, Date.now()));
     } catch (err) {
       this.options.log.error({ transactionalId: txn.transactionalId, err }, `transaction not completed (${marker}); tried again later`);
       return false;

@@ -9,6 +9,11 @@
  *   Ongoing --EndTxn--> PrepareCommit | PrepareAbort --markers written--> CompleteCommit | CompleteAbort
  *   Ongoing --timeout (across a restart too), a new InitProducerId--> PrepareAbort, the epoch bumped (fencing the producer)
  *   Empty | CompleteCommit | CompleteAbort --transactional.id.expiration.ms without a change--> forgotten
+ *
+ * Transactions v2 (KIP-890 part 2, EndTxn v5+): each EndTxn bumps the epoch in the Prepare state
+ * it stores, so the markers carry the new epoch and every request of the transaction just ended
+ * is fenced; at the epoch's end the Prepare state also holds the producer id the Complete state
+ * moves to, at epoch 0. A stop between the two completes it the same way.
  */
 import type { CoordinatorView } from '../idempotence/producer-decision.js';
 import { MAX_EPOCH } from '../idempotence/rules.js';
@@ -40,6 +45,8 @@ export interface Txn {
   /** The id and epoch before the last InitProducerId bump: a retry of that call names them (KIP-360). */
   readonly lastProducerId: bigint;
   readonly lastEpoch: number;
+  /** Transactions v2 at the epoch's end: the producer id the Prepare state completes to (at epoch 0); -1 otherwise. */
+  readonly nextProducerId: bigint;
   readonly timeoutMs: number;
   readonly state: TxnState;
   readonly partitions: readonly TxnPartition[];
@@ -126,14 +133,26 @@ export function addOffsets(txn: Txn | undefined, producerId: bigint, epoch: numb
  * a partition replaces the earlier), committed by the transaction's commit. The group must have
  * been added by AddOffsetsToTxn. An older epoch is INVALID_PRODUCER_EPOCH, as this API answers.
  */
-export function commitOffsets(txn: Txn | undefined, producerId: bigint, epoch: number, groupId: string, offsets: readonly PendingOffset[], now: number): Step {
+export function commitOffsets(
+  txn: Txn | undefined,
+  producerId: bigint,
+  epoch: number,
+  groupId: string,
+  offsets: readonly PendingOffset[],
+  now: number,
+  /** TxnOffsetCommit v5+ (transactions v2): the group is added to the transaction as AddOffsetsToTxn would. */
+  addsGroup = false,
+): Step {
   const refused = verify(txn, producerId, epoch);
   if (refused !== ErrorCode.NONE) return error(refused === ErrorCode.PRODUCER_FENCED ? ErrorCode.INVALID_PRODUCER_EPOCH : refused);
-  const group = txn!.groups.find((g) => g.groupId === groupId);
-  if (txn!.state !== 'Ongoing' || group === undefined) return error(ErrorCode.INVALID_TXN_STATE);
+  const added = addsGroup ? addOffsets(txn, producerId, epoch, groupId, now) : { txn: txn! };
+  if ('error' in added) return added;
+  const t = added.txn;
+  const group = t.groups.find((g) => g.groupId === groupId);
+  if (t.state !== 'Ongoing' || group === undefined) return error(ErrorCode.INVALID_TXN_STATE);
   const kept = group.offsets.filter((o) => !hasPartition(offsets, o));
-  const groups = txn!.groups.map((g) => (g === group ? { groupId, offsets: [...kept, ...offsets] } : g));
-  return { txn: { ...txn!, groups, updateMs: now } };
+  const groups = t.groups.map((g) => (g === group ? { groupId, offsets: [...kept, ...offsets] } : g));
+  return { txn: { ...t, groups, updateMs: now } };
 }
 
 /**
@@ -160,10 +179,61 @@ export function endTxn(txn: Txn | undefined, producerId: bigint, epoch: number, 
   }
 }
 
-/** The Complete state once every marker of a Prepare state is written (and, on commit, its offsets). */
+/**
+ * EndTxn v5+ (transactions v2), as Kafka's TransactionCoordinator.endTransaction judges it: the
+ * producer names the epoch of its transaction, and the Prepare state stored bumps it (and, at the
+ * epoch's end, names the producer id to move to, which `newProducerId` hands out). A retry names
+ * the epoch before the bump (or, past the epoch's end, the id before the move): once complete it
+ * is answered again, unchanged. An abort with no transaction open also bumps the epoch.
+ */
+export function endTxnV2(txn: Txn | undefined, producerId: bigint, epoch: number, commit: boolean, now: number, newProducerId: () => bigint): Step {
+  if (txn === undefined) return error(ErrorCode.INVALID_PRODUCER_ID_MAPPING);
+  const retryOnOverflow = txn.lastProducerId === producerId && epoch === MAX_EPOCH - 1 && txn.epoch === 0 && txn.producerId !== producerId;
+  const retryOnBump = txn.producerId === producerId && txn.epoch === epoch + 1;
+  if (txn.producerId !== producerId && !retryOnOverflow) return error(ErrorCode.INVALID_PRODUCER_ID_MAPPING);
+  const retry = retryOnBump || retryOnOverflow;
+  const valid = txn.state === 'Ongoing' || txn.state === 'Empty' ? epoch === txn.epoch : isComplete(txn.state) ? retry || epoch === txn.epoch : retryOnBump;
+  if (!valid) return error(ErrorCode.PRODUCER_FENCED);
+  const prepare = (state: 'PrepareCommit' | 'PrepareAbort', partitions: readonly TxnPartition[]): Step => {
+    const exhausted = txn.epoch >= MAX_EPOCH - 1;
+    const next = { state, epoch: Math.min(txn.epoch + 1, MAX_EPOCH), nextProducerId: exhausted ? newProducerId() : -1n, updateMs: now };
+    return { txn: { ...txn, ...next, partitions } };
+  };
+  switch (txn.state) {
+    case 'Ongoing':
+      return prepare(commit ? 'PrepareCommit' : 'PrepareAbort', txn.partitions);
+    case 'CompleteCommit':
+      if (commit) return retry ? { txn } : error(ErrorCode.INVALID_TXN_STATE);
+      return retry ? error(ErrorCode.INVALID_TXN_STATE) : prepare('PrepareAbort', []);
+    case 'CompleteAbort':
+      if (commit) return error(ErrorCode.INVALID_TXN_STATE);
+      return retry ? { txn } : prepare('PrepareAbort', []);
+    case 'Empty':
+      return commit ? error(ErrorCode.INVALID_TXN_STATE) : prepare('PrepareAbort', []);
+    case 'PrepareCommit':
+      return error(commit ? ErrorCode.CONCURRENT_TRANSACTIONS : ErrorCode.INVALID_TXN_STATE);
+    case 'PrepareAbort':
+      return error(commit ? ErrorCode.INVALID_TXN_STATE : ErrorCode.CONCURRENT_TRANSACTIONS);
+  }
+}
+
+/**
+ * The Complete state once every marker of a Prepare state is written (and, on commit, its
+ * offsets); a transactions v2 Prepare state at the epoch's end moves to its next producer id.
+ */
 export function complete(txn: Txn, now: number): Txn {
   if (txn.state !== 'PrepareCommit' && txn.state !== 'PrepareAbort') throw new Error(`${txn.transactionalId} is ${txn.state}, not preparing`);
-  return { ...txn, state: txn.state === 'PrepareCommit' ? 'CompleteCommit' : 'CompleteAbort', partitions: [], groups: [], startMs: -1, updateMs: now };
+  const moved =
+    txn.nextProducerId < 0n ? {} : { producerId: txn.nextProducerId, epoch: 0, lastProducerId: txn.producerId, lastEpoch: txn.epoch, nextProducerId: -1n };
+  return {
+    ...txn,
+    ...moved,
+    state: txn.state === 'PrepareCommit' ? 'CompleteCommit' : 'CompleteAbort',
+    partitions: [],
+    groups: [],
+    startMs: -1,
+    updateMs: now,
+  };
 }
 
 /** Whether the transaction has been open longer than its timeout. */
@@ -225,7 +295,7 @@ function bumped(txn: Txn, newProducerId: () => bigint): Txn {
 }
 
 function cleared(transactionalId: string, now: number): Omit<Txn, 'producerId' | 'lastProducerId' | 'timeoutMs'> {
-  return { transactionalId, epoch: 0, lastEpoch: -1, state: 'Empty', partitions: [], groups: [], startMs: -1, updateMs: now };
+  return { transactionalId, epoch: 0, lastEpoch: -1, nextProducerId: -1n, state: 'Empty', partitions: [], groups: [], startMs: -1, updateMs: now };
 }
 
 function samePartition(a: TxnPartition, b: TxnPartition): boolean {

@@ -4,10 +4,12 @@
  * __transaction_state), so the last record of an id is its state. Body, big-endian:
  *
  *   type (u8)
- *   1 state:   transactional id | producer id (i64) | epoch (i16) | last producer id (i64) | last epoch (i16) |
+ *   3 state:   transactional id | producer id (i64) | epoch (i16) | last producer id (i64) | last epoch (i16) |
  *   timeout ms (i32) | state (u8) | start ms (i64) | update ms (i64) |
  *   partition count | per partition: topic | partition (i32) |
  *   group count | per group: group id | offset count | per offset: topic | partition (i32) | offset (i64) | leader epoch (i32) | metadata
+ *   next producer id (i64: transactions v2's move at the epoch's end, -1 for none)
+ *   1 state as first written: the same without the next producer id (read, never written)
  *   2 removal: transactional id
  *   names and metadata are compact strings (unsigned varint length + 1, UTF-8), counts unsigned varints.
  */
@@ -17,8 +19,9 @@ import type { Reader } from '../protocol/primitives/reader.js';
 import { Writer } from '../protocol/primitives/writer.js';
 import type { Txn, TxnState } from './txn-machine.js';
 
-const STATE = 1;
+const STATE_WITHOUT_NEXT_PRODUCER = 1;
 const REMOVAL = 2;
+const STATE = 3;
 
 /** The id forgotten: transactional.id.expiration.ms passed with no transaction open. */
 export interface TxnRemoval {
@@ -80,12 +83,13 @@ function writeTxn(w: Writer, txn: Txn): void {
       w.writeCompactString(o.metadata);
     }
   }
+  w.writeInt64(txn.nextProducerId);
 }
 
 function decodeChange(r: Reader): TxnChange {
   const type = r.readInt8();
   if (type === REMOVAL) return { transactionalId: r.readCompactString(), removed: true };
-  if (type !== STATE) throw new ProtocolError(`unknown transaction record type ${type}`);
+  if (type !== STATE && type !== STATE_WITHOUT_NEXT_PRODUCER) throw new ProtocolError(`unknown transaction record type ${type}`);
   const transactionalId = r.readCompactString();
   const producerId = r.readInt64();
   const epoch = r.readInt16();
@@ -107,7 +111,8 @@ function decodeChange(r: Reader): TxnChange {
       metadata: r.readCompactString(),
     })),
   }));
-  return { transactionalId, producerId, epoch, lastProducerId, lastEpoch, timeoutMs, state, partitions, groups, startMs, updateMs };
+  const nextProducerId = type === STATE ? r.readInt64() : -1n;
+  return { transactionalId, producerId, epoch, lastProducerId, lastEpoch, nextProducerId, timeoutMs, state, partitions, groups, startMs, updateMs };
 }
 
 /** Hands each intact record's change to `onChange`, in order, up to the first record cut short or failing its CRC. */

@@ -18,9 +18,16 @@ export function produceRequest(topic: string, partition: number, records: Buffer
   return { transactionalId: null, acks, timeoutMs: 5000, topicData: [{ name: topic, partitionData: [{ index: partition, records }] }] };
 }
 
-/** Sends one record batch to one partition; the partition's error code and base offset. */
-export async function produceBatch(client: WireClient, topic: string, partition: number, records: Buffer): Promise<{ errorCode: number; baseOffset: number }> {
-  const response = await client.request(ProduceRequest, ProduceResponse, 9, produceRequest(topic, partition, records));
+/** Sends one record batch to one partition (in Produce `version`, naming `transactionalId`); the partition's error code and base offset. */
+export async function produceBatch(
+  client: WireClient,
+  topic: string,
+  partition: number,
+  records: Buffer,
+  version = 9,
+  transactionalId: string | null = null,
+): Promise<{ errorCode: number; baseOffset: number }> {
+  const response = await client.request(ProduceRequest, ProduceResponse, version, { ...produceRequest(topic, partition, records), transactionalId });
   const p = response.responses[0]!.partitionResponses[0]!;
   return { errorCode: p.errorCode, baseOffset: Number(p.baseOffset) };
 }

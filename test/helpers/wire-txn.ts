@@ -71,8 +71,8 @@ export class WireTxnProducer {
     return r.errorCode;
   }
 
-  async commitOffsets(groupId: string, topic: string, offsets: Record<number, number>): Promise<number[]> {
-    const r = await this.client.request(TxnOffsetCommitRequest, TxnOffsetCommitResponse, 3, {
+  async commitOffsets(groupId: string, topic: string, offsets: Record<number, number>, version = 3): Promise<number[]> {
+    const r = await this.client.request(TxnOffsetCommitRequest, TxnOffsetCommitResponse, version, {
       transactionalId: this.transactionalId,
       groupId,
       producerId: this.producerId,
@@ -95,12 +95,12 @@ export class WireTxnProducer {
     return r.topics.flatMap((t) => t.partitions.map((p) => p.errorCode));
   }
 
-  /** Sends `count` records to the partition in one transactional batch, numbered on from the last. */
-  async send(topic: string, partition: number, count: number, prefix = 'v'): Promise<{ errorCode: number; baseOffset: number }> {
+  /** Sends `count` records to the partition in one transactional batch, numbered on from the last; from Produce v12 the request names the transactional id. */
+  async send(topic: string, partition: number, count: number, prefix = 'v', version = 9): Promise<{ errorCode: number; baseOffset: number }> {
     const key = `${topic}-${partition}`;
     const baseSequence = this.sequences.get(key) ?? 0;
     const batch = valuesBatch(count, { producerId: this.producerId, producerEpoch: this.epoch, baseSequence, transactional: true }, prefix);
-    const result = await produceBatch(this.client, topic, partition, batch);
+    const result = await produceBatch(this.client, topic, partition, batch, version, version >= 12 ? this.transactionalId : null);
     if (result.errorCode === 0) this.sequences.set(key, baseSequence + count);
     return result;
   }
@@ -118,13 +118,23 @@ export class WireTxnProducer {
   }
 
   async end(commit: boolean, version = 3): Promise<number> {
+    return (await this.endAnswer(commit, version)).errorCode;
+  }
+
+  /** EndTxn's whole answer; from v5 (transactions v2) the producer goes on with the id and epoch it names, its sequences anew. */
+  async endAnswer(commit: boolean, version: number): Promise<EndTxnResponse> {
     const r = await this.client.request(EndTxnRequest, EndTxnResponse, version, {
       transactionalId: this.transactionalId,
       producerId: this.producerId,
       producerEpoch: this.epoch,
       committed: commit,
     });
-    return r.errorCode;
+    if (version >= 5 && r.errorCode === 0) {
+      this.producerId = r.producerId;
+      this.epoch = r.producerEpoch;
+      this.sequences.clear();
+    }
+    return r;
   }
 }
 

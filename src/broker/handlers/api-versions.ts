@@ -31,9 +31,9 @@ function response(errorCode: number): Omit<ApiVersionsResponse, 'apiKeys'> {
   return {
     errorCode,
     throttleTimeMs: 0,
-    supportedFeatures: levels.map(([name, level]) => ({ name, minVersion: level, maxVersion: level })),
+    supportedFeatures: levels.map(([name, level]) => ({ name, minVersion: level.minSupported, maxVersion: level.maxSupported })),
     finalizedFeaturesEpoch: FINALIZED_FEATURES_EPOCH,
-    finalizedFeatures: levels.map(([name, level]) => ({ name, minVersionLevel: level, maxVersionLevel: level })),
+    finalizedFeatures: levels.map(([name, level]) => ({ name, minVersionLevel: level.finalized, maxVersionLevel: level.finalized })),
     zkMigrationReady: false,
   };
 }

@@ -10,13 +10,22 @@ import { fencedError } from '../fenced-error.js';
 /** EndTxn v2 answers PRODUCER_FENCED. */
 const FENCED_SINCE = 2;
 
+/** Transactions v2 (KIP-890 part 2): from v5 each commit or abort bumps the epoch, and the answer names the producer's next id and epoch. */
+const BUMPS_EPOCH_VERSION = 5;
+
 export const endTxn = defineApi({
   request: EndTxnRequest,
   response: EndTxnResponse,
   minVersion: 0,
-  maxVersion: 4,
+  maxVersion: 5,
   async handle(request, info, broker): Promise<EndTxnResponse> {
-    const errorCode = await broker.transactions.endTxn(request.transactionalId, request.producerId, request.producerEpoch, request.committed);
-    return { throttleTimeMs: 0, errorCode: fencedError(errorCode, info.apiVersion, FENCED_SINCE), producerId: -1n, producerEpoch: -1 };
+    const { transactionalId, producerId, producerEpoch, committed } = request;
+    const answer = await broker.transactions.endTxn(transactionalId, producerId, producerEpoch, committed, info.apiVersion >= BUMPS_EPOCH_VERSION);
+    return {
+      throttleTimeMs: 0,
+      errorCode: fencedError(answer.errorCode, info.apiVersion, FENCED_SINCE),
+      producerId: answer.producerId,
+      producerEpoch: answer.epoch,
+    };
   },
 });

@@ -37,11 +37,14 @@ type PartitionResponse = ProduceResponsePartitionProduceResponse;
 /** As Kafka (KIP-110): older Produce versions predate zstd, so their clients may not send it. */
 const ZSTD_MIN_VERSION = 7;
 
+/** Transactions v2 (KIP-890 part 2): from Produce v12 a transactional batch adds its partition to the transaction itself. */
+const ADDS_PARTITION_VERSION = 12;
+
 export const produce = defineApi({
   request: ProduceRequest,
   response: ProduceResponse,
   minVersion: 3,
-  maxVersion: 11,
+  maxVersion: 12,
   handle(request, info, broker): ProduceResponse | undefined | Promise<ProduceResponse | undefined> {
     broker.metrics.produceRequest();
     const acksValid = request.acks === 0 || request.acks === 1 || request.acks === -1;
@@ -53,7 +56,7 @@ export const produce = defineApi({
       partitionResponses: topic.partitionData.map((p) => {
         const response = partitionResponse(p.index, ErrorCode.NONE, -1, -1);
         if (!acksValid) response.errorCode = ErrorCode.INVALID_REQUIRED_ACKS;
-        else written.push(...appendPartition(broker, info.apiVersion, topic.name, p.index, p.records, order, response));
+        else written.push(...appendPartition(broker, info.apiVersion, request.transactionalId, topic.name, p.index, p.records, order, response));
         return response;
       }),
     }));
@@ -104,6 +107,7 @@ const ignore = (): void => {};
 function appendPartition(
   broker: BrokerContext,
   version: number,
+  transactionalId: string | null,
   topic: string,
   index: number,
   records: Buffer | null,
@@ -149,9 +153,43 @@ function appendPartition(
     refuse(err, response);
     return [];
   }
+  if (version >= ADDS_PARTITION_VERSION && transactionalId !== null) header = addedToTxn(broker, transactionalId, topic, index, header);
   if (!(header instanceof Promise) && !turnsWaiting(log)) return store(broker, log, topic, index, batch!, header, now, rules, response);
   // Behind a batch still being checked, or checked on the thread: in a copy of its own.
   return waitTurn(broker, log, compressed ? batch! : Buffer.from(batch!), header, { topic, index, now, rules, response });
+}
+
+/** The coordinator's refusal to add a batch's partition to its transaction, answered for the partition. */
+class AddRefused extends Error {
+  constructor(readonly errorCode: number) {
+    super('the partition could not be added to the transaction');
+  }
+}
+
+/**
+ * Produce v12+ (transactions v2): a transactional batch to a partition not yet in its producer's
+ * transaction adds it first, as Kafka's ReplicaManager asks the coordinator (AddPartitionsToTxnManager):
+ * PRODUCER_FENCED is answered INVALID_PRODUCER_EPOCH there, CONCURRENT_TRANSACTIONS as it is. A
+ * batch whose producer the coordinator does not know, or of another epoch, is left to the producer
+ * decision to refuse.
+ */
+function addedToTxn(
+  broker: BrokerContext,
+  transactionalId: string,
+  topic: string,
+  partition: number,
+  header: BatchHeader | Promise<BatchHeader>,
+): BatchHeader | Promise<BatchHeader> {
+  const add = (h: BatchHeader): BatchHeader | Promise<BatchHeader> => {
+    if (!isTransactional(h.attributes) || h.producerId < 0n) return h;
+    const view = broker.transactions.view(h.producerId, { topic, partition });
+    if (view.partitionAdded || view.epoch !== h.producerEpoch) return h;
+    return broker.transactions.addPartitions(transactionalId, h.producerId, h.producerEpoch, [{ topic, partition }]).then((code) => {
+      if (code === ErrorCode.NONE) return h;
+      throw new AddRefused(code === ErrorCode.PRODUCER_FENCED ? ErrorCode.INVALID_PRODUCER_EPOCH : code);
+    });
+  };
+  return header instanceof Promise ? header.then(add) : add(header);
 }
 
 /**
@@ -201,6 +239,10 @@ function waitTurn(broker: BrokerContext, log: PartitionLog, batch: Buffer, heade
 
 /** Answers a batch that does not validate with its error; undefined. Anything else is no answer of Produce's and is thrown on. */
 function refuse(err: unknown, response: PartitionResponse): undefined {
+  if (err instanceof AddRefused) {
+    response.errorCode = err.errorCode;
+    return undefined;
+  }
   if (!(err instanceof RecordBatchError)) throw err;
   response.errorCode = err.errorCode;
   response.errorMessage = err.message;

@@ -11,6 +11,7 @@ export interface AddRaftVoterRequest {
   voterId: number;
   voterDirectoryId: string;
   listeners: AddRaftVoterRequestListener[];
+  ackWhenCommitted?: boolean;
 }
 
 function readAddRaftVoterRequest(r: Reader, version: number): AddRaftVoterRequest {
@@ -20,6 +21,7 @@ function readAddRaftVoterRequest(r: Reader, version: number): AddRaftVoterReques
     voterId: r.readInt32(),
     voterDirectoryId: r.readUuid(),
     listeners: readArray(r, version, true, readAddRaftVoterRequestListener),
+    ackWhenCommitted: version >= 1 ? r.readBoolean() : true,
   };
   r.skipTaggedFields();
   return o;
@@ -31,6 +33,9 @@ function writeAddRaftVoterRequest(w: Writer, version: number, v: AddRaftVoterReq
   w.writeInt32(v.voterId);
   w.writeUuid(v.voterDirectoryId);
   writeArray(w, version, true, v.listeners, writeAddRaftVoterRequestListener);
+  if (version >= 1) {
+    w.writeBoolean((v.ackWhenCommitted ?? true));
+  }
   w.writeEmptyTaggedFields();
 }
 
@@ -74,6 +79,7 @@ const AddRaftVoterRequestSchema: StructSchema = {
     { name: 'voterId', type: 'int32', versions: [0, 32767] },
     { name: 'voterDirectoryId', type: 'uuid', versions: [0, 32767] },
     { name: 'listeners', type: AddRaftVoterRequestListenerSchema, array: true, versions: [0, 32767] },
+    { name: 'ackWhenCommitted', type: 'bool', versions: [1, 32767], default: true },
   ],
 };
 
@@ -81,11 +87,11 @@ export const AddRaftVoterRequest: MessageCodec<AddRaftVoterRequest> = {
   name: 'AddRaftVoterRequest',
   apiKey: 80,
   minVersion: 0,
-  maxVersion: 0,
+  maxVersion: 1,
   flexibleMinVersion: 0,
   schema: AddRaftVoterRequestSchema,
-  read: (r, version) => readAddRaftVoterRequest(r, checkVersion('AddRaftVoterRequest', version, 0, 0)),
-  write: (w, version, value) => writeAddRaftVoterRequest(w, checkVersion('AddRaftVoterRequest', version, 0, 0), value),
+  read: (r, version) => readAddRaftVoterRequest(r, checkVersion('AddRaftVoterRequest', version, 0, 1)),
+  write: (w, version, value) => writeAddRaftVoterRequest(w, checkVersion('AddRaftVoterRequest', version, 0, 1), value),
 };
 
 export interface AddRaftVoterResponse {
@@ -124,9 +130,9 @@ export const AddRaftVoterResponse: MessageCodec<AddRaftVoterResponse> = {
   name: 'AddRaftVoterResponse',
   apiKey: 80,
   minVersion: 0,
-  maxVersion: 0,
+  maxVersion: 1,
   flexibleMinVersion: 0,
   schema: AddRaftVoterResponseSchema,
-  read: (r, version) => readAddRaftVoterResponse(r, checkVersion('AddRaftVoterResponse', version, 0, 0)),
-  write: (w, version, value) => writeAddRaftVoterResponse(w, checkVersion('AddRaftVoterResponse', version, 0, 0), value),
+  read: (r, version) => readAddRaftVoterResponse(r, checkVersion('AddRaftVoterResponse', version, 0, 1)),
+  write: (w, version, value) => writeAddRaftVoterResponse(w, checkVersion('AddRaftVoterResponse', version, 0, 1), value),
 };

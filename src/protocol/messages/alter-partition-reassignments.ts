@@ -6,12 +6,14 @@ import { checkVersion, readArray, readInt32, readNullableArray, writeArray, writ
 
 export interface AlterPartitionReassignmentsRequest {
   timeoutMs: number;
+  allowReplicationFactorChange?: boolean;
   topics: AlterPartitionReassignmentsRequestReassignableTopic[];
 }
 
 function readAlterPartitionReassignmentsRequest(r: Reader, version: number): AlterPartitionReassignmentsRequest {
   const o: AlterPartitionReassignmentsRequest = {
     timeoutMs: r.readInt32(),
+    allowReplicationFactorChange: version >= 1 ? r.readBoolean() : true,
     topics: readArray(r, version, true, readAlterPartitionReassignmentsRequestReassignableTopic),
   };
   r.skipTaggedFields();
@@ -20,6 +22,9 @@ function readAlterPartitionReassignmentsRequest(r: Reader, version: number): Alt
 
 function writeAlterPartitionReassignmentsRequest(w: Writer, version: number, v: AlterPartitionReassignmentsRequest): void {
   w.writeInt32(v.timeoutMs);
+  if (version >= 1) {
+    w.writeBoolean((v.allowReplicationFactorChange ?? true));
+  }
   writeArray(w, version, true, v.topics, writeAlterPartitionReassignmentsRequestReassignableTopic);
   w.writeEmptyTaggedFields();
 }
@@ -84,6 +89,7 @@ const AlterPartitionReassignmentsRequestSchema: StructSchema = {
   name: 'AlterPartitionReassignmentsRequest',
   fields: [
     { name: 'timeoutMs', type: 'int32', versions: [0, 32767], default: 60000 },
+    { name: 'allowReplicationFactorChange', type: 'bool', versions: [1, 32767], default: true },
     { name: 'topics', type: AlterPartitionReassignmentsRequestReassignableTopicSchema, array: true, versions: [0, 32767] },
   ],
 };
@@ -92,15 +98,16 @@ export const AlterPartitionReassignmentsRequest: MessageCodec<AlterPartitionReas
   name: 'AlterPartitionReassignmentsRequest',
   apiKey: 45,
   minVersion: 0,
-  maxVersion: 0,
+  maxVersion: 1,
   flexibleMinVersion: 0,
   schema: AlterPartitionReassignmentsRequestSchema,
-  read: (r, version) => readAlterPartitionReassignmentsRequest(r, checkVersion('AlterPartitionReassignmentsRequest', version, 0, 0)),
-  write: (w, version, value) => writeAlterPartitionReassignmentsRequest(w, checkVersion('AlterPartitionReassignmentsRequest', version, 0, 0), value),
+  read: (r, version) => readAlterPartitionReassignmentsRequest(r, checkVersion('AlterPartitionReassignmentsRequest', version, 0, 1)),
+  write: (w, version, value) => writeAlterPartitionReassignmentsRequest(w, checkVersion('AlterPartitionReassignmentsRequest', version, 0, 1), value),
 };
 
 export interface AlterPartitionReassignmentsResponse {
   throttleTimeMs: number;
+  allowReplicationFactorChange?: boolean;
   errorCode: number;
   errorMessage: string | null;
   responses: AlterPartitionReassignmentsResponseReassignableTopicResponse[];
@@ -109,6 +116,7 @@ export interface AlterPartitionReassignmentsResponse {
 function readAlterPartitionReassignmentsResponse(r: Reader, version: number): AlterPartitionReassignmentsResponse {
   const o: AlterPartitionReassignmentsResponse = {
     throttleTimeMs: r.readInt32(),
+    allowReplicationFactorChange: version >= 1 ? r.readBoolean() : true,
     errorCode: r.readInt16(),
     errorMessage: r.readCompactNullableString(),
     responses: readArray(r, version, true, readAlterPartitionReassignmentsResponseReassignableTopicResponse),
@@ -119,6 +127,9 @@ function readAlterPartitionReassignmentsResponse(r: Reader, version: number): Al
 
 function writeAlterPartitionReassignmentsResponse(w: Writer, version: number, v: AlterPartitionReassignmentsResponse): void {
   w.writeInt32(v.throttleTimeMs);
+  if (version >= 1) {
+    w.writeBoolean((v.allowReplicationFactorChange ?? true));
+  }
   w.writeInt16(v.errorCode);
   w.writeCompactNullableString(v.errorMessage);
   writeArray(w, version, true, v.responses, writeAlterPartitionReassignmentsResponseReassignableTopicResponse);
@@ -189,6 +200,7 @@ const AlterPartitionReassignmentsResponseSchema: StructSchema = {
   name: 'AlterPartitionReassignmentsResponse',
   fields: [
     { name: 'throttleTimeMs', type: 'int32', versions: [0, 32767] },
+    { name: 'allowReplicationFactorChange', type: 'bool', versions: [1, 32767], default: true },
     { name: 'errorCode', type: 'int16', versions: [0, 32767] },
     { name: 'errorMessage', type: 'string', versions: [0, 32767], nullable: [0, 32767] },
     { name: 'responses', type: AlterPartitionReassignmentsResponseReassignableTopicResponseSchema, array: true, versions: [0, 32767] },
@@ -199,9 +211,9 @@ export const AlterPartitionReassignmentsResponse: MessageCodec<AlterPartitionRea
   name: 'AlterPartitionReassignmentsResponse',
   apiKey: 45,
   minVersion: 0,
-  maxVersion: 0,
+  maxVersion: 1,
   flexibleMinVersion: 0,
   schema: AlterPartitionReassignmentsResponseSchema,
-  read: (r, version) => readAlterPartitionReassignmentsResponse(r, checkVersion('AlterPartitionReassignmentsResponse', version, 0, 0)),
-  write: (w, version, value) => writeAlterPartitionReassignmentsResponse(w, checkVersion('AlterPartitionReassignmentsResponse', version, 0, 0), value),
+  read: (r, version) => readAlterPartitionReassignmentsResponse(r, checkVersion('AlterPartitionReassignmentsResponse', version, 0, 1)),
+  write: (w, version, value) => writeAlterPartitionReassignmentsResponse(w, checkVersion('AlterPartitionReassignmentsResponse', version, 0, 1), value),
 };

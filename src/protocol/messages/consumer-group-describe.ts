@@ -37,11 +37,11 @@ export const ConsumerGroupDescribeRequest: MessageCodec<ConsumerGroupDescribeReq
   name: 'ConsumerGroupDescribeRequest',
   apiKey: 69,
   minVersion: 0,
-  maxVersion: 0,
+  maxVersion: 1,
   flexibleMinVersion: 0,
   schema: ConsumerGroupDescribeRequestSchema,
-  read: (r, version) => readConsumerGroupDescribeRequest(r, checkVersion('ConsumerGroupDescribeRequest', version, 0, 0)),
-  write: (w, version, value) => writeConsumerGroupDescribeRequest(w, checkVersion('ConsumerGroupDescribeRequest', version, 0, 0), value),
+  read: (r, version) => readConsumerGroupDescribeRequest(r, checkVersion('ConsumerGroupDescribeRequest', version, 0, 1)),
+  write: (w, version, value) => writeConsumerGroupDescribeRequest(w, checkVersion('ConsumerGroupDescribeRequest', version, 0, 1), value),
 };
 
 export interface ConsumerGroupDescribeResponse {
@@ -116,6 +116,7 @@ export interface ConsumerGroupDescribeResponseMember {
   subscribedTopicRegex: string | null;
   assignment: ConsumerGroupDescribeResponseAssignment;
   targetAssignment: ConsumerGroupDescribeResponseAssignment;
+  memberType?: number;
 }
 
 function readConsumerGroupDescribeResponseMember(r: Reader, version: number): ConsumerGroupDescribeResponseMember {
@@ -130,6 +131,7 @@ function readConsumerGroupDescribeResponseMember(r: Reader, version: number): Co
     subscribedTopicRegex: r.readCompactNullableString(),
     assignment: readConsumerGroupDescribeResponseAssignment(r, version),
     targetAssignment: readConsumerGroupDescribeResponseAssignment(r, version),
+    memberType: version >= 1 ? r.readInt8() : -1,
   };
   r.skipTaggedFields();
   return o;
@@ -146,6 +148,9 @@ function writeConsumerGroupDescribeResponseMember(w: Writer, version: number, v:
   w.writeCompactNullableString(v.subscribedTopicRegex);
   writeConsumerGroupDescribeResponseAssignment(w, version, v.assignment);
   writeConsumerGroupDescribeResponseAssignment(w, version, v.targetAssignment);
+  if (version >= 1) {
+    w.writeInt8((v.memberType ?? -1));
+  }
   w.writeEmptyTaggedFields();
 }
 
@@ -222,6 +227,7 @@ const ConsumerGroupDescribeResponseMemberSchema: StructSchema = {
     { name: 'subscribedTopicRegex', type: 'string', versions: [0, 32767], nullable: [0, 32767], default: null },
     { name: 'assignment', type: ConsumerGroupDescribeResponseAssignmentSchema, versions: [0, 32767] },
     { name: 'targetAssignment', type: ConsumerGroupDescribeResponseAssignmentSchema, versions: [0, 32767] },
+    { name: 'memberType', type: 'int8', versions: [1, 32767], default: -1 },
   ],
 };
 
@@ -252,9 +258,9 @@ export const ConsumerGroupDescribeResponse: MessageCodec<ConsumerGroupDescribeRe
   name: 'ConsumerGroupDescribeResponse',
   apiKey: 69,
   minVersion: 0,
-  maxVersion: 0,
+  maxVersion: 1,
   flexibleMinVersion: 0,
   schema: ConsumerGroupDescribeResponseSchema,
-  read: (r, version) => readConsumerGroupDescribeResponse(r, checkVersion('ConsumerGroupDescribeResponse', version, 0, 0)),
-  write: (w, version, value) => writeConsumerGroupDescribeResponse(w, checkVersion('ConsumerGroupDescribeResponse', version, 0, 0), value),
+  read: (r, version) => readConsumerGroupDescribeResponse(r, checkVersion('ConsumerGroupDescribeResponse', version, 0, 1)),
+  write: (w, version, value) => writeConsumerGroupDescribeResponse(w, checkVersion('ConsumerGroupDescribeResponse', version, 0, 1), value),
 };

@@ -7,12 +7,14 @@ import { checkVersion, readArray, writeArray } from './codec.js';
 export interface DescribeClusterRequest {
   includeClusterAuthorizedOperations: boolean;
   endpointType: number;
+  includeFencedBrokers?: boolean;
 }
 
 function readDescribeClusterRequest(r: Reader, version: number): DescribeClusterRequest {
   const o: DescribeClusterRequest = {
     includeClusterAuthorizedOperations: r.readBoolean(),
     endpointType: version >= 1 ? r.readInt8() : 1,
+    includeFencedBrokers: version >= 2 ? r.readBoolean() : false,
   };
   r.skipTaggedFields();
   return o;
@@ -23,6 +25,9 @@ function writeDescribeClusterRequest(w: Writer, version: number, v: DescribeClus
   if (version >= 1) {
     w.writeInt8(v.endpointType);
   }
+  if (version >= 2) {
+    w.writeBoolean((v.includeFencedBrokers ?? false));
+  }
   w.writeEmptyTaggedFields();
 }
 
@@ -31,6 +36,7 @@ const DescribeClusterRequestSchema: StructSchema = {
   fields: [
     { name: 'includeClusterAuthorizedOperations', type: 'bool', versions: [0, 32767] },
     { name: 'endpointType', type: 'int8', versions: [1, 32767], default: 1 },
+    { name: 'includeFencedBrokers', type: 'bool', versions: [2, 32767] },
   ],
 };
 
@@ -38,11 +44,11 @@ export const DescribeClusterRequest: MessageCodec<DescribeClusterRequest> = {
   name: 'DescribeClusterRequest',
   apiKey: 60,
   minVersion: 0,
-  maxVersion: 1,
+  maxVersion: 2,
   flexibleMinVersion: 0,
   schema: DescribeClusterRequestSchema,
-  read: (r, version) => readDescribeClusterRequest(r, checkVersion('DescribeClusterRequest', version, 0, 1)),
-  write: (w, version, value) => writeDescribeClusterRequest(w, checkVersion('DescribeClusterRequest', version, 0, 1), value),
+  read: (r, version) => readDescribeClusterRequest(r, checkVersion('DescribeClusterRequest', version, 0, 2)),
+  write: (w, version, value) => writeDescribeClusterRequest(w, checkVersion('DescribeClusterRequest', version, 0, 2), value),
 };
 
 export interface DescribeClusterResponse {
@@ -90,6 +96,7 @@ export interface DescribeClusterResponseDescribeClusterBroker {
   host: string;
   port: number;
   rack: string | null;
+  isFenced?: boolean;
 }
 
 function readDescribeClusterResponseDescribeClusterBroker(r: Reader, version: number): DescribeClusterResponseDescribeClusterBroker {
@@ -98,6 +105,7 @@ function readDescribeClusterResponseDescribeClusterBroker(r: Reader, version: nu
     host: r.readCompactString(),
     port: r.readInt32(),
     rack: r.readCompactNullableString(),
+    isFenced: version >= 2 ? r.readBoolean() : false,
   };
   r.skipTaggedFields();
   return o;
@@ -108,6 +116,9 @@ function writeDescribeClusterResponseDescribeClusterBroker(w: Writer, version: n
   w.writeCompactString(v.host);
   w.writeInt32(v.port);
   w.writeCompactNullableString(v.rack);
+  if (version >= 2) {
+    w.writeBoolean((v.isFenced ?? false));
+  }
   w.writeEmptyTaggedFields();
 }
 
@@ -118,6 +129,7 @@ const DescribeClusterResponseDescribeClusterBrokerSchema: StructSchema = {
     { name: 'host', type: 'string', versions: [0, 32767] },
     { name: 'port', type: 'int32', versions: [0, 32767] },
     { name: 'rack', type: 'string', versions: [0, 32767], nullable: [0, 32767], default: null },
+    { name: 'isFenced', type: 'bool', versions: [2, 32767] },
   ],
 };
 
@@ -139,9 +151,9 @@ export const DescribeClusterResponse: MessageCodec<DescribeClusterResponse> = {
   name: 'DescribeClusterResponse',
   apiKey: 60,
   minVersion: 0,
-  maxVersion: 1,
+  maxVersion: 2,
   flexibleMinVersion: 0,
   schema: DescribeClusterResponseSchema,
-  read: (r, version) => readDescribeClusterResponse(r, checkVersion('DescribeClusterResponse', version, 0, 1)),
-  write: (w, version, value) => writeDescribeClusterResponse(w, checkVersion('DescribeClusterResponse', version, 0, 1), value),
+  read: (r, version) => readDescribeClusterResponse(r, checkVersion('DescribeClusterResponse', version, 0, 2)),
+  write: (w, version, value) => writeDescribeClusterResponse(w, checkVersion('DescribeClusterResponse', version, 0, 2), value),
 };

@@ -40,11 +40,11 @@ export const DescribeGroupsRequest: MessageCodec<DescribeGroupsRequest> = {
   name: 'DescribeGroupsRequest',
   apiKey: 15,
   minVersion: 0,
-  maxVersion: 5,
+  maxVersion: 6,
   flexibleMinVersion: 5,
   schema: DescribeGroupsRequestSchema,
-  read: (r, version) => readDescribeGroupsRequest(r, checkVersion('DescribeGroupsRequest', version, 0, 5)),
-  write: (w, version, value) => writeDescribeGroupsRequest(w, checkVersion('DescribeGroupsRequest', version, 0, 5), value),
+  read: (r, version) => readDescribeGroupsRequest(r, checkVersion('DescribeGroupsRequest', version, 0, 6)),
+  write: (w, version, value) => writeDescribeGroupsRequest(w, checkVersion('DescribeGroupsRequest', version, 0, 6), value),
 };
 
 export interface DescribeGroupsResponse {
@@ -73,6 +73,7 @@ function writeDescribeGroupsResponse(w: Writer, version: number, v: DescribeGrou
 
 export interface DescribeGroupsResponseDescribedGroup {
   errorCode: number;
+  errorMessage?: string | null;
   groupId: string;
   groupState: string;
   protocolType: string;
@@ -85,6 +86,7 @@ function readDescribeGroupsResponseDescribedGroup(r: Reader, version: number): D
   const flexible = version >= 5;
   const o: DescribeGroupsResponseDescribedGroup = {
     errorCode: r.readInt16(),
+    errorMessage: version >= 6 ? r.readCompactNullableString() : null,
     groupId: flexible ? r.readCompactString() : r.readString(),
     groupState: flexible ? r.readCompactString() : r.readString(),
     protocolType: flexible ? r.readCompactString() : r.readString(),
@@ -99,6 +101,9 @@ function readDescribeGroupsResponseDescribedGroup(r: Reader, version: number): D
 function writeDescribeGroupsResponseDescribedGroup(w: Writer, version: number, v: DescribeGroupsResponseDescribedGroup): void {
   const flexible = version >= 5;
   w.writeInt16(v.errorCode);
+  if (version >= 6) {
+    w.writeCompactNullableString((v.errorMessage ?? null));
+  }
   if (flexible) w.writeCompactString(v.groupId);
   else w.writeString(v.groupId);
   if (flexible) w.writeCompactString(v.groupState);
@@ -172,6 +177,7 @@ const DescribeGroupsResponseDescribedGroupSchema: StructSchema = {
   name: 'DescribeGroupsResponseDescribedGroup',
   fields: [
     { name: 'errorCode', type: 'int16', versions: [0, 32767] },
+    { name: 'errorMessage', type: 'string', versions: [6, 32767], nullable: [6, 32767], default: null },
     { name: 'groupId', type: 'string', versions: [0, 32767] },
     { name: 'groupState', type: 'string', versions: [0, 32767] },
     { name: 'protocolType', type: 'string', versions: [0, 32767] },
@@ -193,9 +199,9 @@ export const DescribeGroupsResponse: MessageCodec<DescribeGroupsResponse> = {
   name: 'DescribeGroupsResponse',
   apiKey: 15,
   minVersion: 0,
-  maxVersion: 5,
+  maxVersion: 6,
   flexibleMinVersion: 5,
   schema: DescribeGroupsResponseSchema,
-  read: (r, version) => readDescribeGroupsResponse(r, checkVersion('DescribeGroupsResponse', version, 0, 5)),
-  write: (w, version, value) => writeDescribeGroupsResponse(w, checkVersion('DescribeGroupsResponse', version, 0, 5), value),
+  read: (r, version) => readDescribeGroupsResponse(r, checkVersion('DescribeGroupsResponse', version, 0, 6)),
+  write: (w, version, value) => writeDescribeGroupsResponse(w, checkVersion('DescribeGroupsResponse', version, 0, 6), value),
 };

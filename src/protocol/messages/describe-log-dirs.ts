@@ -65,11 +65,11 @@ export const DescribeLogDirsRequest: MessageCodec<DescribeLogDirsRequest> = {
   name: 'DescribeLogDirsRequest',
   apiKey: 35,
   minVersion: 0,
-  maxVersion: 4,
+  maxVersion: 5,
   flexibleMinVersion: 2,
   schema: DescribeLogDirsRequestSchema,
-  read: (r, version) => readDescribeLogDirsRequest(r, checkVersion('DescribeLogDirsRequest', version, 0, 4)),
-  write: (w, version, value) => writeDescribeLogDirsRequest(w, checkVersion('DescribeLogDirsRequest', version, 0, 4), value),
+  read: (r, version) => readDescribeLogDirsRequest(r, checkVersion('DescribeLogDirsRequest', version, 0, 5)),
+  write: (w, version, value) => writeDescribeLogDirsRequest(w, checkVersion('DescribeLogDirsRequest', version, 0, 5), value),
 };
 
 export interface DescribeLogDirsResponse {
@@ -105,6 +105,7 @@ export interface DescribeLogDirsResponseDescribeLogDirsResult {
   topics: DescribeLogDirsResponseDescribeLogDirsTopic[];
   totalBytes: bigint;
   usableBytes: bigint;
+  isCordoned?: boolean;
 }
 
 function readDescribeLogDirsResponseDescribeLogDirsResult(r: Reader, version: number): DescribeLogDirsResponseDescribeLogDirsResult {
@@ -115,6 +116,7 @@ function readDescribeLogDirsResponseDescribeLogDirsResult(r: Reader, version: nu
     topics: readArray(r, version, flexible, readDescribeLogDirsResponseDescribeLogDirsTopic),
     totalBytes: version >= 4 ? r.readInt64() : -1n,
     usableBytes: version >= 4 ? r.readInt64() : -1n,
+    isCordoned: version >= 5 ? r.readBoolean() : false,
   };
   if (flexible) r.skipTaggedFields();
   return o;
@@ -129,6 +131,9 @@ function writeDescribeLogDirsResponseDescribeLogDirsResult(w: Writer, version: n
   if (version >= 4) {
     w.writeInt64(v.totalBytes);
     w.writeInt64(v.usableBytes);
+  }
+  if (version >= 5) {
+    w.writeBoolean((v.isCordoned ?? false));
   }
   if (flexible) w.writeEmptyTaggedFields();
 }
@@ -210,6 +215,7 @@ const DescribeLogDirsResponseDescribeLogDirsResultSchema: StructSchema = {
     { name: 'topics', type: DescribeLogDirsResponseDescribeLogDirsTopicSchema, array: true, versions: [0, 32767] },
     { name: 'totalBytes', type: 'int64', versions: [4, 32767], default: -1n },
     { name: 'usableBytes', type: 'int64', versions: [4, 32767], default: -1n },
+    { name: 'isCordoned', type: 'bool', versions: [5, 32767] },
   ],
 };
 
@@ -226,9 +232,9 @@ export const DescribeLogDirsResponse: MessageCodec<DescribeLogDirsResponse> = {
   name: 'DescribeLogDirsResponse',
   apiKey: 35,
   minVersion: 0,
-  maxVersion: 4,
+  maxVersion: 5,
   flexibleMinVersion: 2,
   schema: DescribeLogDirsResponseSchema,
-  read: (r, version) => readDescribeLogDirsResponse(r, checkVersion('DescribeLogDirsResponse', version, 0, 4)),
-  write: (w, version, value) => writeDescribeLogDirsResponse(w, checkVersion('DescribeLogDirsResponse', version, 0, 4), value),
+  read: (r, version) => readDescribeLogDirsResponse(r, checkVersion('DescribeLogDirsResponse', version, 0, 5)),
+  write: (w, version, value) => writeDescribeLogDirsResponse(w, checkVersion('DescribeLogDirsResponse', version, 0, 5), value),
 };

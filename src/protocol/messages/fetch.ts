@@ -156,6 +156,7 @@ export interface FetchRequestFetchPartition {
   logStartOffset: bigint;
   partitionMaxBytes: number;
   replicaDirectoryId?: string;
+  highWatermark?: bigint;
 }
 
 function readFetchRequestFetchPartition(r: Reader, version: number): FetchRequestFetchPartition {
@@ -168,6 +169,7 @@ function readFetchRequestFetchPartition(r: Reader, version: number): FetchReques
     logStartOffset: version >= 5 ? r.readInt64() : -1n,
     partitionMaxBytes: r.readInt32(),
     replicaDirectoryId: ZERO_UUID,
+    highWatermark: 9223372036854775807n,
   };
   if (flexible) r.readTaggedFields(o, version, tagsFetchRequestFetchPartition);
   return o;
@@ -178,6 +180,10 @@ function tagsFetchRequestFetchPartition(r: Reader, tag: number, o: FetchRequestF
     case 0:
       if (!(version >= 17)) return false; // not tagged in this version
       o.replicaDirectoryId = r.readUuid();
+      return true;
+    case 1:
+      if (!(version >= 18)) return false; // not tagged in this version
+      o.highWatermark = r.readInt64();
       return true;
     default:
       return false;
@@ -200,11 +206,18 @@ function writeFetchRequestFetchPartition(w: Writer, version: number, v: FetchReq
   w.writeInt32(v.partitionMaxBytes);
   if (flexible) {
     const t0 = version >= 17 && v.replicaDirectoryId !== undefined && v.replicaDirectoryId !== ZERO_UUID;
-    w.writeUnsignedVarint(Number(t0));
+    const t1 = version >= 18 && v.highWatermark !== undefined && v.highWatermark !== 9223372036854775807n;
+    w.writeUnsignedVarint(Number(t0) + Number(t1));
     if (t0) {
       w.writeUnsignedVarint(0);
       const start = w.beginSized();
       w.writeUuid(v.replicaDirectoryId!);
+      w.endSized(start);
+    }
+    if (t1) {
+      w.writeUnsignedVarint(1);
+      const start = w.beginSized();
+      w.writeInt64(v.highWatermark!);
       w.endSized(start);
     }
   }
@@ -267,6 +280,7 @@ const FetchRequestFetchPartitionSchema: StructSchema = {
     { name: 'logStartOffset', type: 'int64', versions: [5, 32767], default: -1n },
     { name: 'partitionMaxBytes', type: 'int32', versions: [0, 32767] },
     { name: 'replicaDirectoryId', type: 'uuid', versions: [17, 32767], tag: 0, taggedVersions: [17, 32767] },
+    { name: 'highWatermark', type: 'int64', versions: [18, 32767], tag: 1, taggedVersions: [18, 32767], default: 9223372036854775807n },
   ],
 };
 
@@ -310,11 +324,11 @@ export const FetchRequest: MessageCodec<FetchRequest> = {
   name: 'FetchRequest',
   apiKey: 1,
   minVersion: 0,
-  maxVersion: 17,
+  maxVersion: 18,
   flexibleMinVersion: 12,
   schema: FetchRequestSchema,
-  read: (r, version) => readFetchRequest(r, checkVersion('FetchRequest', version, 0, 17)),
-  write: (w, version, value) => writeFetchRequest(w, checkVersion('FetchRequest', version, 0, 17), value),
+  read: (r, version) => readFetchRequest(r, checkVersion('FetchRequest', version, 0, 18)),
+  write: (w, version, value) => writeFetchRequest(w, checkVersion('FetchRequest', version, 0, 18), value),
 };
 
 export interface FetchResponse {
@@ -713,9 +727,9 @@ export const FetchResponse: MessageCodec<FetchResponse> = {
   name: 'FetchResponse',
   apiKey: 1,
   minVersion: 0,
-  maxVersion: 17,
+  maxVersion: 18,
   flexibleMinVersion: 12,
   schema: FetchResponseSchema,
-  read: (r, version) => readFetchResponse(r, checkVersion('FetchResponse', version, 0, 17)),
-  write: (w, version, value) => writeFetchResponse(w, checkVersion('FetchResponse', version, 0, 17), value),
+  read: (r, version) => readFetchResponse(r, checkVersion('FetchResponse', version, 0, 18)),
+  write: (w, version, value) => writeFetchResponse(w, checkVersion('FetchResponse', version, 0, 18), value),
 };

@@ -64,7 +64,7 @@ export * from './describe-transactions.js';
 export * from './list-transactions.js';
 export * from './consumer-group-heartbeat.js';
 export * from './consumer-group-describe.js';
-export * from './list-client-metrics-resources.js';
+export * from './list-config-resources.js';
 export * from './describe-topic-partitions.js';
 export * from './add-raft-voter.js';
 export * from './remove-raft-voter.js';

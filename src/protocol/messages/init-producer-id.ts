@@ -9,6 +9,8 @@ export interface InitProducerIdRequest {
   transactionTimeoutMs: number;
   producerId: bigint;
   producerEpoch: number;
+  enable2Pc?: boolean;
+  keepPreparedTxn?: boolean;
 }
 
 function readInitProducerIdRequest(r: Reader, version: number): InitProducerIdRequest {
@@ -18,6 +20,8 @@ function readInitProducerIdRequest(r: Reader, version: number): InitProducerIdRe
     transactionTimeoutMs: r.readInt32(),
     producerId: version >= 3 ? r.readInt64() : -1n,
     producerEpoch: version >= 3 ? r.readInt16() : -1,
+    enable2Pc: version >= 6 ? r.readBoolean() : false,
+    keepPreparedTxn: version >= 6 ? r.readBoolean() : false,
   };
   if (flexible) r.skipTaggedFields();
   return o;
@@ -32,6 +36,10 @@ function writeInitProducerIdRequest(w: Writer, version: number, v: InitProducerI
     w.writeInt64(v.producerId);
     w.writeInt16(v.producerEpoch);
   }
+  if (version >= 6) {
+    w.writeBoolean((v.enable2Pc ?? false));
+    w.writeBoolean((v.keepPreparedTxn ?? false));
+  }
   if (flexible) w.writeEmptyTaggedFields();
 }
 
@@ -42,6 +50,8 @@ const InitProducerIdRequestSchema: StructSchema = {
     { name: 'transactionTimeoutMs', type: 'int32', versions: [0, 32767] },
     { name: 'producerId', type: 'int64', versions: [3, 32767], default: -1n },
     { name: 'producerEpoch', type: 'int16', versions: [3, 32767], default: -1 },
+    { name: 'enable2Pc', type: 'bool', versions: [6, 32767] },
+    { name: 'keepPreparedTxn', type: 'bool', versions: [6, 32767] },
   ],
 };
 
@@ -49,11 +59,11 @@ export const InitProducerIdRequest: MessageCodec<InitProducerIdRequest> = {
   name: 'InitProducerIdRequest',
   apiKey: 22,
   minVersion: 0,
-  maxVersion: 5,
+  maxVersion: 6,
   flexibleMinVersion: 2,
   schema: InitProducerIdRequestSchema,
-  read: (r, version) => readInitProducerIdRequest(r, checkVersion('InitProducerIdRequest', version, 0, 5)),
-  write: (w, version, value) => writeInitProducerIdRequest(w, checkVersion('InitProducerIdRequest', version, 0, 5), value),
+  read: (r, version) => readInitProducerIdRequest(r, checkVersion('InitProducerIdRequest', version, 0, 6)),
+  write: (w, version, value) => writeInitProducerIdRequest(w, checkVersion('InitProducerIdRequest', version, 0, 6), value),
 };
 
 export interface InitProducerIdResponse {
@@ -61,6 +71,8 @@ export interface InitProducerIdResponse {
   errorCode: number;
   producerId: bigint;
   producerEpoch: number;
+  ongoingTxnProducerId?: bigint;
+  ongoingTxnProducerEpoch?: number;
 }
 
 function readInitProducerIdResponse(r: Reader, version: number): InitProducerIdResponse {
@@ -70,6 +82,8 @@ function readInitProducerIdResponse(r: Reader, version: number): InitProducerIdR
     errorCode: r.readInt16(),
     producerId: r.readInt64(),
     producerEpoch: r.readInt16(),
+    ongoingTxnProducerId: version >= 6 ? r.readInt64() : -1n,
+    ongoingTxnProducerEpoch: version >= 6 ? r.readInt16() : -1,
   };
   if (flexible) r.skipTaggedFields();
   return o;
@@ -81,6 +95,10 @@ function writeInitProducerIdResponse(w: Writer, version: number, v: InitProducer
   w.writeInt16(v.errorCode);
   w.writeInt64(v.producerId);
   w.writeInt16(v.producerEpoch);
+  if (version >= 6) {
+    w.writeInt64((v.ongoingTxnProducerId ?? -1n));
+    w.writeInt16((v.ongoingTxnProducerEpoch ?? -1));
+  }
   if (flexible) w.writeEmptyTaggedFields();
 }
 
@@ -91,6 +109,8 @@ const InitProducerIdResponseSchema: StructSchema = {
     { name: 'errorCode', type: 'int16', versions: [0, 32767] },
     { name: 'producerId', type: 'int64', versions: [0, 32767], default: -1n },
     { name: 'producerEpoch', type: 'int16', versions: [0, 32767] },
+    { name: 'ongoingTxnProducerId', type: 'int64', versions: [6, 32767], default: -1n },
+    { name: 'ongoingTxnProducerEpoch', type: 'int16', versions: [6, 32767], default: -1 },
   ],
 };
 
@@ -98,9 +118,9 @@ export const InitProducerIdResponse: MessageCodec<InitProducerIdResponse> = {
   name: 'InitProducerIdResponse',
   apiKey: 22,
   minVersion: 0,
-  maxVersion: 5,
+  maxVersion: 6,
   flexibleMinVersion: 2,
   schema: InitProducerIdResponseSchema,
-  read: (r, version) => readInitProducerIdResponse(r, checkVersion('InitProducerIdResponse', version, 0, 5)),
-  write: (w, version, value) => writeInitProducerIdResponse(w, checkVersion('InitProducerIdResponse', version, 0, 5), value),
+  read: (r, version) => readInitProducerIdResponse(r, checkVersion('InitProducerIdResponse', version, 0, 6)),
+  write: (w, version, value) => writeInitProducerIdResponse(w, checkVersion('InitProducerIdResponse', version, 0, 6), value),
 };

@@ -123,11 +123,11 @@ export const ListOffsetsRequest: MessageCodec<ListOffsetsRequest> = {
   name: 'ListOffsetsRequest',
   apiKey: 2,
   minVersion: 0,
-  maxVersion: 10,
+  maxVersion: 11,
   flexibleMinVersion: 6,
   schema: ListOffsetsRequestSchema,
-  read: (r, version) => readListOffsetsRequest(r, checkVersion('ListOffsetsRequest', version, 0, 10)),
-  write: (w, version, value) => writeListOffsetsRequest(w, checkVersion('ListOffsetsRequest', version, 0, 10), value),
+  read: (r, version) => readListOffsetsRequest(r, checkVersion('ListOffsetsRequest', version, 0, 11)),
+  write: (w, version, value) => writeListOffsetsRequest(w, checkVersion('ListOffsetsRequest', version, 0, 11), value),
 };
 
 export interface ListOffsetsResponse {
@@ -249,9 +249,9 @@ export const ListOffsetsResponse: MessageCodec<ListOffsetsResponse> = {
   name: 'ListOffsetsResponse',
   apiKey: 2,
   minVersion: 0,
-  maxVersion: 10,
+  maxVersion: 11,
   flexibleMinVersion: 6,
   schema: ListOffsetsResponseSchema,
-  read: (r, version) => readListOffsetsResponse(r, checkVersion('ListOffsetsResponse', version, 0, 10)),
-  write: (w, version, value) => writeListOffsetsResponse(w, checkVersion('ListOffsetsResponse', version, 0, 10), value),
+  read: (r, version) => readListOffsetsResponse(r, checkVersion('ListOffsetsResponse', version, 0, 11)),
+  write: (w, version, value) => writeListOffsetsResponse(w, checkVersion('ListOffsetsResponse', version, 0, 11), value),
 };

@@ -8,6 +8,7 @@ export interface ListTransactionsRequest {
   stateFilters: string[];
   producerIdFilters: bigint[];
   durationFilter: bigint;
+  transactionalIdPattern?: string | null;
 }
 
 function readListTransactionsRequest(r: Reader, version: number): ListTransactionsRequest {
@@ -15,6 +16,7 @@ function readListTransactionsRequest(r: Reader, version: number): ListTransactio
     stateFilters: readArray(r, version, true, readString),
     producerIdFilters: readArray(r, version, true, readInt64),
     durationFilter: version >= 1 ? r.readInt64() : -1n,
+    transactionalIdPattern: version >= 2 ? r.readCompactNullableString() : null,
   };
   r.skipTaggedFields();
   return o;
@@ -26,6 +28,9 @@ function writeListTransactionsRequest(w: Writer, version: number, v: ListTransac
   if (version >= 1) {
     w.writeInt64(v.durationFilter);
   }
+  if (version >= 2) {
+    w.writeCompactNullableString((v.transactionalIdPattern ?? null));
+  }
   w.writeEmptyTaggedFields();
 }
 
@@ -35,6 +40,7 @@ const ListTransactionsRequestSchema: StructSchema = {
     { name: 'stateFilters', type: 'string', array: true, versions: [0, 32767] },
     { name: 'producerIdFilters', type: 'int64', array: true, versions: [0, 32767] },
     { name: 'durationFilter', type: 'int64', versions: [1, 32767], default: -1n },
+    { name: 'transactionalIdPattern', type: 'string', versions: [2, 32767], nullable: [2, 32767], default: null },
   ],
 };
 
@@ -42,11 +48,11 @@ export const ListTransactionsRequest: MessageCodec<ListTransactionsRequest> = {
   name: 'ListTransactionsRequest',
   apiKey: 66,
   minVersion: 0,
-  maxVersion: 1,
+  maxVersion: 2,
   flexibleMinVersion: 0,
   schema: ListTransactionsRequestSchema,
-  read: (r, version) => readListTransactionsRequest(r, checkVersion('ListTransactionsRequest', version, 0, 1)),
-  write: (w, version, value) => writeListTransactionsRequest(w, checkVersion('ListTransactionsRequest', version, 0, 1), value),
+  read: (r, version) => readListTransactionsRequest(r, checkVersion('ListTransactionsRequest', version, 0, 2)),
+  write: (w, version, value) => writeListTransactionsRequest(w, checkVersion('ListTransactionsRequest', version, 0, 2), value),
 };
 
 export interface ListTransactionsResponse {
@@ -121,9 +127,9 @@ export const ListTransactionsResponse: MessageCodec<ListTransactionsResponse> = 
   name: 'ListTransactionsResponse',
   apiKey: 66,
   minVersion: 0,
-  maxVersion: 1,
+  maxVersion: 2,
   flexibleMinVersion: 0,
   schema: ListTransactionsResponseSchema,
-  read: (r, version) => readListTransactionsResponse(r, checkVersion('ListTransactionsResponse', version, 0, 1)),
-  write: (w, version, value) => writeListTransactionsResponse(w, checkVersion('ListTransactionsResponse', version, 0, 1), value),
+  read: (r, version) => readListTransactionsResponse(r, checkVersion('ListTransactionsResponse', version, 0, 2)),
+  write: (w, version, value) => writeListTransactionsResponse(w, checkVersion('ListTransactionsResponse', version, 0, 2), value),
 };

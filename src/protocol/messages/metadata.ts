@@ -86,11 +86,11 @@ export const MetadataRequest: MessageCodec<MetadataRequest> = {
   name: 'MetadataRequest',
   apiKey: 3,
   minVersion: 0,
-  maxVersion: 12,
+  maxVersion: 13,
   flexibleMinVersion: 9,
   schema: MetadataRequestSchema,
-  read: (r, version) => readMetadataRequest(r, checkVersion('MetadataRequest', version, 0, 12)),
-  write: (w, version, value) => writeMetadataRequest(w, checkVersion('MetadataRequest', version, 0, 12), value),
+  read: (r, version) => readMetadataRequest(r, checkVersion('MetadataRequest', version, 0, 13)),
+  write: (w, version, value) => writeMetadataRequest(w, checkVersion('MetadataRequest', version, 0, 13), value),
 };
 
 export interface MetadataResponse {
@@ -100,6 +100,7 @@ export interface MetadataResponse {
   controllerId: number;
   topics: MetadataResponseTopic[];
   clusterAuthorizedOperations: number;
+  errorCode?: number;
 }
 
 function readMetadataResponse(r: Reader, version: number): MetadataResponse {
@@ -111,6 +112,7 @@ function readMetadataResponse(r: Reader, version: number): MetadataResponse {
     controllerId: version >= 1 ? r.readInt32() : -1,
     topics: readArray(r, version, flexible, readMetadataResponseTopic),
     clusterAuthorizedOperations: version >= 8 && version <= 10 ? r.readInt32() : -2147483648,
+    errorCode: version >= 13 ? r.readInt16() : 0,
   };
   if (flexible) r.skipTaggedFields();
   return o;
@@ -132,6 +134,9 @@ function writeMetadataResponse(w: Writer, version: number, v: MetadataResponse):
   writeArray(w, version, flexible, v.topics, writeMetadataResponseTopic);
   if (version >= 8 && version <= 10) {
     w.writeInt32(v.clusterAuthorizedOperations);
+  }
+  if (version >= 13) {
+    w.writeInt16((v.errorCode ?? 0));
   }
   if (flexible) w.writeEmptyTaggedFields();
 }
@@ -294,6 +299,7 @@ const MetadataResponseSchema: StructSchema = {
     { name: 'controllerId', type: 'int32', versions: [1, 32767], default: -1 },
     { name: 'topics', type: MetadataResponseTopicSchema, array: true, versions: [0, 32767] },
     { name: 'clusterAuthorizedOperations', type: 'int32', versions: [8, 10], default: -2147483648 },
+    { name: 'errorCode', type: 'int16', versions: [13, 32767] },
   ],
 };
 
@@ -301,9 +307,9 @@ export const MetadataResponse: MessageCodec<MetadataResponse> = {
   name: 'MetadataResponse',
   apiKey: 3,
   minVersion: 0,
-  maxVersion: 12,
+  maxVersion: 13,
   flexibleMinVersion: 9,
   schema: MetadataResponseSchema,
-  read: (r, version) => readMetadataResponse(r, checkVersion('MetadataResponse', version, 0, 12)),
-  write: (w, version, value) => writeMetadataResponse(w, checkVersion('MetadataResponse', version, 0, 12), value),
+  read: (r, version) => readMetadataResponse(r, checkVersion('MetadataResponse', version, 0, 13)),
+  write: (w, version, value) => writeMetadataResponse(w, checkVersion('MetadataResponse', version, 0, 13), value),
 };

@@ -138,11 +138,11 @@ export const TxnOffsetCommitRequest: MessageCodec<TxnOffsetCommitRequest> = {
   name: 'TxnOffsetCommitRequest',
   apiKey: 28,
   minVersion: 0,
-  maxVersion: 4,
+  maxVersion: 5,
   flexibleMinVersion: 3,
   schema: TxnOffsetCommitRequestSchema,
-  read: (r, version) => readTxnOffsetCommitRequest(r, checkVersion('TxnOffsetCommitRequest', version, 0, 4)),
-  write: (w, version, value) => writeTxnOffsetCommitRequest(w, checkVersion('TxnOffsetCommitRequest', version, 0, 4), value),
+  read: (r, version) => readTxnOffsetCommitRequest(r, checkVersion('TxnOffsetCommitRequest', version, 0, 5)),
+  write: (w, version, value) => writeTxnOffsetCommitRequest(w, checkVersion('TxnOffsetCommitRequest', version, 0, 5), value),
 };
 
 export interface TxnOffsetCommitResponse {
@@ -240,9 +240,9 @@ export const TxnOffsetCommitResponse: MessageCodec<TxnOffsetCommitResponse> = {
   name: 'TxnOffsetCommitResponse',
   apiKey: 28,
   minVersion: 0,
-  maxVersion: 4,
+  maxVersion: 5,
   flexibleMinVersion: 3,
   schema: TxnOffsetCommitResponseSchema,
-  read: (r, version) => readTxnOffsetCommitResponse(r, checkVersion('TxnOffsetCommitResponse', version, 0, 4)),
-  write: (w, version, value) => writeTxnOffsetCommitResponse(w, checkVersion('TxnOffsetCommitResponse', version, 0, 4), value),
+  read: (r, version) => readTxnOffsetCommitResponse(r, checkVersion('TxnOffsetCommitResponse', version, 0, 5)),
+  write: (w, version, value) => writeTxnOffsetCommitResponse(w, checkVersion('TxnOffsetCommitResponse', version, 0, 5), value),
 };

@@ -29,6 +29,7 @@ export interface WriteTxnMarkersRequestWritableTxnMarker {
   transactionResult: boolean;
   topics: WriteTxnMarkersRequestWritableTxnMarkerTopic[];
   coordinatorEpoch: number;
+  transactionVersion?: number;
 }
 
 function readWriteTxnMarkersRequestWritableTxnMarker(r: Reader, version: number): WriteTxnMarkersRequestWritableTxnMarker {
@@ -39,6 +40,7 @@ function readWriteTxnMarkersRequestWritableTxnMarker(r: Reader, version: number)
     transactionResult: r.readBoolean(),
     topics: readArray(r, version, flexible, readWriteTxnMarkersRequestWritableTxnMarkerTopic),
     coordinatorEpoch: r.readInt32(),
+    transactionVersion: version >= 2 ? r.readInt8() : 0,
   };
   if (flexible) r.skipTaggedFields();
   return o;
@@ -51,6 +53,9 @@ function writeWriteTxnMarkersRequestWritableTxnMarker(w: Writer, version: number
   w.writeBoolean(v.transactionResult);
   writeArray(w, version, flexible, v.topics, writeWriteTxnMarkersRequestWritableTxnMarkerTopic);
   w.writeInt32(v.coordinatorEpoch);
+  if (version >= 2) {
+    w.writeInt8((v.transactionVersion ?? 0));
+  }
   if (flexible) w.writeEmptyTaggedFields();
 }
 
@@ -93,6 +98,7 @@ const WriteTxnMarkersRequestWritableTxnMarkerSchema: StructSchema = {
     { name: 'transactionResult', type: 'bool', versions: [0, 32767] },
     { name: 'topics', type: WriteTxnMarkersRequestWritableTxnMarkerTopicSchema, array: true, versions: [0, 32767] },
     { name: 'coordinatorEpoch', type: 'int32', versions: [0, 32767] },
+    { name: 'transactionVersion', type: 'int8', versions: [2, 32767] },
   ],
 };
 
@@ -107,11 +113,11 @@ export const WriteTxnMarkersRequest: MessageCodec<WriteTxnMarkersRequest> = {
   name: 'WriteTxnMarkersRequest',
   apiKey: 27,
   minVersion: 0,
-  maxVersion: 1,
+  maxVersion: 2,
   flexibleMinVersion: 1,
   schema: WriteTxnMarkersRequestSchema,
-  read: (r, version) => readWriteTxnMarkersRequest(r, checkVersion('WriteTxnMarkersRequest', version, 0, 1)),
-  write: (w, version, value) => writeWriteTxnMarkersRequest(w, checkVersion('WriteTxnMarkersRequest', version, 0, 1), value),
+  read: (r, version) => readWriteTxnMarkersRequest(r, checkVersion('WriteTxnMarkersRequest', version, 0, 2)),
+  write: (w, version, value) => writeWriteTxnMarkersRequest(w, checkVersion('WriteTxnMarkersRequest', version, 0, 2), value),
 };
 
 export interface WriteTxnMarkersResponse {
@@ -235,9 +241,9 @@ export const WriteTxnMarkersResponse: MessageCodec<WriteTxnMarkersResponse> = {
   name: 'WriteTxnMarkersResponse',
   apiKey: 27,
   minVersion: 0,
-  maxVersion: 1,
+  maxVersion: 2,
   flexibleMinVersion: 1,
   schema: WriteTxnMarkersResponseSchema,
-  read: (r, version) => readWriteTxnMarkersResponse(r, checkVersion('WriteTxnMarkersResponse', version, 0, 1)),
-  write: (w, version, value) => writeWriteTxnMarkersResponse(w, checkVersion('WriteTxnMarkersResponse', version, 0, 1), value),
+  read: (r, version) => readWriteTxnMarkersResponse(r, checkVersion('WriteTxnMarkersResponse', version, 0, 2)),
+  write: (w, version, value) => writeWriteTxnMarkersResponse(w, checkVersion('WriteTxnMarkersResponse', version, 0, 2), value),
 };
