@@ -20,7 +20,7 @@ import { defineApi } from '../api-handler.js';
 import type { BrokerContext } from '../broker-context.js';
 import { leaderEpochError } from '../config.js';
 import type { Partition } from '../partition.js';
-import { readErrorCode } from '../storage-error.js';
+import { readFailure } from '../storage-error.js';
 
 type PartitionData = FetchResponsePartitionData;
 const EMPTY: Buffer = Buffer.alloc(0);
@@ -150,14 +150,16 @@ async function readPartitions(fetched: ReadonlyMap<string, Fetched>, maxBytes: n
         broker.metrics.fetchFailed();
         // Said once per run of failures (the error names the file, position and offset of damage):
         // consumers retry every few hundred milliseconds.
-        if (!partition.unreadable)
-          broker.logger.error(
-            { topic, partition: p.partition, fetchOffset: offset, err },
-            'reading the log failed; failures in a row after this one are not logged',
-          );
+        const errorCode = readFailure(
+          broker.logger,
+          err,
+          { topic, partition: p.partition, fetchOffset: offset },
+          'reading the log failed; failures in a row after this one are not logged',
+          partition.unreadable,
+        );
         partition.unreadable = true;
         answerNow = true;
-        partitions.push(partitionData(p.partition, readErrorCode(err), hw, log.logStartOffset, EMPTY, lso));
+        partitions.push(partitionData(p.partition, errorCode, hw, log.logStartOffset, EMPTY, lso));
         continue;
       }
       // A read that works again ends the run of failures: the next one is logged.

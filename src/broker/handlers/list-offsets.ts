@@ -9,7 +9,7 @@ import { defineApi } from '../api-handler.js';
 import { LEADER_EPOCH, leaderEpochError } from '../config.js';
 import type { PartitionLog } from '../../log/partition-log.js';
 import { firstRecordAtOrAfter, readBatchHeader } from '../../protocol/record-batch.js';
-import { readErrorCode } from '../storage-error.js';
+import { readFailure } from '../storage-error.js';
 
 const LATEST = -1n;
 const EARLIEST = -2n;
@@ -43,8 +43,7 @@ export const listOffsets = defineApi({
             found = await lookup(log, p.timestamp, request.isolationLevel === READ_COMMITTED);
           } catch (err) {
             // As Kafka: a read that fails (damage in a segment) is that partition's error.
-            broker.logger.error({ topic: t.name, partition: p.partitionIndex, err }, 'reading the log for ListOffsets failed');
-            errorCode = readErrorCode(err);
+            errorCode = readFailure(broker.logger, err, { topic: t.name, partition: p.partitionIndex }, 'reading the log for ListOffsets failed');
           }
         }
         const offset = found?.offset ?? -1;
