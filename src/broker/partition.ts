@@ -66,9 +66,13 @@ export class Partition {
     return appended;
   }
 
-  /** Resolves once `offset` is written, and wakes the fetches waiting on the partition; rejects if its write failed. */
-  written(offset: number): Promise<void> {
-    return this.log.whenWritten(offset).then(() => this.wake());
+  /**
+   * Resolves once `offset` is written, and wakes the fetches waiting on the partition; if its
+   * write failed, with what `failed` gives, or rejects without it.
+   */
+  written(offset: number, failed?: (err: unknown) => void): Promise<void> {
+    // One promise on the produce path, the failure's handler included.
+    return this.log.whenWritten(offset).then(() => this.wake(), failed);
   }
 
   /** Until `wake` or the partition's next write, whichever comes first. */

@@ -300,7 +300,7 @@ function appendContext(broker: BrokerContext, topic: string, partition: number, 
 }
 
 function durable(broker: BrokerContext, partition: Partition, lastOffset: number, response: PartitionResponse): Promise<void> {
-  return partition.written(lastOffset).then(undefined, (err: unknown) => {
+  return partition.written(lastOffset, (err: unknown) => {
     response.errorCode = storageFailure(broker.logger, err, { topic: partition.topic, partition: partition.index }, 'append failed');
     response.baseOffset = -1n;
   });
