@@ -1,6 +1,6 @@
 /**
  * The records of the transaction log and its snapshots (framed: files/framed-records.ts): each is
- * one transactional id's whole state, as Kafka's __transaction_state holds it, so the last record
+ * one transactional id's whole state, as Kafka's __transaction_state holds it (`TransactionLog`), so the last record
  * of an id is its state. Body, big-endian:
  *
  *   version (u8) | transactional id | producer id (i64) | epoch (i16) | last producer id (i64) | last epoch (i16) |
