@@ -5,7 +5,7 @@
  * The limits are Kafka's: the answer's records stay within max_bytes and the broker's
  * fetch.max.bytes, each partition's within its partition_max_bytes, except that the first batch
  * found goes out whole, so that a large batch never stalls a consumer. A partition named more than
- * once is fetched once, as Kafka does (it reads the request into a map): in the place of its first
+ * once is fetched once, as Kafka's `FetchRequest.fetchData` does (it reads the request into a map): in the place of its first
  * mention, with the offset and limit of its last. Batches go out whole or not at all: a later
  * partition whose next batch does not fit in what remains is answered without records. An answer
  * also keeps within the room its connection's other unsent answers leave, so that answers a client
@@ -180,7 +180,7 @@ async function readPartitions(fetched: ReadonlyMap<string, Fetched>, maxBytes: n
       bytes += records.length;
     }
     const data = partitionData(p.partition, ErrorCode.NONE, hw, log.logStartOffset, records, lso);
-    // As Kafka: under read_committed, the aborted transactions whose records the answer may hold, for the client to drop.
+    // As Kafka's `LocalLog.read`: under read_committed, the aborted transactions whose records the answer may hold, for the client to drop.
     if (committed) {
       data.abortedTransactions = log.abortedTxns(offset, upTo).map((a) => ({ producerId: a.producerId, firstOffset: BigInt(a.firstOffset) }));
     }

@@ -58,7 +58,7 @@ export const produce = defineApi({
     }));
     const answer = (): ProduceResponse | undefined => {
       if (request.acks === 0) {
-        // No answer to carry an error: as Kafka does, the connection closes, so the client notices.
+        // No answer to carry an error: as Kafka's `KafkaApis.handleProduceRequest` does, the connection closes, so the client notices.
         if (responses.some((t) => t.partitionResponses.some((p) => p.errorCode !== ErrorCode.NONE))) info.connection.end();
         return undefined;
       }
@@ -116,7 +116,7 @@ function appendPartition(
   }
   const log = partition.log;
   response.logStartOffset = BigInt(log.logStartOffset);
-  // As Kafka checks that a partition's log directory is online before anything else: a failed
+  // As Kafka's `ReplicaManager.getPartitionOrException` checks that a partition's log directory is online before anything else: a failed
   // partition's producer state may hold batches its disk never got, so it judges nothing.
   if (log.failed) {
     response.errorCode = ErrorCode.KAFKA_STORAGE_ERROR;
@@ -128,7 +128,7 @@ function appendPartition(
     response.errorMessage = `zstd needs Produce version ${ZSTD_MIN_VERSION} or later, not ${version}`;
     return [];
   }
-  // The log's size limits, asked before the batch is decompressed, as Kafka's log checks them first.
+  // The log's size limits, asked before the batch is decompressed, as Kafka's `UnifiedLog.analyzeAndValidateRecords` checks them first.
   const tooLarge = records === null ? undefined : log.sizeRefusal(records.length);
   if (tooLarge !== undefined) {
     response.errorCode = tooLarge.errorCode;
@@ -232,7 +232,7 @@ function store(
     return [];
   }
   broker.metrics.batchReceived(batch.length);
-  // The leader stamps its epoch on what it stores, as Kafka does; consumers commit it back.
+  // The leader stamps its epoch on what it stores, as Kafka's `UnifiedLog.append` does; consumers commit it back.
   assignPartitionLeaderEpoch(batch, 0, LEADER_EPOCH);
   let appended: Appended;
   try {
@@ -252,7 +252,7 @@ function store(
   response.baseOffset = BigInt(baseOffset);
   const written = durable(broker, partition, baseOffset + header.recordCount - 1, response);
   if (rules.type === 'LogAppendTime') {
-    // As Kafka, the append time is answered; a duplicate's is its first copy's, read back from the log.
+    // As Kafka's `UnifiedLog.append` (`LogAppendInfo.logAppendTime`), the append time is answered; a duplicate's is its first copy's, read back from the log.
     if (kind === 'duplicate') return [written.then(() => appendTimeOf(log, baseOffset, response))];
     response.logAppendTimeMs = BigInt(now);
   }
