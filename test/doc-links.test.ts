@@ -1,4 +1,4 @@
-/** The documents' links to files and sections lead somewhere: ARCHITECTURE.md, the README and docs/. */
+/** The documents' links to files and sections lead somewhere: the README, ARCHITECTURE.md, bench/README.md and docs/. */
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import { access, readdir, readFile } from 'node:fs/promises';
@@ -42,9 +42,9 @@ test('every section ARCHITECTURE.md links to exists', async () => {
   for (const { target, anchor } of links) assert.ok((await anchorsOf(target)).includes(anchor!), `${target}#${anchor} names no heading`);
 });
 
-test('every file and section the README, docs/ and bench/README.md link to exists', async () => {
+test('every file and section the README, ARCHITECTURE.md, docs/ and bench/README.md link to exist', async () => {
   const docs = (await readdir('docs')).filter((f) => f.endsWith('.md')).map((f) => `docs/${f}`);
-  for (const file of ['README.md', 'bench/README.md', ...docs]) {
+  for (const file of ['README.md', 'ARCHITECTURE.md', 'bench/README.md', ...docs]) {
     const links = await linksOf(file);
     assert.ok(links.length > 0, `${file} has links`);
     for (const { target, anchor } of links) {
