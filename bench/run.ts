@@ -27,6 +27,10 @@ import { rulesBench } from './rules.js';
 import { printTable, type Row } from './table.js';
 
 const smoke = process.argv.includes('--smoke');
+/** `--only produce`: the scenarios whose name has this word, and no others. */
+const onlyAt = process.argv.indexOf('--only');
+const only = onlyAt === -1 ? undefined : process.argv[onlyAt + 1];
+const runs = (name: string): boolean => only === undefined || name.includes(only);
 
 async function main(): Promise<void> {
   buildKafkaLoad();
@@ -34,27 +38,27 @@ async function main(): Promise<void> {
   const dataDir = await mkdtemp(join(tmpdir(), 'brook-bench-'));
   const serve = await startServe(['--log-level', 'warn', '--partitions', String(PARTITIONS)], dataDir);
   try {
-    rows.push(...(await produceThroughput(smoke)));
-    rows.push(...(await produceTransactional(smoke)));
-    rows.push(...(await produceLatency(serve, smoke)));
-    rows.push(...(await fetchThroughput(serve, smoke)));
-    rows.push(...(await flushAlways(serve, smoke)));
-    rows.push(...(await decompressionBench(serve, smoke)));
+    if (runs('produce')) rows.push(...(await produceThroughput(smoke)));
+    if (runs('produce transactional')) rows.push(...(await produceTransactional(smoke)));
+    if (runs('produce latency')) rows.push(...(await produceLatency(serve, smoke)));
+    if (runs('fetch')) rows.push(...(await fetchThroughput(serve, smoke)));
+    if (runs('flush')) rows.push(...(await flushAlways(serve, smoke)));
+    if (runs('decompression')) rows.push(...(await decompressionBench(serve, smoke)));
   } finally {
     await serve.stop();
     await rm(dataDir, { recursive: true, force: true });
   }
-  rows.push(...(await compactionBench(smoke)));
-  rows.push(...(await authorizerBench(smoke)));
-  rows.push(...(await decompressionMemoryBench(smoke)));
-  rows.push(...(await closedConnectionsBench(smoke)));
-  rows.push(...(await offsetCommitBench(smoke)));
-  rows.push(...(await recoveryBench(smoke)));
-  rows.push(...(await rollLatencyBench(smoke)));
-  rows.push(...memoryBench(smoke));
-  rows.push(...(await partitionMemoryBench(smoke)));
-  rows.push(...(await rulesBench(smoke)));
-  rows.push(...(await replayBench(smoke)));
+  if (runs('compaction')) rows.push(...(await compactionBench(smoke)));
+  if (runs('authorizer')) rows.push(...(await authorizerBench(smoke)));
+  if (runs('decompression memory')) rows.push(...(await decompressionMemoryBench(smoke)));
+  if (runs('closed connections')) rows.push(...(await closedConnectionsBench(smoke)));
+  if (runs('offset commit')) rows.push(...(await offsetCommitBench(smoke)));
+  if (runs('recovery')) rows.push(...(await recoveryBench(smoke)));
+  if (runs('roll latency')) rows.push(...(await rollLatencyBench(smoke)));
+  if (runs('memory')) rows.push(...memoryBench(smoke));
+  if (runs('partition memory')) rows.push(...(await partitionMemoryBench(smoke)));
+  if (runs('rules')) rows.push(...(await rulesBench(smoke)));
+  if (runs('replay')) rows.push(...(await replayBench(smoke)));
   printTable(rows);
 }
 

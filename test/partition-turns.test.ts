@@ -2,21 +2,19 @@
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import { setImmediate as turn } from 'node:timers/promises';
-import type { PartitionLog } from '../src/log/partition-log.js';
-import { takeTurn, turnsWaiting } from '../src/broker/partition-turns.js';
+import { PartitionTurns } from '../src/broker/partition-turns.js';
 
 test('a batch whose check fails while an earlier one still waits is answered with its failure, not left unhandled', async () => {
   const unhandled: unknown[] = [];
   const onUnhandled = (reason: unknown): void => void unhandled.push(reason);
   process.on('unhandledRejection', onUnhandled);
   try {
-    // Turns are kept per log object; nothing else of it is used.
-    const log = {} as PartitionLog;
+    const turns = new PartitionTurns();
     const taken: string[] = [];
     let readyFirst!: (value: string) => void;
-    const first = takeTurn(log, new Promise<string>((resolve) => (readyFirst = resolve)), (v) => taken.push(v));
-    const second = takeTurn(log, Promise.reject(new Error('the checks thread exited')), (v: string) => taken.push(v));
-    const third = takeTurn(log, Promise.resolve('third'), (v) => taken.push(v));
+    const first = turns.take(new Promise<string>((resolve) => (readyFirst = resolve)), (v) => taken.push(v));
+    const second = turns.take(Promise.reject(new Error('the checks thread exited')), (v: string) => taken.push(v));
+    const third = turns.take(Promise.resolve('third'), (v) => taken.push(v));
     for (let i = 0; i < 5; i++) await turn();
     assert.deepEqual(taken, [], 'nothing is taken before the first turn');
     readyFirst('first');
@@ -25,7 +23,7 @@ test('a batch whose check fails while an earlier one still waits is answered wit
     await third;
     assert.deepEqual(taken, ['first', 'third']);
     for (let i = 0; i < 5; i++) await turn();
-    assert.equal(turnsWaiting(log), false, 'every turn freed');
+    assert.equal(turns.waiting, false, 'every turn freed');
     assert.deepEqual(unhandled, []);
   } finally {
     process.off('unhandledRejection', onUnhandled);

@@ -9,7 +9,8 @@ import { join } from 'node:path';
 import { Writable } from 'node:stream';
 import { pino } from 'pino';
 import { startBroker } from '../src/broker/start-broker.js';
-import { storageFailure } from '../src/broker/storage-error.js';
+import { readFailure, storageFailure } from '../src/broker/storage-error.js';
+import { LogDamageError } from '../src/log/log-damage.js';
 import { ErrorCode } from '../src/protocol/error-codes.js';
 import { CreatePartitionsRequest, CreatePartitionsResponse } from '../src/protocol/messages/create-partitions.js';
 import { batch, openLog, tempDir, written } from './helpers/log.js';
@@ -106,6 +107,38 @@ test('an exception of a bug (TypeError, RangeError) is UNKNOWN_SERVER_ERROR, log
     ],
   );
   assert.match(logged[0]!.err!.stack, /^TypeError: .*\n\s+at /);
+});
+
+test('a failed read is CORRUPT_MESSAGE or KAFKA_STORAGE_ERROR only for damage and I/O, logged once per run; any other exception is a bug', async (t) => {
+  const dir = await tempDir(t);
+  const missing = await thrownBy(() => open(join(dir, 'no-such-segment.log'), 'r'));
+  const corrupt = new LogDamageError('0.log', 61, 3, 'its CRC does not match', true);
+  const misplaced = new LogDamageError('0.log', 61, 3, 'offset 2 where 3 was due', false);
+  const bug = new TypeError("Cannot read properties of undefined (reading 'subarray')");
+  const { logger, logged } = capturedLogger();
+  const read = (err: unknown, repeated = false): number => readFailure(logger, err, { topic: 't', partition: 0 }, 'reading the log failed', repeated);
+  assert.deepEqual(
+    [read(missing), read(corrupt), read(misplaced), read(misplaced, true), read(bug), read(bug, true)],
+    [
+      ErrorCode.KAFKA_STORAGE_ERROR,
+      ErrorCode.CORRUPT_MESSAGE,
+      ErrorCode.KAFKA_STORAGE_ERROR,
+      ErrorCode.KAFKA_STORAGE_ERROR,
+      ErrorCode.UNKNOWN_SERVER_ERROR,
+      ErrorCode.UNKNOWN_SERVER_ERROR,
+    ],
+  );
+  assert.deepEqual(
+    logged.map((l) => [l.msg, l.bug]),
+    [
+      ['reading the log failed', undefined],
+      ['reading the log failed', undefined],
+      ['reading the log failed', undefined],
+      ['bug: reading the log failed', true],
+      ['bug: reading the log failed', true],
+    ],
+  );
+  assert.match(logged[3]!.err!.stack, /^TypeError: .*\n\s+at /);
 });
 
 test('a handler that throws unexpectedly is answered UNKNOWN_SERVER_ERROR, logged as a bug, and its connection goes on', async (t) => {

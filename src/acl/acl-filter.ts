@@ -41,14 +41,14 @@ function nameMatches(b: AclBinding, name: string, patternType: number): boolean 
   return b.patternType === PatternType.LITERAL ? name === b.resourceName || b.resourceName === WILDCARD : name.startsWith(b.resourceName);
 }
 
-/** Why Kafka refuses a filter (INVALID_REQUEST): a part it cannot read. */
+/** Why Kafka (`AclControlManager.validateFilter`) refuses a filter (INVALID_REQUEST): a part it cannot read. */
 export function filterProblem(f: AclFilter): string | undefined {
   if (!knownResourceType(f.resourceType) || !knownPatternType(f.patternType)) return 'Unknown patternFilter.';
   if (!knownOperation(f.operation) || !knownPermission(f.permission)) return 'Unknown entryFilter.';
   return undefined;
 }
 
-/** Why Kafka refuses to create a binding (INVALID_REQUEST). */
+/** Why Kafka (`AclControlManager.validateNewAcl`) refuses to create a binding (INVALID_REQUEST). */
 export function bindingProblem(b: AclBinding): string | undefined {
   if (!knownResourceType(b.resourceType) || b.resourceType === ResourceType.ANY) return `Invalid resourceType ${b.resourceType}`;
   if (b.patternType !== PatternType.LITERAL && b.patternType !== PatternType.PREFIXED) return `Invalid patternType ${b.patternType}`;

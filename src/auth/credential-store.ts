@@ -78,7 +78,7 @@ export interface CheckedAlterations {
 /**
  * Kafka's checks: a user altered twice in one request is DUPLICATE_RESOURCE; an empty name or an
  * unknown mechanism is refused, a deletion of a credential that does not exist, and iterations
- * outside 4096..16384. `unsupported`, given, refuses whatever passes those, as Kafka does when
+ * outside 4096..16384. `unsupported`, given, refuses whatever passes those, as Kafka's `ScramControlManager.alterCredentials` does when
  * its metadata version has no SCRAM.
  */
 export function checkAlterations(request: Alterations, exists: (user: string, mechanism: ScramMechanism) => boolean, unsupported?: string): CheckedAlterations {
@@ -122,7 +122,7 @@ export function checkAlterations(request: Alterations, exists: (user: string, me
   return { deletions: [...deletions.values()], upsertions: [...upsertions.values()], refused };
 }
 
-/** One result per user, as Kafka orders them: deletions, upsertions, then refusals. */
+/** One result per user, as Kafka's `ScramControlManager.alterCredentials` orders them: deletions, upsertions, then refusals. */
 export function alterationResults(checked: CheckedAlterations, failure?: string): UserResult[] {
   const done = [...checked.deletions, ...checked.upsertions].map(({ user }) =>
     failure === undefined
@@ -164,7 +164,7 @@ export class CredentialStore implements CredentialLookup {
     try {
       stored = await loadSaslUsersIfAny(this.path);
     } catch (err) {
-      // What would have been done fails, the file being unreadable; what Kafka refuses is refused as ever.
+      // What would have been done fails, the file being unreadable; what Kafka (`ScramControlManager`) refuses is refused as ever.
       return alterationResults(
         checkAlterations(request, () => true),
         (err as Error).message,

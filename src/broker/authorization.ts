@@ -187,7 +187,7 @@ export function guarded(handler: ApiHandler): ApiHandler {
   };
 }
 
-/** The refusal, or for a Produce with acks=0, which has no answer to carry it, the connection closed, as Kafka does. */
+/** The refusal, or for a Produce with acks=0, which has no answer to carry it, the connection closed, as Kafka's `KafkaApis.handleProduceRequest` does. */
 function refuse(apiKey: number, request: unknown, errorCode: number, info: RequestInfo): unknown {
   if ((request as Obj).acks !== 0) return refusal(apiKey, request, errorCode);
   info.connection.end();

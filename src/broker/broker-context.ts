@@ -8,7 +8,7 @@ import type { Storage } from '../log/storage.js';
 import type { BrokerMetrics } from '../metrics/broker-metrics.js';
 import type { BrokerConfig } from '../settings/settings.js';
 import type { DynamicBrokerConfigs } from './dynamic-configs.js';
-import type { PartitionWaiters } from './partition-waiters.js';
+import type { Partitions } from './partition.js';
 import type { SaslGate } from './sasl-gate.js';
 import type { BufferPool } from '../memory/buffer-pool.js';
 import type { FaultRegistry } from '../faults/registry.js';
@@ -22,7 +22,8 @@ export interface BrokerContext {
   readonly dynamicConfigs: DynamicBrokerConfigs;
   readonly storage: Storage;
   readonly producerEpochs: ProducerEpochs;
-  readonly waiters: PartitionWaiters;
+  /** Each partition's appends in turn, waiting fetches and producers' counts. */
+  readonly partitions: Partitions;
   readonly groups: GroupCoordinator;
   readonly transactions: TxnCoordinator;
   readonly logger: Logger;
@@ -40,7 +41,7 @@ export interface BrokerContext {
   readonly authorizer: Authorizer | undefined;
   /** Faults installed to act on requests. */
   readonly faults: FaultRegistry;
-  /** Produce's decisions per idempotent producer and partition. */
+  /** Tells of Produce's decisions per idempotent producer and partition. */
   readonly producerActivity: ProducerActivity;
   /** Present with --producer-ids-per-hour: new producer ids handed each principal. */
   readonly producerIdQuota: ProducerIdQuota | undefined;

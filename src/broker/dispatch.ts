@@ -1,7 +1,7 @@
 /**
  * Turns a request frame into a response frame: header, version check, decode, installed faults,
  * handler, encode.
- * A request the broker cannot parse or does not serve closes its connection (as Kafka does),
+ * A request the broker cannot parse or does not serve closes its connection (as Kafka's `SocketServer` `Processor` does),
  * except an unknown ApiVersions version, which is answered so the client can pick another. One
  * it serves is answered, even when its handler throws (`handler-call.ts`).
  */

@@ -63,7 +63,7 @@ async function finish(
 export async function withErrors(result: HandlerResult<unknown>, errors: readonly NamedError[], apiKey: number, info: RequestInfo): Promise<unknown> {
   const response = await result;
   if (errors.length > 0) {
-    // A Produce with acks=0 has no answer to carry errors: as Kafka does, the connection closes.
+    // A Produce with acks=0 has no answer to carry errors: as Kafka's `KafkaApis.handleProduceRequest` does, the connection closes.
     if (response === undefined) info.connection.end();
     else addErrors(apiKey, response, errors);
   }

@@ -1,4 +1,4 @@
-/** Who a connection is, as Kafka's default principal builder names it. */
+/** Who a connection is, as Kafka's `DefaultKafkaPrincipalBuilder` names it. */
 import type { ConnectionContext } from '../server/connection.js';
 import type { BrokerContext } from './broker-context.js';
 

@@ -23,7 +23,7 @@ import { listenerProblem, optionProblem } from './option-checks.js';
 import { formatHostPort } from '../server/host-port.js';
 import { createDispatcher } from './dispatch.js';
 import { guarded } from './authorization.js';
-import { PartitionWaiters } from './partition-waiters.js';
+import { Partitions } from './partition.js';
 import { txnParticipants } from './txn-participants.js';
 import { SaslGate } from './sasl-gate.js';
 import { CredentialStore } from '../auth/credential-store.js';
@@ -167,10 +167,11 @@ async function run(config: BrokerConfig, logger: Logger, faults: FaultRegistry):
     });
     closers.push(() => groups.close());
     await groups.deleteOffsetsOfMissingTopics((topic) => storage.topic(topic) !== undefined);
-    const waiters = new PartitionWaiters();
     const metrics = new BrokerMetrics();
+    const producerActivity = new ProducerActivity();
+    const partitions = new Partitions(storage, producerActivity, (verdict) => metrics.idempotence(verdict));
     // Opened once partitions and groups are: it completes what a stop left decided.
-    const transactions = await TxnCoordinator.open(dataDir, txnParticipants(storage, groups, waiters), {
+    const transactions = await TxnCoordinator.open(dataDir, txnParticipants(partitions, groups), {
       flush: config.flush,
       maxTimeoutMs: config.transactionMaxTimeoutMs,
       abortIntervalMs: config.transactionAbortTimedOutTransactionCleanupIntervalMs,
@@ -192,7 +193,7 @@ async function run(config: BrokerConfig, logger: Logger, faults: FaultRegistry):
       dynamicConfigs,
       storage,
       producerEpochs,
-      waiters,
+      partitions,
       groups,
       transactions,
       logger,
@@ -204,7 +205,7 @@ async function run(config: BrokerConfig, logger: Logger, faults: FaultRegistry):
       fetchMemory: new BufferPool(KEPT_FETCH_BYTES),
       authorizer,
       faults,
-      producerActivity: new ProducerActivity(),
+      producerActivity,
       producerIdQuota: config.producerIdsPerHour === undefined ? undefined : new ProducerIdQuota(config.producerIdsPerHour),
     };
     const server = new TcpServer(
@@ -228,7 +229,7 @@ async function run(config: BrokerConfig, logger: Logger, faults: FaultRegistry):
     metrics.countOpenTransactions(() => transactions.openCount());
     metrics.countUnstableOffsets(() => storage.unstableOffsets());
     closers.push(async () => {
-      waiters.close();
+      partitions.close();
       await server.close();
     });
     const bound = await server.listen(config.host, config.port);

@@ -19,11 +19,16 @@ export function storageFailure(logger: Logger, err: unknown, fields: object, wha
 }
 
 /**
- * CORRUPT_MESSAGE for a stored batch corrupt in itself: Kafka's reader answers it for a length
- * below a batch header, and a consumer checking CRCs (Java's does by default) fails on a batch
- * whose CRC does not match. KAFKA_STORAGE_ERROR for any other failed read, a batch out of place
- * in its file (which Kafka's reader passes over) or the file system refusing.
+ * Logs a read of the log that threw, and gives its Kafka error: CORRUPT_MESSAGE for a stored batch
+ * corrupt in itself (Kafka's reader answers it for a length below a batch header, and a consumer
+ * checking CRCs, as Java's does by default, fails on a batch whose CRC does not match);
+ * KAFKA_STORAGE_ERROR for other damage (a batch out of place in its file, which Kafka's reader
+ * passes over) or the file system refusing. Those are not logged again while `repeated` (the
+ * partition's last read failed too). Any other exception is a bug, UNKNOWN_SERVER_ERROR, always
+ * logged with its stack.
  */
-export function readErrorCode(err: unknown): number {
+export function readFailure(logger: Logger, err: unknown, fields: object, what: string, repeated = false): number {
+  if (!(err instanceof LogDamageError) && !isIoError(err)) return unexpectedError(logger, err, fields, what);
+  if (!repeated) logger.error({ ...fields, err }, what);
   return err instanceof LogDamageError && err.corrupt ? ErrorCode.CORRUPT_MESSAGE : ErrorCode.KAFKA_STORAGE_ERROR;
 }

@@ -1,6 +1,6 @@
 /**
  * `brook acls add | remove | list`: a running broker's ACLs, changed and shown over the Kafka
- * protocol (CreateAcls, DeleteAcls, DescribeAcls), as Kafka's kafka-acls tool does.
+ * protocol (CreateAcls, DeleteAcls, DescribeAcls), as Kafka's kafka-acls tool (`AclCommand`) does.
  */
 import { Option, type Command } from 'commander';
 import {

@@ -45,7 +45,7 @@ function committed(
         .map(([partition, c]) => {
           const log = broker.storage.partition(topic, partition);
           const offset = Number(c.offset);
-          // As Kafka's tools: lag is what lies between the committed offset and the high watermark.
+          // As Kafka's tools (`ConsumerGroupCommand`): lag is what lies between the committed offset and the high watermark.
           const highWatermark = log?.highWatermark ?? null;
           return { topic, partition, offset, highWatermark, lag: highWatermark === null || offset < 0 ? null : Math.max(0, highWatermark - offset) };
         }),

@@ -17,12 +17,13 @@ function hasProducers(broker: BrokerContext, topic: string, partition: number): 
 }
 
 export function producersOf(broker: BrokerContext, topic: string, partition: number): unknown[] {
-  const log = broker.storage.partition(topic, partition);
-  if (log === undefined) return [];
+  const held = broker.partitions.get(topic, partition);
+  if (held === undefined) return [];
+  const log = held.log;
   return [...log.producers()]
     .sort(([a], [b]) => (a < b ? -1 : 1))
     .map(([producerId, entry]) => {
-      const counts = broker.producerActivity.countsOf(log, producerId);
+      const counts = held.producerCounts.of(producerId);
       return {
         producerId: String(producerId),
         epoch: entry.state.epoch,

@@ -1,5 +1,5 @@
 /**
- * Answers refusing a whole request with one error, as Kafka answers a request it refuses: the
+ * Answers refusing a whole request with one error, as Kafka's `AbstractRequest.getErrorResponse` answers a request it refuses: the
  * request's own error where its answer has one, else an entry carrying the error for each item the
  * request names (topic, partition, group, resource or key). The authorizer refuses requests so, and
  * a fault's error is answered so for APIs whose requests name no topic.
@@ -119,7 +119,7 @@ const REFUSALS: Readonly<Partial<Record<number, Refuse>>> = {
   }),
   // An empty list asks for every topic, so refused topics are answered here, not taken out.
   [ApiKey.DescribeTopicPartitions]: (r, errorCode) => each(ApiKey.DescribeTopicPartitions, 'topics', r.topics as Obj[], (t) => ({ name: t.name }), errorCode),
-  // v0-2 have no error: no directory is listed, as Kafka answers them refused.
+  // v0-2 have no error: no directory is listed, as Kafka's `DescribeLogDirsRequest.getErrorResponse` answers them refused.
   [ApiKey.DescribeLogDirs]: (_, errorCode) => ({ errorCode, results: [] }),
   [ApiKey.DescribeTransactions]: (r, errorCode) =>
     each(

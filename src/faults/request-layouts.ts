@@ -25,9 +25,9 @@ interface Layout {
   readonly request: readonly [topics: string, name: string, partitions?: string, index?: string | null];
   /** Likewise in the answer. */
   readonly response: readonly [topics: string, name: string, partitions?: string, index?: string];
-  /** Fields of an error entry other than the schema's defaults, as Kafka answers them. */
+  /** Fields of an error entry other than the schema's defaults, as Kafka's `getErrorResponse` of each request answers them. */
   readonly errorFields?: Readonly<Record<string, unknown>>;
-  /** Request fields set when part of it is taken out: a Fetch with an error is answered at once, as Kafka answers it. */
+  /** Request fields set when part of it is taken out: a Fetch with an error is answered at once, as Kafka's `FetchRequest.getErrorResponse` answers it. */
   readonly whenFaulted?: Readonly<Record<string, unknown>>;
 }
 
@@ -42,7 +42,7 @@ const LAYOUTS: Readonly<Partial<Record<number, Layout>>> = {
   [ApiKey.Fetch]: {
     request: ['topics', 'topic', 'partitions', 'partition'],
     response: ['responses', 'topic', 'partitions', 'partitionIndex'],
-    // As Kafka: no records, empty rather than null, which librdkafka cannot read.
+    // As Kafka's `FetchRequest.getErrorResponse`: no records, empty rather than null, which librdkafka cannot read.
     errorFields: { highWatermark: -1n, records: Buffer.alloc(0) },
     whenFaulted: { maxWaitMs: 0 },
   },

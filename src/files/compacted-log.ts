@@ -1,5 +1,5 @@
 /**
- * A state held in memory and kept in the data directory as Kafka keeps a compacted topic
+ * A state held in memory and kept in the data directory as Kafka's `LogCleaner` keeps a compacted topic
  * (generation-files.ts): each change is appended as a record, together with the changes asked
  * for while the write before it was under way (one write, and under `--flush always` one fsync,
  * for all of them), and takes effect once written. Once the log since the last snapshot is as

@@ -1,5 +1,5 @@
 /**
- * State kept as Kafka keeps a compacted topic: a log of records appended, and now and then a
+ * State kept as Kafka keeps a compacted topic (`UnifiedLog` cleaned by `LogCleaner`): a log of records appended, and now and then a
  * snapshot of the whole state, numbered by generation:
  *
  *   <prefix>-<g>.snapshot  the state as it was when log g was started, written whole (temporary

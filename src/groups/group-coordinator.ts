@@ -107,7 +107,7 @@ export class GroupCoordinator {
     private readonly options: CoordinatorOptions,
   ) {
     this.rebalancer = new Rebalancer(options, (group) => groupStore.put(group));
-    // As Kafka loads its groups: each member has a session from now to show it is still there.
+    // As Kafka's `GroupCoordinator.onGroupLoaded` after loading its groups: each member has a session from now to show it is still there.
     for (const group of groupStore.takeGroups(options.now)) {
       this.groups.set(group.groupId, group);
       for (const member of group.members.values()) this.rebalancer.keepAlive(group, member);
@@ -179,7 +179,7 @@ export class GroupCoordinator {
   }
 
   /**
-   * TxnOffsetCommit's check of the group, as Kafka's: a member named must be in the group, a
+   * TxnOffsetCommit's check of the group, as Kafka's `GroupCoordinator.handleTxnCommitOffsets`: a member named must be in the group, a
    * generation given must be the group's; a group unknown takes the commit.
    */
   txnCommitError(groupId: string, generationId: number, memberId: string, groupInstanceId: string | null): number {
@@ -200,7 +200,7 @@ export class GroupCoordinator {
   }
 
   /**
-   * As Kafka does when a topic is deleted, every group forgets its offsets there, so a topic made
+   * As Kafka's `GroupCoordinator.onPartitionsDeleted` does when a topic is deleted, every group forgets its offsets there, so a topic made
    * again under that name is read from where the group's reset policy says, not the old offsets.
    */
   async deleteTopicOffsets(topic: string): Promise<void> {
@@ -415,7 +415,7 @@ export class GroupCoordinator {
   private expiresFrom(group: ClassicGroup | undefined): ((committed: CommittedOffset) => number) | undefined {
     if (group === undefined || group.protocolType === null) return (committed) => committed.commitTimestamp;
     if (!group.is('Empty')) return undefined;
-    // Unknown for a group stored before brook kept it: then, as Kafka with such a group, each commit's time.
+    // Unknown for a group stored before brook kept it: then, as Kafka's `GroupMetadata.removeExpiredOffsets` with such a group, each commit's time.
     const emptySince = group.currentStateTimestamp;
     return (committed) => emptySince ?? committed.commitTimestamp;
   }

@@ -27,7 +27,7 @@ interface FileMember {
   readonly rebalanceTimeoutMs: number;
   readonly sessionTimeoutMs: number;
   /**
-   * Every protocol the member offered, with its metadata: Kafka keeps only the chosen one's, so
+   * Every protocol the member offered, with its metadata: Kafka's `GroupMetadataManager.groupMetadataValue` keeps only the chosen one's, so
    * a member that rejoins offering several starts a rebalance there; here it does not.
    */
   readonly protocols: readonly { readonly name: string; readonly metadata: string }[];

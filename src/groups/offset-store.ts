@@ -1,5 +1,5 @@
 /**
- * Committed offsets by group: held in memory, and kept in the data directory as Kafka keeps them
+ * Committed offsets by group: held in memory, and kept in the data directory as Kafka's `GroupMetadataManager` keeps them
  * in its compacted __consumer_offsets topic, as a log of changes (offset-files.ts) compacted in
  * the background (files/compacted-log.ts). A change is encoded when it is asked for, and visible
  * once written: in the page cache, or under `--flush always` on disk. What a change costs does not

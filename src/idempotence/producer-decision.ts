@@ -126,7 +126,7 @@ export type EpochBump =
 
 /**
  * What InitProducerId hands a producer naming epoch `named`, given the newest epoch handed its id
- * (-1 if none): as Kafka's coordinator answers a retry naming the epoch before its last bump.
+ * (-1 if none): as Kafka's `TransactionCoordinator.handleInitProducerId` answers a retry naming the epoch before its last bump.
  */
 export function epochBump(newest: number, named: number): EpochBump {
   if (newest >= 0 && named === newest - 1) return { kind: 'again', epoch: newest };

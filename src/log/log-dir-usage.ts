@@ -6,7 +6,7 @@ import { parseOffsetFileName } from './segment.js';
 const isMissing = (err: unknown): boolean => (err as NodeJS.ErrnoException).code === 'ENOENT';
 
 /**
- * The bytes of a partition directory's segment files, as Kafka counts a log's size (indexes and
+ * The bytes of a partition directory's segment files, as Kafka's `UnifiedLog.size` counts a log's size (indexes and
  * snapshots aside); undefined once the directory is gone (its topic deleted meanwhile).
  */
 export async function segmentBytes(dir: string): Promise<number | undefined> {

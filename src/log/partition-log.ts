@@ -181,7 +181,7 @@ export class PartitionLog {
 
   /** Why the log would refuse a batch of `bytes` (max.message.bytes, segment.bytes); undefined if it takes it. */
   sizeRefusal(bytes: number): AppendRefusal | undefined {
-    // The directory is named as Kafka names a partition: topic-index.
+    // The directory is named as Kafka's `LocalLog.logDirName` names a partition: topic-index.
     return batchSizeRefusal(bytes, basename(this.dir), this.options);
   }
 

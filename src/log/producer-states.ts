@@ -1,7 +1,7 @@
 /**
  * The idempotence state of every producer of one partition, kept in step with the log, with the
  * partition's transactions (each open one's first offset, and the aborted ones, as Kafka's
- * producer state and .txnindex keep them), and its snapshots (format: producer-snapshot.ts).
+ * `ProducerStateManager` and `TransactionIndex` (.txnindex) keep them), and its snapshots (format: producer-snapshot.ts).
  * States are packed in a ProducerTable; the rules' states are made from it when asked for.
  */
 import {
@@ -133,7 +133,7 @@ export class ProducerStates {
     return open !== undefined && offset >= open ? 'open' : 'committed';
   }
 
-  /** Forgets the aborted transactions wholly below the log start, as Kafka deletes a segment's .txnindex with it. */
+  /** Forgets the aborted transactions wholly below the log start, as Kafka's `LogSegment.deleteIfExists` deletes a segment's .txnindex with it. */
   pruneAborted(logStartOffset: number): void {
     if (this.aborted[0] !== undefined && this.aborted[0].lastOffset < logStartOffset) this.aborted = this.aborted.filter((a) => a.lastOffset >= logStartOffset);
   }
@@ -200,7 +200,7 @@ export class ProducerStates {
 
 /**
  * The one conversion of a batch into the decision's input. Sequences are counted by offsets, not
- * records, as Kafka's batch lastSequence(): a batch compaction emptied keeps its sequences' span.
+ * records, as Kafka's `DefaultRecordBatch.lastSequence()`: a batch compaction emptied keeps its sequences' span.
  */
 function producerBatch(header: BatchHeader): ProducerBatch {
   const { attributes } = header;

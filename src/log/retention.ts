@@ -45,7 +45,7 @@ function belowStart(next: RetainedSegment, logStartOffset: number): boolean {
  * How many of the oldest segments retention deletes, each for one reason in turn: wholly below
  * the log start; or the rest still holding at least retention.bytes without it; or older than
  * retention.ms, measured from its largest batch time or, when no batch has one, its file's mtime,
- * as Kafka does. The first segment kept keeps all after it; the newest one, and any holding
+ * as Kafka's `UnifiedLog.deleteOldSegments` does. The first segment kept keeps all after it; the newest one, and any holding
  * offsets past the high watermark (not yet written), always stay.
  */
 export async function segmentsPastRetention<S extends RetainedSegment>(

@@ -50,7 +50,7 @@ export class TopicExistsError extends Error {
   }
 }
 
-/** Kafka refuses a topic whose name differs from an existing one's only in '.' against '_': metric names would collide. */
+/** Kafka (`Topic.hasCollision`) refuses a topic whose name differs from an existing one's only in '.' against '_': metric names would collide. */
 export class TopicCollisionError extends Error {
   constructor(
     name: string,

@@ -1,5 +1,5 @@
 /**
- * Opens the records of a compressed RecordBatch, each codec framed as Kafka producers frame it.
+ * Opens the records of a compressed RecordBatch, each codec framed as Kafka producers frame it (`GzipCompression`, `SnappyCompression`, `Lz4Compression`, `ZstdCompression`).
  * Every codec's framing states or bounds what each block decompresses to; that bound is checked
  * against `limit` before anything is decompressed, so a small hostile payload cannot make the
  * broker allocate more than `limit` bytes. All of it is synchronous; given `now`, a bound for what

@@ -171,7 +171,7 @@ export function crcMatches(buf: Buffer, pos: number, size: number): boolean {
  * Checks that `records` (a Produce partition's records field) holds exactly one well-formed
  * v2 batch with every record's time within `rules` at `now`, and returns its header. Throws
  * RecordBatchError naming what is wrong. A compressed batch is decompressed to walk its records,
- * into at most `room.bytes`, which it then takes from `room`. As Kafka's log validator, the
+ * into at most `room.bytes`, which it then takes from `room`. As Kafka's `LogValidator`, the
  * header's max timestamp is set to what the records say (a client may leave it -1), or to `now`
  * under LogAppendTime, with the CRC to match; nothing else of the batch changes. Records that
  * may decompress to more than `decompressNow` bytes are not decompressed: LargePayload is thrown,
@@ -217,7 +217,7 @@ export function validateProducedBatch(
   return stampTimes(records, header, body, rules, now);
 }
 
-/** A compacted partition (named as Kafka names it) keeps the latest record per key: records without one are refused, each named, as Kafka's log validator does. */
+/** A compacted partition (named as Kafka names it) keeps the latest record per key: records without one are refused, each named, as Kafka's `LogValidator.validateKey` does. */
 function refuseKeyless(body: RecordsBody, count: number, partition: string): never {
   const recordErrors: RecordError[] = [];
   const message = `Compacted topic cannot accept message without key in topic partition ${partition}.`;
@@ -236,7 +236,7 @@ interface RecordsBody {
   readonly start: number;
 }
 
-/** Checks the times of a batch just walked and sets its max timestamp (and CRC) as Kafka's log validator does. */
+/** Checks the times of a batch just walked and sets its max timestamp (and CRC) as Kafka's `LogValidator` does. */
 function stampTimes(batch: Buffer, header: BatchHeader, body: RecordsBody, rules: TimestampRules, now: number): BatchHeader {
   if (isLogAppendTime(header.attributes)) {
     const recordErrors = Array.from({ length: header.recordCount }, (_, batchIndex) => ({
@@ -504,7 +504,7 @@ const CONTROL_RECORD_VERSION = 0;
 const MARKER_RECORD_SIZE = 17;
 
 /**
- * A COMMIT or ABORT marker as Kafka's coordinator writes one: a control batch of the producer's
+ * A COMMIT or ABORT marker as Kafka's coordinator writes one (`MemoryRecords.withEndTransactionMarker`): a control batch of the producer's
  * id and epoch holding one record whose key is (version 0, type 1 or 0) and whose value is
  * (version 0, coordinator epoch). Its base offset is set when it is appended.
  */

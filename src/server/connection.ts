@@ -21,7 +21,7 @@ export interface ConnectionContext {
   readonly remoteAddress: string;
   /** The client's IP address (see clientAddress). */
   readonly address: string;
-  /** The subject of the client certificate TLS verified, in RFC 2253 order (as Kafka names an SSL principal); undefined without one. */
+  /** The subject of the client certificate TLS verified, in RFC 2253 order (as Kafka's `DefaultKafkaPrincipalBuilder` names an SSL principal); undefined without one. */
   readonly certifiedPeer: string | undefined;
   /** Closes the connection once the responses to requests received so far are written. */
   end(): void;
@@ -261,7 +261,7 @@ export class Connection {
 
   /**
    * A request the connection cannot go on from: it takes no more, answers those before it and
-   * then closes, as Kafka, which reads a request only once the one before is answered.
+   * then closes, as Kafka's `SocketServer` `Processor`, which mutes a channel until its request is answered.
    */
   private refuse(slot: Slot, message: string): void {
     if (!this.socket.destroyed) {

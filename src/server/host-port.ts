@@ -4,7 +4,7 @@
 export const CLIENT_PORTS = [1, 65535] as const;
 
 /**
- * A client's IP address as Kafka compares it with an ACL's host or a connection limit's: an IPv4
+ * A client's IP address as Kafka's `StandardAuthorizer` and `ConnectionQuotas` compare it with an ACL's host or a connection limit's: an IPv4
  * client of a listener on every address, seen as IPv4-mapped IPv6 (`::ffff:a.b.c.d`), is `a.b.c.d`,
  * as Java reads it.
  */

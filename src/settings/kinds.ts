@@ -90,7 +90,7 @@ export const bool: Kind<boolean> = { fits: (v) => typeof v === 'boolean', said: 
 
 const listed = (items: readonly string[]): string => items.join(', ').replace(/, ([^,]*)$/, ' or $1');
 
-/** One of `values`, spelled as Kafka spells them. */
+/** One of `values`, spelled as Kafka spells them (`ConfigDef.ValidString`). */
 export function oneOf<T extends string>(values: readonly T[], arg: string): Kind<T> {
   return {
     fits: (v) => values.includes(v as T),

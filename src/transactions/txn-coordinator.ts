@@ -152,7 +152,7 @@ export class TxnCoordinator {
       const step = initProducerId(txn, req, this.options.maxTimeoutMs, Date.now(), () => fresh!);
       if ('error' in step) return refused(step.error);
       if ('abortFirst' in step) {
-        // As Kafka: the old producer's transaction is aborted first; the producer asks again.
+        // As Kafka's `TransactionCoordinator.handleInitProducerId`: the old producer's transaction is aborted first; the producer asks again.
         await this.put(step.abortFirst);
         await this.finish(step.abortFirst);
         return refused(ErrorCode.CONCURRENT_TRANSACTIONS);

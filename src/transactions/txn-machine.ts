@@ -69,7 +69,7 @@ export interface InitRequest {
 /**
  * `ready`: answer the txn's id and epoch. `abortFirst`: the stored transaction was open; `txn` is it
  * fenced and preparing to abort, and the producer is answered CONCURRENT_TRANSACTIONS so that it
- * asks again once the abort is complete, as Kafka does.
+ * asks again once the abort is complete, as Kafka's `TransactionCoordinator.handleInitProducerId` does.
  */
 export type InitStep = { readonly error: number } | { readonly ready: Txn } | { readonly abortFirst: Txn };
 
@@ -98,14 +98,14 @@ export function initProducerId(txn: Txn | undefined, req: InitRequest, maxTimeou
   }
 }
 
-/** Whether (producerId, epoch) is the txn's producer; the error Kafka answers otherwise. */
+/** Whether (producerId, epoch) is the txn's producer; the error Kafka's `TransactionCoordinator` answers otherwise. */
 function verify(txn: Txn | undefined, producerId: bigint, epoch: number): number {
   if (txn === undefined || txn.producerId !== producerId) return ErrorCode.INVALID_PRODUCER_ID_MAPPING;
   if (txn.epoch !== epoch) return ErrorCode.PRODUCER_FENCED;
   return ErrorCode.NONE;
 }
 
-/** The txn open (Ongoing), begun now unless it was already; or the error Kafka answers. */
+/** The txn open (Ongoing), begun now unless it was already; or the error Kafka's `TransactionCoordinator.handleAddPartitionsToTransaction` answers. */
 function opened(txn: Txn | undefined, producerId: bigint, epoch: number, now: number): Step {
   const refused = verify(txn, producerId, epoch);
   if (refused !== ErrorCode.NONE) return error(refused);
@@ -286,7 +286,7 @@ export function isComplete(state: TxnState): boolean {
 
 /**
  * The next epoch of a producer whose transaction is complete; at the epoch's end (keeping one
- * epoch spare for fencing an open transaction) a new producer id at epoch 0, as Kafka does.
+ * epoch spare for fencing an open transaction) a new producer id at epoch 0, as Kafka's `TransactionMetadata.prepareProducerIdRotation` does.
  */
 function bumped(txn: Txn, newProducerId: () => bigint): Txn {
   const last = { lastProducerId: txn.producerId, lastEpoch: txn.epoch };

@@ -1,5 +1,5 @@
 /**
- * Every transactional id's state, held in memory and kept in the data directory as Kafka keeps
+ * Every transactional id's state, held in memory and kept in the data directory as Kafka's `TransactionStateManager` keeps
  * its __transaction_state topic: a log of whole states, the last per id winning, compacted in the
  * background into a snapshot (files/compacted-log.ts; `transactions-<g>.log` and `.snapshot`). A
  * state is stored (in the page cache, or under `--flush always` on disk) before it is taken: the

@@ -1,7 +1,7 @@
 /**
  * AddPartitionsToTxn: the partitions join the producer's transaction, beginning it if none is
  * open. Partitions of unknown topics are UNKNOWN_TOPIC_OR_PARTITION and the rest of the request
- * OPERATION_NOT_ATTEMPTED, as Kafka answers. v4+ (sent by brokers) batch transactions; a
+ * OPERATION_NOT_ATTEMPTED, as Kafka's `KafkaApis.handleAddPartitionsToTxnRequest` answers. v4+ (sent by brokers) batch transactions; a
  * verify-only one asks whether its partitions are in the transaction, changing nothing.
  */
 import { ErrorCode } from '../../protocol/error-codes.js';

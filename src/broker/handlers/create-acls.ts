@@ -1,6 +1,6 @@
 /**
  * CreateAcls: each valid binding is added (one already there is left as it is), stored before the
- * answer; an invalid one is INVALID_REQUEST. Without an authorizer, SECURITY_DISABLED, as Kafka.
+ * answer; an invalid one is INVALID_REQUEST. Without an authorizer, SECURITY_DISABLED, as Kafka's `AclApis`.
  */
 import { bindingProblem } from '../../acl/acl-filter.js';
 import { ErrorCode } from '../../protocol/error-codes.js';

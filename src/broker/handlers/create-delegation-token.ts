@@ -1,5 +1,5 @@
 /**
- * CreateDelegationToken: no delegation tokens; answered as Kafka answers with them off (see
+ * CreateDelegationToken: no delegation tokens; answered as Kafka's `KafkaApis.handleCreateTokenRequest` answers with them off (see
  * delegation-tokens.ts); from a known client, renewers that are not users are INVALID_PRINCIPAL_TYPE
  * before tokens being off is told.
  */

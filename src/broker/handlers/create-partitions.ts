@@ -27,7 +27,7 @@ export const createPartitions = defineApi({
   },
 });
 
-/** Checked here as Kafka orders its checks; storage checks the count again when the change's turn comes. */
+/** Checked here as Kafka's `ReplicationControlManager.createPartitions` orders its checks; storage checks the count again when the change's turn comes. */
 async function growTopic(broker: BrokerContext, t: Wanted, validateOnly: boolean): Promise<Result> {
   const topic = broker.storage.topic(t.name);
   if (topic === undefined) return unknownTopic(t.name);

@@ -97,7 +97,7 @@ function refusalOf(broker: BrokerContext, t: CreateTopicsRequestCreatableTopic, 
   return undefined;
 }
 
-/** Manual assignments are accepted as Kafka accepts them: partitions 0, 1, 2, …, each on this broker alone. */
+/** Manual assignments are accepted as Kafka's `ReplicationControlManager.createTopic` accepts them: partitions 0, 1, 2, …, each on this broker alone. */
 function topicAssignmentProblem(assignments: CreateTopicsRequestCreatableTopic['assignments']): string | undefined {
   const indexes = new Set(assignments.map((a) => a.partitionIndex));
   if (indexes.size !== assignments.length || assignments.some((a) => a.partitionIndex < 0 || a.partitionIndex >= assignments.length)) {

@@ -1,7 +1,7 @@
 /**
  * DeleteAcls: every ACL each filter matches is removed, stored before the answer, and listed under
  * each filter that matched it; a filter with unknown parts is INVALID_REQUEST. Without an
- * authorizer, SECURITY_DISABLED, as Kafka.
+ * authorizer, SECURITY_DISABLED, as Kafka's `AclApis`.
  */
 import { filterProblem } from '../../acl/acl-filter.js';
 import { ErrorCode } from '../../protocol/error-codes.js';

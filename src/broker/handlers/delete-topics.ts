@@ -50,7 +50,7 @@ function refused(w: Wanted, errorMessage: string): Result {
 
 /**
  * The topic is looked for again when the delete's turn comes, since an earlier change (another
- * connection's delete of it) may have removed it: then it is answered as unknown, as Kafka does.
+ * connection's delete of it) may have removed it: then it is answered as unknown, as Kafka's `ControllerApis.deleteTopics` does.
  */
 async function deleteOne(broker: BrokerContext, connection: ConnectionContext, w: Wanted): Promise<Result> {
   const byId = w.name === null ? broker.storage.topicById(w.topicId) : undefined;

@@ -1,4 +1,4 @@
-/** DescribeAcls: the ACLs the filter matches, by resource pattern. Without an authorizer, SECURITY_DISABLED, as Kafka. */
+/** DescribeAcls: the ACLs the filter matches, by resource pattern. Without an authorizer, SECURITY_DISABLED, as Kafka's `AclApis`. */
 import { filterProblem, matchesFilter } from '../../acl/acl-filter.js';
 import { ErrorCode } from '../../protocol/error-codes.js';
 import { DescribeAclsRequest, DescribeAclsResponse, type DescribeAclsResponseDescribeAclsResource } from '../../protocol/messages/describe-acls.js';

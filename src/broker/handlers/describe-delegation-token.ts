@@ -1,4 +1,4 @@
-/** DescribeDelegationToken: no delegation tokens; answered as Kafka answers with them off (see delegation-tokens.ts). */
+/** DescribeDelegationToken: no delegation tokens; answered as Kafka's `KafkaApis.handleDescribeTokensRequest` answers with them off (see delegation-tokens.ts). */
 import { ErrorCode } from '../../protocol/error-codes.js';
 import { DescribeDelegationTokenRequest, DescribeDelegationTokenResponse } from '../../protocol/messages/describe-delegation-token.js';
 import { defineApi } from '../api-handler.js';

@@ -1,4 +1,4 @@
-/** DescribeGroups: state, protocol and members; an unknown group is described as Dead, as Kafka does. */
+/** DescribeGroups: state, protocol and members; an unknown group is described as Dead, as Kafka's `GroupCoordinator.handleDescribeGroup` does. */
 import { ErrorCode } from '../../protocol/error-codes.js';
 import { DescribeGroupsRequest, DescribeGroupsResponse } from '../../protocol/messages/describe-groups.js';
 import { defineApi } from '../api-handler.js';
@@ -35,7 +35,7 @@ export const describeGroups = defineApi({
   },
 });
 
-/** A group the client may not describe: GROUP_AUTHORIZATION_FAILED and nothing of it, as Kafka answers. */
+/** A group the client may not describe: GROUP_AUTHORIZATION_FAILED and nothing of it, as Kafka's `KafkaApis.handleDescribeGroupsRequest` answers. */
 function refused(groupId: string): DescribeGroupsResponse['groups'][number] {
   return {
     errorCode: ErrorCode.GROUP_AUTHORIZATION_FAILED,

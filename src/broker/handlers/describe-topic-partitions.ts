@@ -26,12 +26,12 @@ export const describeTopicPartitions = defineApi({
     const { cursor } = request;
     const all = request.topics.length === 0;
     const from = cursor?.topicName ?? '';
-    // As Kafka: all topics are those the client may describe.
+    // As Kafka's `DescribeTopicPartitionsRequestHandler`: all topics are those the client may describe.
     const mayDescribe = (name: string, quiet = false): boolean => mayDo(connection, broker, ResourceType.TOPIC, name, AclOperation.DESCRIBE, quiet);
     const operations = (name: string): number => authorizedOperations(true, connection, broker, ResourceType.TOPIC, name);
     const listed = all ? broker.storage.topics().map((t) => t.name) : request.topics.map((t) => t.name);
     const names = new Set(listed.filter((name) => name >= from && (!all || mayDescribe(name, true))));
-    // As Kafka: a cursor outside the topics named, or before a first partition, fails every topic named.
+    // As Kafka's `DescribeTopicPartitionsRequestHandler`: a cursor outside the topics named, or before a first partition, fails every topic named.
     const invalidCursor = cursor !== null && ((!all && !names.has(cursor.topicName)) || cursor.partitionIndex < 0);
     if (invalidCursor)
       return { throttleTimeMs: 0, topics: request.topics.map((t) => topicError(t.name, ErrorCode.INVALID_REQUEST, NOT_ASKED)), nextCursor: null };

@@ -1,6 +1,6 @@
 /**
  * EndTxn: commits or aborts the producer's transaction, answered once its markers are written
- * to every partition in it and, on commit, its offsets are the groups' (Kafka answers once the
+ * to every partition in it and, on commit, its offsets are the groups' (Kafka's `TransactionCoordinator.handleEndTransaction` answers once the
  * decision is stored and writes the markers after).
  */
 import { EndTxnRequest, EndTxnResponse } from '../../protocol/messages/end-txn.js';

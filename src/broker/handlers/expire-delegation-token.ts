@@ -1,4 +1,4 @@
-/** ExpireDelegationToken: no delegation tokens; answered as Kafka answers with them off (see delegation-tokens.ts). */
+/** ExpireDelegationToken: no delegation tokens; answered as Kafka's `KafkaApis.handleExpireTokenRequest` answers with them off (see delegation-tokens.ts). */
 import { ExpireDelegationTokenRequest, ExpireDelegationTokenResponse } from '../../protocol/messages/expire-delegation-token.js';
 import { defineApi } from '../api-handler.js';
 import { tokenChangeRefused } from '../delegation-tokens.js';

@@ -5,7 +5,7 @@
  * The limits are Kafka's: the answer's records stay within max_bytes and the broker's
  * fetch.max.bytes, each partition's within its partition_max_bytes, except that the first batch
  * found goes out whole, so that a large batch never stalls a consumer. A partition named more than
- * once is fetched once, as Kafka does (it reads the request into a map): in the place of its first
+ * once is fetched once, as Kafka's `FetchRequest.fetchData` does (it reads the request into a map): in the place of its first
  * mention, with the offset and limit of its last. Batches go out whole or not at all: a later
  * partition whose next batch does not fit in what remains is answered without records. An answer
  * also keeps within the room its connection's other unsent answers leave, so that answers a client
@@ -15,13 +15,12 @@ import { ErrorCode } from '../../protocol/error-codes.js';
 import { bytesBeforeCodec, Compression } from '../../protocol/record-batch.js';
 import { FetchRequest, FetchResponse, type FetchRequestFetchPartition, type FetchResponsePartitionData } from '../../protocol/messages/fetch.js';
 import { AnswerMemory } from '../../memory/answer-memory.js';
-import type { PartitionLog } from '../../log/partition-log.js';
 import type { SentHooks } from '../../server/connection.js';
 import { defineApi } from '../api-handler.js';
 import type { BrokerContext } from '../broker-context.js';
 import { leaderEpochError } from '../config.js';
-import { PartitionWaiters } from '../partition-waiters.js';
-import { readErrorCode } from '../storage-error.js';
+import type { Partition } from '../partition.js';
+import { readFailure } from '../storage-error.js';
 
 type PartitionData = FetchResponsePartitionData;
 const EMPTY: Buffer = Buffer.alloc(0);
@@ -50,8 +49,8 @@ export const fetch = defineApi({
     const memory = new AnswerMemory(broker.fetchMemory, info.sent);
     const read: PartitionRead = { broker, memory, zstd: info.apiVersion >= ZSTD_MIN_VERSION, committed: request.isolationLevel === READ_COMMITTED };
     let result = await collect(fetched, maxBytes, read, info.sent);
-    while (!result.answerNow && result.bytes < request.minBytes && Date.now() < deadline && broker.waiters.open) {
-      await broker.waiters.wait([...fetched.keys()], deadline - Date.now());
+    while (!result.answerNow && result.bytes < request.minBytes && Date.now() < deadline && broker.partitions.open) {
+      await broker.partitions.waitForWrite(result.partitions, deadline - Date.now());
       memory.giveBackSince(0);
       result = await collect(fetched, maxBytes, read, info.sent);
     }
@@ -61,14 +60,14 @@ export const fetch = defineApi({
 });
 
 /**
- * The partitions a request names, by PartitionWaiters.key, each once: a partition named again
+ * The partitions a request names, by topic and index, each once: a partition named again
  * keeps its first place and takes the later mention's offset and limit (a Map keeps the order
  * keys were first set in, as Kafka's LinkedHashMap does).
  */
 function fetchedPartitions(request: FetchRequest): Map<string, Fetched> {
   const fetched = new Map<string, Fetched>();
   for (const t of request.topics) {
-    for (const p of t.partitions) fetched.set(PartitionWaiters.key(t.topic, p.partition), { topic: t.topic, topicId: t.topicId, partition: p });
+    for (const p of t.partitions) fetched.set(`${t.topic}\u0000${p.partition}`, { topic: t.topic, topicId: t.topicId, partition: p });
   }
   return fetched;
 }
@@ -78,6 +77,8 @@ interface Collected {
   readonly bytes: number;
   /** Something other than records to answer with: an error. */
   readonly answerNow: boolean;
+  /** The partitions read, whose next write a fetch short of min_bytes waits for. */
+  readonly partitions: Partition[];
 }
 
 /** What reading the partitions of one Fetch takes. */
@@ -102,20 +103,18 @@ async function collect(fetched: ReadonlyMap<string, Fetched>, maxBytes: number, 
   }
 }
 
-/** Partition logs whose last read failed: further failures in a row go unlogged. */
-const unreadable = new WeakSet<PartitionLog>();
-
 async function readPartitions(fetched: ReadonlyMap<string, Fetched>, maxBytes: number, { broker, memory, zstd, committed }: PartitionRead): Promise<Collected> {
   let bytes = 0;
   let answerNow = false;
+  const read: Partition[] = [];
   const responses: FetchResponse['responses'] = [];
   for (const { topic, topicId, partition: p } of fetched.values()) {
     // Partitions of one topic named one after the other share its entry, as in Kafka's answer.
     let topicResponse = responses.at(-1);
     if (topicResponse?.topic !== topic) responses.push((topicResponse = { topic, topicId, partitions: [] }));
     const partitions = topicResponse.partitions;
-    const log = broker.storage.partition(topic, p.partition);
-    if (log === undefined) {
+    const partition = broker.partitions.get(topic, p.partition);
+    if (partition === undefined) {
       answerNow = true;
       partitions.push(partitionData(p.partition, ErrorCode.UNKNOWN_TOPIC_OR_PARTITION, -1, -1, EMPTY));
       continue;
@@ -126,6 +125,8 @@ async function readPartitions(fetched: ReadonlyMap<string, Fetched>, maxBytes: n
       partitions.push(partitionData(p.partition, epochError, -1, -1, EMPTY));
       continue;
     }
+    read.push(partition);
+    const log = partition.log;
     // A consumer waiting at the end of the log reads what comes next from the tail cache.
     log.noteRead();
     const offset = Number(p.fetchOffset);
@@ -149,18 +150,20 @@ async function readPartitions(fetched: ReadonlyMap<string, Fetched>, maxBytes: n
         broker.metrics.fetchFailed();
         // Said once per run of failures (the error names the file, position and offset of damage):
         // consumers retry every few hundred milliseconds.
-        if (!unreadable.has(log))
-          broker.logger.error(
-            { topic, partition: p.partition, fetchOffset: offset, err },
-            'reading the log failed; failures in a row after this one are not logged',
-          );
-        unreadable.add(log);
+        const errorCode = readFailure(
+          broker.logger,
+          err,
+          { topic, partition: p.partition, fetchOffset: offset },
+          'reading the log failed; failures in a row after this one are not logged',
+          partition.unreadable,
+        );
+        partition.unreadable = true;
         answerNow = true;
-        partitions.push(partitionData(p.partition, readErrorCode(err), hw, log.logStartOffset, EMPTY, lso));
+        partitions.push(partitionData(p.partition, errorCode, hw, log.logStartOffset, EMPTY, lso));
         continue;
       }
       // A read that works again ends the run of failures: the next one is logged.
-      unreadable.delete(log);
+      partition.unreadable = false;
       // Batches up to the first in zstd go to a client that cannot read it; that one is an error.
       const readable = zstd ? records.length : bytesBeforeCodec(records, Compression.Zstd);
       if (readable === 0 && records.length > 0) {
@@ -177,14 +180,14 @@ async function readPartitions(fetched: ReadonlyMap<string, Fetched>, maxBytes: n
       bytes += records.length;
     }
     const data = partitionData(p.partition, ErrorCode.NONE, hw, log.logStartOffset, records, lso);
-    // As Kafka: under read_committed, the aborted transactions whose records the answer may hold, for the client to drop.
+    // As Kafka's `LocalLog.read`: under read_committed, the aborted transactions whose records the answer may hold, for the client to drop.
     if (committed) {
       data.abortedTransactions = log.abortedTxns(offset, upTo).map((a) => ({ producerId: a.producerId, firstOffset: BigInt(a.firstOffset) }));
     }
     partitions.push(data);
   }
   const response: FetchResponse = { throttleTimeMs: 0, errorCode: ErrorCode.NONE, sessionId: 0, responses };
-  return { response, bytes, answerNow };
+  return { response, bytes, answerNow, partitions: read };
 }
 
 function partitionData(

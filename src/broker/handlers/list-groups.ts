@@ -1,6 +1,6 @@
 /**
  * ListGroups: every group with members or committed offsets, filtered by state (v4) and type (v5),
- * and, as Kafka, to those the client may describe unless it may describe the cluster.
+ * and, as Kafka's `KafkaApis.handleListGroupsRequest`, to those the client may describe unless it may describe the cluster.
  */
 import { ErrorCode } from '../../protocol/error-codes.js';
 import { ListGroupsRequest, ListGroupsResponse } from '../../protocol/messages/list-groups.js';

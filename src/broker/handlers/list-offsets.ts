@@ -9,7 +9,7 @@ import { defineApi } from '../api-handler.js';
 import { LEADER_EPOCH, leaderEpochError } from '../config.js';
 import type { PartitionLog } from '../../log/partition-log.js';
 import { firstRecordAtOrAfter, readBatchHeader } from '../../protocol/record-batch.js';
-import { readErrorCode } from '../storage-error.js';
+import { readFailure } from '../storage-error.js';
 
 const LATEST = -1n;
 const EARLIEST = -2n;
@@ -30,7 +30,7 @@ export const listOffsets = defineApi({
       const partitions: ListOffsetsResponse['topics'][number]['partitions'] = [];
       for (const p of t.partitions) {
         const log = broker.storage.partition(t.name, p.partitionIndex);
-        // As Kafka: every mention of a partition named more than once is INVALID_REQUEST.
+        // As Kafka's `KafkaApis.handleListOffsetRequest`: every mention of a partition named more than once is INVALID_REQUEST.
         let errorCode =
           asked.get(key(t.name, p.partitionIndex))! > 1
             ? ErrorCode.INVALID_REQUEST
@@ -42,9 +42,8 @@ export const listOffsets = defineApi({
           try {
             found = await lookup(log, p.timestamp, request.isolationLevel === READ_COMMITTED);
           } catch (err) {
-            // As Kafka: a read that fails (damage in a segment) is that partition's error.
-            broker.logger.error({ topic: t.name, partition: p.partitionIndex, err }, 'reading the log for ListOffsets failed');
-            errorCode = readErrorCode(err);
+            // As Kafka's `KafkaApis.handleListOffsetRequest`: a read that fails (damage in a segment) is that partition's error.
+            errorCode = readFailure(broker.logger, err, { topic: t.name, partition: p.partitionIndex }, 'reading the log for ListOffsets failed');
           }
         }
         const offset = found?.offset ?? -1;
@@ -77,7 +76,7 @@ async function lookup(log: PartitionLog, timestamp: bigint, committed: boolean):
 async function lookupTime(log: PartitionLog, timestamp: bigint): Promise<{ offset: number; timestamp: number } | undefined> {
   const target = timestamp === MAX_TIMESTAMP ? await log.maxTimestamp() : Number(timestamp);
   if (target < 0) return undefined;
-  // As Kafka: the first record at or after the log start whose timestamp reaches the target; a
+  // As Kafka's `UnifiedLog.fetchOffsetByTimestamp`: the first record at or after the log start whose timestamp reaches the target; a
   // batch the log start lies inside may hold none past the start, and then the next batch is looked at.
   for (let from = log.logStartOffset; ;) {
     const batch = await log.offsetForTimestamp(target, from);

@@ -22,10 +22,10 @@ export const metadata = defineApi({
   async handle(request, info, broker) {
     // v0 asks for every topic with an empty list; later versions with null.
     const all = request.topics === null || (info.apiVersion === 0 && request.topics.length === 0);
-    // A topic asked for twice is answered once, as Kafka answers a set of topics.
+    // A topic asked for twice is answered once, as Kafka's `KafkaApis.handleTopicMetadataRequest` answers a set of topics.
     const wanted = [...new Map((request.topics ?? []).map((w) => [w.name ?? w.topicId, w])).values()];
     let topics: ResponseTopic[] = [];
-    // As Kafka: all topics are those the client may describe; one named that it may not is refused.
+    // As Kafka's `KafkaApis.handleTopicMetadataRequest`: all topics are those the client may describe; one named that it may not is refused.
     if (all)
       topics = broker.storage
         .topics()

@@ -1,6 +1,6 @@
 /**
  * OffsetDelete: a group's committed offsets of some partitions go, by the group coordinator's rules;
- * as Kafka, those of topics the client may not read are TOPIC_AUTHORIZATION_FAILED and stay.
+ * as Kafka's `KafkaApis.handleOffsetDeleteRequest`, those of topics the client may not read are TOPIC_AUTHORIZATION_FAILED and stay.
  */
 import { ErrorCode } from '../../protocol/error-codes.js';
 import { OffsetDeleteRequest, OffsetDeleteResponse } from '../../protocol/messages/offset-delete.js';
@@ -14,7 +14,7 @@ export const offsetDelete = defineApi({
   minVersion: 0,
   maxVersion: 0,
   async handle(request, { connection }, broker): Promise<OffsetDeleteResponse> {
-    // As Kafka: partitions the metadata does not know are answered without asking the coordinator.
+    // As Kafka's `KafkaApis.handleOffsetDeleteRequest`: partitions the metadata does not know are answered without asking the coordinator.
     const named = request.topics.flatMap((t) => t.partitions.map((p) => ({ topic: t.name, partition: p.partitionIndex })));
     const readable = new Set(request.topics.filter((t) => mayDo(connection, broker, ResourceType.TOPIC, t.name, AclOperation.READ)).map((t) => t.name));
     const known = named.filter(({ topic, partition }) => readable.has(topic) && broker.storage.partition(topic, partition) !== undefined);

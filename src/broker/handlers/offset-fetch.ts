@@ -1,6 +1,6 @@
 /**
  * OffsetFetch: committed offsets (-1 where none), of the partitions asked for or, given null, of all.
- * As Kafka: a group the client may not describe is GROUP_AUTHORIZATION_FAILED; a topic it may not
+ * As Kafka's `KafkaApis.handleOffsetFetchRequest`: a group the client may not describe is GROUP_AUTHORIZATION_FAILED; a topic it may not
  * describe is TOPIC_AUTHORIZATION_FAILED when asked for, and left out of all.
  */
 import { ErrorCode } from '../../protocol/error-codes.js';

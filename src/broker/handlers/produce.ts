@@ -4,7 +4,6 @@
  * duplicate is answered with the offset its first copy got, after that copy is written.
  */
 import { UNCHECKED, type AppendContext } from '../../idempotence/producer-decision.js';
-import type { Verdict } from '../../idempotence/rules.js';
 import { LargePayload } from '../../protocol/compression.js';
 import { ErrorCode } from '../../protocol/error-codes.js';
 import { ProduceRequest, ProduceResponse, type ProduceResponsePartitionProduceResponse } from '../../protocol/messages/produce.js';
@@ -28,7 +27,7 @@ import { defineApi } from '../api-handler.js';
 import { validateOffThread } from '../batch-checks-thread.js';
 import type { BrokerContext } from '../broker-context.js';
 import { LEADER_EPOCH } from '../config.js';
-import { takeTurn, turnsWaiting } from '../partition-turns.js';
+import type { Partition } from '../partition.js';
 import { storageFailure } from '../storage-error.js';
 import { VERDICT_ERRORS } from '../verdict-errors.js';
 
@@ -62,7 +61,7 @@ export const produce = defineApi({
     }));
     const answer = (): ProduceResponse | undefined => {
       if (request.acks === 0) {
-        // No answer to carry an error: as Kafka does, the connection closes, so the client notices.
+        // No answer to carry an error: as Kafka's `KafkaApis.handleProduceRequest` does, the connection closes, so the client notices.
         if (responses.some((t) => t.partitionResponses.some((p) => p.errorCode !== ErrorCode.NONE))) info.connection.end();
         return undefined;
       }
@@ -114,13 +113,14 @@ function appendPartition(
   order: RequestOrder,
   response: PartitionResponse,
 ): Promise<void>[] {
-  const log = broker.storage.partition(topic, index);
-  if (log === undefined) {
+  const partition = broker.partitions.get(topic, index);
+  if (partition === undefined) {
     response.errorCode = ErrorCode.UNKNOWN_TOPIC_OR_PARTITION;
     return [];
   }
+  const log = partition.log;
   response.logStartOffset = BigInt(log.logStartOffset);
-  // As Kafka checks that a partition's log directory is online before anything else: a failed
+  // As Kafka's `ReplicaManager.getPartitionOrException` checks that a partition's log directory is online before anything else: a failed
   // partition's producer state may hold batches its disk never got, so it judges nothing.
   if (log.failed) {
     response.errorCode = ErrorCode.KAFKA_STORAGE_ERROR;
@@ -132,7 +132,7 @@ function appendPartition(
     response.errorMessage = `zstd needs Produce version ${ZSTD_MIN_VERSION} or later, not ${version}`;
     return [];
   }
-  // The log's size limits, asked before the batch is decompressed, as Kafka's log checks them first.
+  // The log's size limits, asked before the batch is decompressed, as Kafka's `UnifiedLog.analyzeAndValidateRecords` checks them first.
   const tooLarge = records === null ? undefined : log.sizeRefusal(records.length);
   if (tooLarge !== undefined) {
     response.errorCode = tooLarge.errorCode;
@@ -154,9 +154,9 @@ function appendPartition(
     return [];
   }
   if (version >= ADDS_PARTITION_VERSION && transactionalId !== null) header = addedToTxn(broker, transactionalId, topic, index, header);
-  if (!(header instanceof Promise) && !turnsWaiting(log)) return store(broker, log, topic, index, batch!, header, now, rules, response);
+  if (!(header instanceof Promise) && !partition.turnsWaiting) return store(broker, partition, batch!, header, now, rules, response);
   // Behind a batch still being checked, or checked on the thread: in a copy of its own.
-  return waitTurn(broker, log, compressed ? batch! : Buffer.from(batch!), header, { topic, index, now, rules, response });
+  return waitTurn(broker, partition, compressed ? batch! : Buffer.from(batch!), header, { now, rules, response });
 }
 
 /** The coordinator's refusal to add a batch's partition to its transaction, answered for the partition. */
@@ -219,22 +219,24 @@ function validateCompressed(
 
 /** What a batch that waits for its turn was checked by, and where its answer goes. */
 interface Waiting {
-  readonly topic: string;
-  readonly index: number;
   readonly now: number;
   readonly rules: TimestampRules;
   readonly response: PartitionResponse;
 }
 
 /** Stores `batch` (memory of its own) once its header is known and the batches before it in its partition are judged and appended. */
-function waitTurn(broker: BrokerContext, log: PartitionLog, batch: Buffer, header: BatchHeader | Promise<BatchHeader>, at: Waiting): Promise<void>[] {
-  const { topic, index, now, rules, response } = at;
+function waitTurn(broker: BrokerContext, partition: Partition, batch: Buffer, header: BatchHeader | Promise<BatchHeader>, at: Waiting): Promise<void>[] {
+  const { now, rules, response } = at;
   const validated = Promise.resolve(header).then(
     (valid) => valid,
     (err: unknown) => refuse(err, response),
   );
-  const stored = takeTurn(log, validated, (valid) => (valid === undefined ? [] : store(broker, log, topic, index, batch, valid, now, rules, response, true)));
-  return [stored.then((written) => Promise.all(written)).then(ignore)];
+  const stored = partition.turn(validated, (valid) => (valid === undefined ? [] : store(broker, partition, batch, valid, now, rules, response, true)));
+  return [
+    Promise.resolve(stored)
+      .then((written) => Promise.all(written))
+      .then(ignore),
+  ];
 }
 
 /** Answers a batch that does not validate with its error; undefined. Anything else is no answer of Produce's and is thrown on. */
@@ -257,9 +259,7 @@ function refuse(err: unknown, response: PartitionResponse): undefined {
  */
 function store(
   broker: BrokerContext,
-  log: PartitionLog,
-  topic: string,
-  index: number,
+  partition: Partition,
   batch: Buffer,
   header: BatchHeader,
   now: number,
@@ -267,16 +267,18 @@ function store(
   response: PartitionResponse,
   waited = false,
 ): Promise<void>[] {
-  if (waited && (broker.storage.partition(topic, index) !== log || log.failed)) {
-    response.errorCode = log.failed ? ErrorCode.KAFKA_STORAGE_ERROR : ErrorCode.UNKNOWN_TOPIC_OR_PARTITION;
+  const { topic, index, log } = partition;
+  const gone = waited ? partition.gone : undefined;
+  if (gone !== undefined) {
+    response.errorCode = gone;
     return [];
   }
   broker.metrics.batchReceived(batch.length);
-  // The leader stamps its epoch on what it stores, as Kafka does; consumers commit it back.
+  // The leader stamps its epoch on what it stores, as Kafka's `UnifiedLog.append` does; consumers commit it back.
   assignPartitionLeaderEpoch(batch, 0, LEADER_EPOCH);
   let appended: Appended;
   try {
-    appended = log.append(batch, header, now, appendContext(broker, topic, index, header));
+    appended = partition.append(batch, header, now, appendContext(broker, topic, index, header));
   } catch (err) {
     // Too large for a config altered while the batch waited; else the partition's log has failed
     // (a write error; it takes nothing until a restart), or a bug.
@@ -284,19 +286,15 @@ function store(
     response.errorMessage = (err as Error).message;
     return [];
   }
-  if (header.producerId >= 0n && isLessonVerdict(appended.kind)) {
-    broker.metrics.idempotence(appended.kind);
-    broker.producerActivity.record(log, topic, index, header.producerId, appended.kind);
-  }
   if (appended.kind !== 'append' && appended.kind !== 'duplicate') {
     response.errorCode = VERDICT_ERRORS[appended.kind];
     return [];
   }
   const { kind, baseOffset } = appended;
   response.baseOffset = BigInt(baseOffset);
-  const written = durable(broker, log, topic, index, baseOffset + header.recordCount - 1, response);
+  const written = durable(broker, partition, baseOffset + header.recordCount - 1, response);
   if (rules.type === 'LogAppendTime') {
-    // As Kafka, the append time is answered; a duplicate's is its first copy's, read back from the log.
+    // As Kafka's `UnifiedLog.append` (`LogAppendInfo.logAppendTime`), the append time is answered; a duplicate's is its first copy's, read back from the log.
     if (kind === 'duplicate') return [written.then(() => appendTimeOf(log, baseOffset, response))];
     response.logAppendTimeMs = BigInt(now);
   }
@@ -343,17 +341,9 @@ function appendContext(broker: BrokerContext, topic: string, partition: number, 
   return { newestEpoch: broker.producerEpochs.current(id) ?? -1, txn };
 }
 
-/** The lesson's verdicts, which metrics and the producers' activity count; the transaction's refusals are not among them. */
-function isLessonVerdict(kind: Appended['kind']): kind is Verdict['kind'] {
-  return kind !== 'invalid_txn_state' && kind !== 'unknown_producer_id';
-}
-
-function durable(broker: BrokerContext, log: PartitionLog, topic: string, index: number, lastOffset: number, response: PartitionResponse): Promise<void> {
-  return log.whenWritten(lastOffset).then(
-    () => broker.waiters.notify(topic, index),
-    (err: unknown) => {
-      response.errorCode = storageFailure(broker.logger, err, { topic, partition: index }, 'append failed');
-      response.baseOffset = -1n;
-    },
-  );
+function durable(broker: BrokerContext, partition: Partition, lastOffset: number, response: PartitionResponse): Promise<void> {
+  return partition.written(lastOffset, (err: unknown) => {
+    response.errorCode = storageFailure(broker.logger, err, { topic: partition.topic, partition: partition.index }, 'append failed');
+    response.baseOffset = -1n;
+  });
 }

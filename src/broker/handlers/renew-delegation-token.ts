@@ -1,4 +1,4 @@
-/** RenewDelegationToken: no delegation tokens; answered as Kafka answers with them off (see delegation-tokens.ts). */
+/** RenewDelegationToken: no delegation tokens; answered as Kafka's `KafkaApis.handleRenewTokenRequest` answers with them off (see delegation-tokens.ts). */
 import { RenewDelegationTokenRequest, RenewDelegationTokenResponse } from '../../protocol/messages/renew-delegation-token.js';
 import { defineApi } from '../api-handler.js';
 import { tokenChangeRefused } from '../delegation-tokens.js';

@@ -1,7 +1,7 @@
 /**
  * SaslAuthenticate: one step of the chosen mechanism. A failure ends the connection at once, so
  * that nothing sent behind it is handled (no guess more, no request unauthenticated), and is
- * answered after a delay, before the connection closes, as Kafka does.
+ * answered after a delay, before the connection closes, as Kafka's `SaslServerAuthenticator` does.
  */
 import { AuthenticationError } from '../../auth/scram.js';
 import { ErrorCode } from '../../protocol/error-codes.js';
@@ -43,7 +43,7 @@ export function saslAuthenticate(gate: SaslGate) {
   });
 }
 
-/** On a listener without SASL, Kafka answers SaslAuthenticate ILLEGAL_SASL_STATE and goes on. */
+/** On a listener without SASL, Kafka (`KafkaApis.handleSaslAuthenticateRequest`) answers SaslAuthenticate ILLEGAL_SASL_STATE and goes on. */
 export const saslAuthenticateWithoutSasl = defineApi({
   request: SaslAuthenticateRequest,
   response: SaslAuthenticateResponse,

@@ -27,7 +27,7 @@ export function saslHandshake(gate: SaslGate) {
   });
 }
 
-/** On a listener without SASL, Kafka answers a handshake ILLEGAL_SASL_STATE and goes on. */
+/** On a listener without SASL, Kafka (`KafkaApis.handleSaslHandshakeRequest`) answers a handshake ILLEGAL_SASL_STATE and goes on. */
 export const saslHandshakeWithoutSasl = defineApi({
   request: SaslHandshakeRequest,
   response: SaslHandshakeResponse,

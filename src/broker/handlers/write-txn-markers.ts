@@ -1,6 +1,6 @@
 /**
  * WriteTxnMarkers: the cluster action a transaction coordinator takes. brook has none and lets no
- * client take it: every partition is CLUSTER_AUTHORIZATION_FAILED, as Kafka answers a client
+ * client take it: every partition is CLUSTER_AUTHORIZATION_FAILED, as Kafka's `KafkaApis.handleWriteTxnMarkersRequest` answers a client
  * without the permission.
  */
 import { ErrorCode } from '../../protocol/error-codes.js';

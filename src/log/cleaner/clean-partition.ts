@@ -1,5 +1,5 @@
 /**
- * One cleaning of one compacted partition, as Kafka's cleaner does it: the offset map is built
+ * One cleaning of one compacted partition, as Kafka's `Cleaner.clean` does it: the offset map is built
  * over the dirty segments (those not cleaned yet, up to the first too young for
  * min.compaction.lag.ms, never the one being written), as far as it has room for; then every
  * segment from the log start to where the map ends is rewritten by the cleaning rule and swapped

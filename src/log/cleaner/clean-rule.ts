@@ -1,5 +1,5 @@
 /**
- * The cleaning rule, pure: which records of a compacted segment stay. As Kafka's log cleaner:
+ * The cleaning rule, pure: which records of a compacted segment stay. As Kafka's `Cleaner.shouldRetainRecord`:
  * a record stays while no later record has its key (in the part of the log the offset map
  * covers); a tombstone (a null value) that is its key's latest stays until its batch is older
  * than delete.retention.ms; a record without a key goes. Offsets never change: what goes leaves

@@ -1,6 +1,6 @@
 /**
  * The cleaner's offset map: each key's latest offset in the part of the log being cleaned, in at
- * most a given number of bytes (Kafka's log.cleaner.dedupe.buffer.size). Kafka keeps a 16-byte
+ * most a given number of bytes (Kafka's log.cleaner.dedupe.buffer.size). Kafka's `SkimpyOffsetMap` keeps a 16-byte
  * MD5 of each key; this map keeps the key itself, so two keys never share an entry, and charges
  * each entry its key's length plus what the JavaScript map spends per entry.
  */

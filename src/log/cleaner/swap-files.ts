@@ -1,6 +1,6 @@
 /**
  * Swapping a cleaned segment's files in for the segment's own, so that a stop at any moment
- * leaves one or the other, never a mix, as Kafka's `.cleaned` and `.swap` files do:
+ * leaves one or the other, never a mix, as Kafka's `.cleaned` and `.swap` files do (`LocalLog.replaceSegments`):
  *
  *   1. the cleaned copy is written and fsynced as `<base>.log.cleaned` and `<base>.index.cleaned`;
  *   2. its index is renamed `<base>.index.swap`, then its log `<base>.log.swap`: the commit point;

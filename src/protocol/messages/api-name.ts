@@ -1,4 +1,4 @@
-/** How logs and messages name a Kafka API: by its name, as Kafka's documentation does, not its key. */
+/** How logs and messages name a Kafka API: by its name, as Kafka's `ApiKeys.name` and its documentation do, not its key. */
 import { API_SCHEMAS } from './apis.js';
 
 /** "Produce", or "api key 99" for a key no Kafka API has here. */
