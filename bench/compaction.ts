@@ -113,13 +113,16 @@ async function cleaningRate(what: string, source: string, rounds: number): Promi
   }
 }
 
-async function cleaningRates(smoke: boolean): Promise<Row[]> {
+/** 3,870 segments of ~5.4 KB, like librdkafka's test 0077's partition. */
+async function smallSegmentsRate(smoke: boolean): Promise<Row[]> {
+  const small = await filledDirectory(smoke ? 40 : 3_870, smallSegmentBatch, 10_000);
+  return [await cleaningRate('log cleaner on 3,870 segments of ~5.4 KB (MB/s)', small, smoke ? 1 : 3)];
+}
+
+async function largeSegmentsRate(smoke: boolean): Promise<Row[]> {
   const keys = smoke ? 500 : 100_000;
   const large = await filledDirectory(smoke ? 50 : 4000, (i) => keyedBatch(keys, i), smoke ? 64 * 1024 : 8 * 1024 * 1024);
-  const rows = [await cleaningRate('log cleaner, MB of log cleaned per second', large, smoke ? 1 : 3)];
-  const small = await filledDirectory(smoke ? 40 : 3_870, smallSegmentBatch, 10_000);
-  rows.push(await cleaningRate('log cleaner on 3,870 segments of ~5.4 KB (MB/s)', small, smoke ? 1 : 3));
-  return rows;
+  return [await cleaningRate('log cleaner, MB of log cleaned per second', large, smoke ? 1 : 3)];
 }
 
 /** A broker with a compacted topic that keyed batches keep dirtying, for one latency round. */
@@ -164,6 +167,11 @@ async function latencyWhileCleaning(smoke: boolean): Promise<Row[]> {
   ];
 }
 
-export async function compactionBench(smoke: boolean): Promise<Row[]> {
-  return [...(await cleaningRates(smoke)), ...(await latencyWhileCleaning(smoke))];
+/** The cleaner's scenarios, by name for `--only`. */
+export function compactionScenarios(smoke: boolean): [string, () => Promise<Row[]>][] {
+  return [
+    ['cleaner-large', () => largeSegmentsRate(smoke)],
+    ['cleaner-small', () => smallSegmentsRate(smoke)],
+    ['cleaner-latency', () => latencyWhileCleaning(smoke)],
+  ];
 }
