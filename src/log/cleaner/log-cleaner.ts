@@ -13,6 +13,7 @@ import { cleanPartition, dirtyState, type CleaningDone } from './clean-partition
 import type { CompactionConfig } from './compaction-config.js';
 import { CleanerThread } from './cleaner-thread.js';
 import { IoThrottle } from './io-throttle.js';
+import type { SwapStepHook } from './swap-files.js';
 
 export interface CleanerOptions {
   /** log.cleaner.dedupe.buffer.size: the offset map's bytes. */
@@ -24,6 +25,8 @@ export interface CleanerOptions {
   readonly report: Reporter;
   /** A fault hook for tests, called after each segment swap of a cleaning with the swaps so far (and awaited): a test stops or kills the cleaner there. */
   readonly afterSwap?: (swaps: number) => void | Promise<unknown>;
+  /** A fault hook for tests, called after each step of each swap (and awaited). */
+  readonly atSwapStep?: SwapStepHook;
 }
 
 export interface CompactedPartition {
@@ -81,6 +84,7 @@ export class LogCleaner {
       const done = await cleanPartition(log, dirtiest.state, firstDirty, config, (this.thread ??= new CleanerThread(this.options.dedupeBufferBytes)), now, {
         stopped: () => this.closed || !this.stillCompacted(log),
         afterSwap: this.options.afterSwap,
+        atSwapStep: this.options.atSwapStep,
         throttle: new IoThrottle(this.options.ioMaxBytesPerSecond ?? Infinity, { now: () => Date.now(), sleep: (ms) => this.sleep(ms) }),
       });
       if (done === undefined) {
