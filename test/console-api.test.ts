@@ -6,6 +6,10 @@ import { startBroker } from '../src/index.js';
 import { kafkajs } from './helpers/kafkajs.js';
 import { startServe } from './helpers/serve-process.js';
 import { until } from './helpers/until.js';
+import { WireClient } from './helpers/wire-client.js';
+import { fetchAllBatches } from './helpers/wire-fetch.js';
+import { readBatchHeader } from '../src/protocol/record-batch.js';
+import type { ConfigResourceTypes } from 'kafkajs';
 
 test('serve --console-port serves the page with a policy allowing only its own scripts, and says where in its JSON log', async () => {
   const serve = await startServe(['--console-port', '0', '--console-host', '127.0.0.1', '--log-level', 'info']);
@@ -71,13 +75,18 @@ test('the event stream names the partitions whose producers changed; streams and
     const data = /event: producers\ndata: (.*)\n/.exec(text)?.[1];
     assert.deepEqual(JSON.parse(data!), { partitions: [{ topic: 'watched', partition: 0 }] });
 
+    // Held until the end: undici cancels the body of a Response that is garbage-collected, which
+    // would end its stream and free its slot.
+    const held: Response[] = [events];
     for (let i = 1; i < 100; i++) {
       const controller = new AbortController();
       streams.push(controller);
-      assert.equal((await fetch(`${base}/api/events`, { signal: controller.signal })).status, 200);
+      held.push(await fetch(`${base}/api/events`, { signal: controller.signal }));
+      assert.equal(held.at(-1)!.status, 200);
     }
     const refused = await fetch(`${base}/api/events`);
     assert.equal(refused.status, 503);
+    assert.equal(held.length, 100);
     for (const s of streams.splice(0)) s.abort();
 
     const tooLarge = await fetch(`${base}/api/replay`, {
@@ -136,6 +145,50 @@ test("a topic's partitions show the last stable offset, held back by an open tra
     assert.deepEqual(await partition(), { ...(await partition()), highWatermark: 4, lastStableOffset: 4 });
   } finally {
     await producer.disconnect();
+    await broker.close();
+  }
+});
+
+test("the topics list counts a partition's records again once compaction has removed some", async () => {
+  const broker = await startBroker({ consolePort: 0, cleanerBackoffMs: 20 });
+  const admin = kafkajs(broker.bootstrap).admin();
+  const client = await WireClient.connect(broker.port);
+  try {
+    await admin.connect();
+    const configEntries = [
+      { name: 'segment.bytes', value: '2048' },
+      { name: 'min.cleanable.dirty.ratio', value: '0.01' },
+    ];
+    await admin.createTopics({ topics: [{ topic: 'table', configEntries }] });
+    const producer = kafkajs(broker.bootstrap).producer();
+    await producer.connect();
+    for (let round = 0; round < 20; round++)
+      await producer.send({ topic: 'table', messages: Array.from({ length: 10 }, (_, k) => ({ key: `key-${k}`, value: `value-${round}` })) });
+    await producer.disconnect();
+    const counted = async (): Promise<number> => {
+      const answer = (await (await fetch(`http://127.0.0.1:${broker.consolePort}/api/topics`)).json()) as {
+        items: { name: string; messages: number; exact: boolean }[];
+      };
+      const table = answer.items.find((t) => t.name === 'table')!;
+      assert.ok(table.exact);
+      return table.messages;
+    };
+    assert.equal(await counted(), 200, 'counted while nothing is compacted');
+    // Compacted from now on: the cleaner keeps the latest record of each key, and a few more.
+    const TOPIC_RESOURCE = 2 as ConfigResourceTypes;
+    await admin.alterConfigs({
+      validateOnly: false,
+      resources: [{ type: TOPIC_RESOURCE, name: 'table', configEntries: [{ name: 'cleanup.policy', value: 'compact' }] }],
+    });
+    const stored = async (): Promise<number> =>
+      (await fetchAllBatches(client, 'table', 0)).map((b) => readBatchHeader(b)).reduce((sum, h) => sum + h.recordCount, 0);
+    await until(async () => {
+      const now = await stored();
+      return now < 200 && (await counted()) === now;
+    }, 'the count follows the cleaner');
+  } finally {
+    client.close();
+    await admin.disconnect();
     await broker.close();
   }
 });

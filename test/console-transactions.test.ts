@@ -121,3 +121,23 @@ test('the transactions view shows the open transaction, and its row changes live
   assert.deepEqual((await page.getByRole('table').getByRole('row').nth(6).getByRole('cell').allInnerTexts()).at(-1), 'COMMIT');
   assert.equal((await page.getByRole('table').getByRole('row').nth(5).getByRole('cell').allInnerTexts()).at(-1), 'committed');
 });
+
+test('the topics list counts records, not the offsets that markers take, from the log start on', async () => {
+  // ledger holds kept, COMMIT, dropped, ABORT, pending, COMMIT: six offsets, three records.
+  const cells = () =>
+    page
+      .getByRole('row', { name: /^ledger/ })
+      .getByRole('cell')
+      .allInnerTexts();
+  await page.goto(`${base}/topics`);
+  await page.getByRole('row', { name: /^ledger/ }).waitFor();
+  assert.deepEqual(await cells(), ['ledger', '1', '3', 'Messages']);
+  const admin = kafkajs(broker.bootstrap).admin();
+  await admin.connect();
+  await admin.fetchTopicMetadata({ topics: ['ledger'] });
+  await admin.deleteTopicRecords({ topic: 'ledger', partitions: [{ partition: 0, offset: '3' }] });
+  await admin.disconnect();
+  await page.reload();
+  await page.getByRole('row', { name: /^ledger/ }).waitFor();
+  assert.deepEqual(await cells(), ['ledger', '1', '1', 'Messages'], 'pending alone is left from offset 3');
+});

@@ -11,6 +11,8 @@ import { launchBrowser, screenshot } from './helpers/browser.js';
 import { runBrook } from './helpers/cli.js';
 import { kafkajs } from './helpers/kafkajs.js';
 import { until } from './helpers/until.js';
+import { TOPIC_CONFIGS } from '../src/settings/topic-configs.js';
+import type { ConfigResourceTypes } from 'kafkajs';
 
 const { version } = createRequire(import.meta.url)('../package.json') as { version: string };
 
@@ -52,6 +54,22 @@ test('the overview shows the version, the listeners and charts of the metrics', 
     ['Console', `${base}/`, 'HTTP'],
   );
   assert.equal(await page.getByRole('img', { name: /^(Requests|Bytes produced|Bytes fetched|Duplicates caught|Open connections),/ }).count(), 5);
+  // Each chart names its unit and has axes: its values from 0 to the highest, the samples' times in UTC.
+  assert.deepEqual(await page.locator('figure.chart figcaption').evaluateAll((captions) => captions.map((c) => c.textContent!.replace(/:.*/, ''))), [
+    'Requests (per second)',
+    'Bytes produced (bytes per second)',
+    'Bytes fetched (bytes per second)',
+    'Duplicates caught (since the start)',
+    'Open connections (connections)',
+  ]);
+  const ticks = page.locator('figure.chart', { hasText: 'Open connections' }).locator('.ticks text');
+  await ticks.nth(3).waitFor({ state: 'attached' });
+  const samples = ((await (await fetch(`${base}/api/overview`)).json()) as { samples: { time: number; connections: number }[] }).samples;
+  const [max, zero, first, last] = await ticks.allTextContents();
+  assert.equal(zero, '0');
+  assert.ok(Number(max) >= Math.max(1, ...samples.map((s) => s.connections)), `highest ${max}`);
+  assert.equal(first, new Date(samples[0]!.time).toISOString().slice(11, 19), 'the first sample kept, in UTC');
+  assert.match(last!, /^\d\d:\d\d:\d\d UTC$/);
   await screenshot(page, 'overview');
 });
 
@@ -71,6 +89,50 @@ test('the topics page lists a topic a client created, with its partitions', asyn
   await partitions.nth(3).waitFor();
   assert.equal(await partitions.count(), 4, 'a header row and one per partition');
   await screenshot(page, 'topic');
+});
+
+test('the topic page shows every config with its unit and default, and changes one through IncrementalAlterConfigs', async () => {
+  const retention = async (): Promise<string | undefined> => {
+    const admin = kafkajs(broker.bootstrap).admin();
+    await admin.connect();
+    try {
+      const TOPIC = 2 as ConfigResourceTypes;
+      const described = await admin.describeConfigs({ resources: [{ type: TOPIC, name: 'orders', configNames: ['retention.ms'] }], includeSynonyms: false });
+      return described.resources[0]?.configEntries[0]?.configValue;
+    } finally {
+      await admin.disconnect();
+    }
+  };
+  await page.goto(`${base}/topics/orders`);
+  const row = (name: string) => page.locator(`table.configs tr[data-config="${name}"]`);
+  await row('retention.ms').waitFor();
+  assert.equal(await page.locator('table.configs tbody tr').count(), TOPIC_CONFIGS.size, 'every topic config, set or not');
+  assert.equal(await row('retention.ms').locator('td.value').innerText(), '604800000 ms (7d 0h)');
+  assert.equal(await row('retention.ms').locator('td.default').innerText(), '604800000 ms (7d 0h)');
+  assert.equal(await row('max.message.bytes').locator('td.value').innerText(), '104857600 bytes (100 MiB)');
+  assert.equal(await row('message.timestamp.before.max.ms').locator('td.value').innerText(), `${2 ** 53 - 1} ms (no limit)`);
+  assert.equal(await row('flush.ms').locator('td.value').innerText(), 'not set');
+
+  await page.getByRole('button', { name: 'Change retention.ms' }).click();
+  await page.getByLabel('New value of retention.ms').fill('3600000');
+  await page.getByRole('button', { name: 'Save' }).click();
+  await row('retention.ms').locator('td.value', { hasText: '3600000 ms (1h 0m)' }).waitFor();
+  assert.equal(await row('retention.ms').getAttribute('class'), 'own');
+  assert.equal(await row('retention.ms').locator('td.default').innerText(), '604800000 ms (7d 0h)');
+  assert.equal(await retention(), '3600000', 'clients see the change');
+  await screenshot(page, 'topic-configs');
+
+  await page.getByRole('button', { name: 'Change segment.bytes' }).click();
+  await page.getByLabel('New value of segment.bytes').fill('1');
+  await page.getByRole('button', { name: 'Save' }).click();
+  await row('segment.bytes')
+    .getByRole('alert')
+    .getByText(/^INVALID_CONFIG/)
+    .waitFor();
+
+  await page.getByRole('button', { name: 'Use the default of retention.ms' }).click();
+  await row('retention.ms').locator('td.value', { hasText: '604800000 ms (7d 0h)' }).waitFor();
+  assert.equal(await retention(), '604800000');
 });
 
 test('a topic created on the topics page is there for clients, and deleting it there removes it', async () => {
@@ -173,6 +235,61 @@ test('the message browser shows produced values as text, JSON and hex, escapes H
   await until(() => read.length === 4, 'a client reads the message produced on the page');
   await consumer.disconnect();
   assert.equal(read[3], 'x'.repeat(5000));
+});
+
+test('the message browser picks a partition, shows every partition by time in compact rows, and reads from an ISO time', async () => {
+  const admin = kafkajs(broker.bootstrap).admin();
+  await admin.connect();
+  await admin.createTopics({ topics: [{ topic: 'spread', numPartitions: 3 }] });
+  await admin.disconnect();
+  const t0 = Math.floor(Date.now() / 1000) * 1000 - 60_000;
+  const producer = kafkajs(broker.bootstrap).producer();
+  await producer.connect();
+  for (const [partition, value, at] of [
+    [0, 'a', 0],
+    [1, 'b', 1000],
+    [2, 'c', 2000],
+    [0, 'd', 3000],
+  ] as const)
+    await producer.send({ topic: 'spread', acks: -1, messages: [{ partition, value, timestamp: String(t0 + at) }] });
+  await producer.disconnect();
+
+  await page.goto(`${base}/topics/spread/messages`);
+  await page.getByLabel('value of offset 0').getByText('a').waitFor();
+  const picker = page.getByLabel('Partition', { exact: true });
+  await picker.locator('option[value="all"]').waitFor({ state: 'attached' });
+  assert.deepEqual(await picker.locator('option').allInnerTexts(), ['0', '1', '2', 'all, by time']);
+  await picker.selectOption('2');
+  await page.getByRole('button', { name: 'Read' }).click();
+  await page.getByLabel('value of offset 0').getByText('c').waitFor();
+
+  const values = () => page.locator('table.messages tbody pre.value[aria-label^="value"]').allInnerTexts();
+  await picker.selectOption('all');
+  await page.getByRole('button', { name: 'Read' }).click();
+  await page.getByLabel('value of partition 0 offset 1').getByText('d').waitFor();
+  assert.deepEqual(await values(), ['a', 'b', 'c', 'd'], 'oldest first across partitions');
+  assert.deepEqual(await page.locator('table.messages tbody tr').evaluateAll((rows) => rows.map((r) => r.children[0]!.textContent)), ['0', '1', '2', '0']);
+  // Compact: a record of short fields takes one line of text, its timestamp too.
+  const row = await page.locator('table.messages tbody tr').first().boundingBox();
+  const line = await page.locator('table.messages tbody tr time').first().boundingBox();
+  assert.ok(row!.height < 2 * line!.height, `a row ${row!.height}px high, a line ${line!.height}px`);
+  await screenshot(page, 'messages-all-partitions');
+
+  // A time in ISO 8601, UTC: both as typed (Z) and as the table shows times.
+  await page.getByRole('radio', { name: 'time' }).check();
+  await page.getByLabel(/^Time/).fill(new Date(t0 + 1500).toISOString());
+  await page.getByRole('button', { name: 'Read' }).click();
+  await until(async () => (await values()).join() === 'c,d', 'the records from that time on, of every partition');
+  await picker.selectOption('0');
+  await page.getByLabel(/^Time/).fill(new Date(t0 + 1500).toISOString().replace('T', ' ').replace('Z', ' UTC'));
+  await page.getByRole('button', { name: 'Read' }).click();
+  await until(async () => (await values()).join() === 'd', "partition 0's records from that time on");
+  await page.getByLabel(/^Time/).fill('yesterday');
+  await page.getByRole('button', { name: 'Read' }).click();
+  await page
+    .getByRole('alert')
+    .getByText(/must be ISO 8601/)
+    .waitFor();
 });
 
 test('the message browser follows the end of a partition live', async () => {

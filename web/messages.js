@@ -1,9 +1,52 @@
-// Messages: a partition's records from an offset, a time or the end (a live tail), each field as text, JSON or hex, each
-// transactional one committed, aborted or open, and the markers ending transactions; producing one.
+// Messages: a partition's records, or every partition's merged by time, from an offset, a time or the end (a live tail),
+// each field as text, JSON or hex, each transactional one committed, aborted or open, and the markers ending
+// transactions; producing one.
 import { useEffect, useState } from 'preact/hooks';
 import { api, html, query, useApi, useSearch, enc, ErrorNote, formatTime } from './ui.js';
 
 const TAIL_MS = 1000;
+/** The all-partitions view reads at most this many partitions, this many records each. */
+const ALL_PARTITIONS = 32;
+const ALL_LIMIT = 50;
+
+/**
+ * A time typed as ISO 8601 (`2026-12-05T07:26:21Z`, or as the table shows it, `2026-12-05 07:26:21.053 UTC`)
+ * in milliseconds; UTC unless it names a zone; NaN if it is not such a time.
+ */
+export function parseTime(text) {
+  const t = text.trim().replace(/ UTC$/, 'Z').replace(' ', 'T');
+  if (/^\d{4}-\d\d-\d\d$/.test(t)) return Date.parse(`${t}T00:00:00Z`);
+  if (!/^\d{4}-\d\d-\d\dT\d\d:\d\d/.test(t)) return NaN;
+  return Date.parse(/(Z|[+-]\d\d:?\d\d)$/.test(t) ? t : `${t}Z`);
+}
+
+/** The records of `partitions`, read from each as `params` say, oldest first (by time across partitions), each with its partition. */
+function useRecords(topic, partitions, params, tick) {
+  const [state, setState] = useState({ data: undefined, error: undefined });
+  const key = `${partitions.join(',')}${params}`;
+  useEffect(() => {
+    if (params === undefined) return undefined;
+    let live = true;
+    const reads = partitions.map((p) =>
+      api(`/api/topics/${enc(topic)}/partitions/${p}/messages${params}`).then((answer) => ({
+        ...answer,
+        records: answer.records.map((r) => ({ ...r, partition: p })),
+      })),
+    );
+    Promise.all(reads).then(
+      (answers) => {
+        const records = answers.flatMap((a) => a.records);
+        if (answers.length > 1) records.sort((a, b) => a.timestamp - b.timestamp || a.partition - b.partition || a.offset - b.offset);
+        if (live) setState({ data: { answers, records }, error: undefined });
+      },
+      (error) => live && setState((s) => ({ data: s.data, error })),
+    );
+    return () => {
+      live = false;
+    };
+  }, [topic, key, tick]);
+  return [state.data, state.error];
+}
 
 function decode(b64) {
   const bin = atob(b64);
@@ -38,16 +81,20 @@ function Field({ field, format, label, more }) {
     ${field.truncated && html`<button type="button" class="link" onClick=${more}>Show all ${field.size} bytes</button>`}`;
 }
 
-function Record({ r, format, topic, partition }) {
+/** How a record's fields are named for screen readers: by offset, and in the all-partitions view by partition too. */
+const named = (r, all) => (all ? `partition ${r.partition} offset ${r.offset}` : `offset ${r.offset}`);
+
+function Record({ r, format, topic, all }) {
   const [whole, setWhole] = useState();
   const [error, setError] = useState();
-  const rec = whole ?? r;
-  const more = () => api(`/api/topics/${enc(topic)}/partitions/${partition}/messages/${r.offset}`).then(setWhole, setError);
+  const rec = { ...(whole ?? r), partition: r.partition };
+  const more = () => api(`/api/topics/${enc(topic)}/partitions/${r.partition}/messages/${r.offset}`).then(setWhole, setError);
   return html`<tr>
+    ${all && html`<td class="num">${r.partition}</td>`}
     <td class="num">${rec.offset}</td>
     <td><time datetime=${new Date(Math.max(0, rec.timestamp)).toISOString()}>${formatTime(rec.timestamp)}</time></td>
-    <td><${Field} field=${rec.key} format=${format} label=${`key of offset ${rec.offset}`} more=${more} /></td>
-    <td><${Field} field=${rec.value} format=${format} label=${`value of offset ${rec.offset}`} more=${more} /><${ErrorNote} error=${error} /></td>
+    <td><${Field} field=${rec.key} format=${format} label=${`key of ${named(rec, all)}`} more=${more} /></td>
+    <td><${Field} field=${rec.value} format=${format} label=${`value of ${named(rec, all)}`} more=${more} /><${ErrorNote} error=${error} /></td>
     <td>
       ${
         rec.headers.length === 0
@@ -74,8 +121,9 @@ const MARKER_MEANING = {
   ABORT: 'its records before this are aborted: read_committed consumers skip them',
 };
 
-function MarkerRow({ m, topic }) {
+function MarkerRow({ m, topic, all }) {
   return html`<tr class="marker">
+    ${all && html`<td class="num">${m.partition}</td>`}
     <td class="num">${m.offset}</td>
     <td><time datetime=${new Date(Math.max(0, m.timestamp)).toISOString()}>${formatTime(m.timestamp)}</time></td>
     <td colspan="3"><strong>${m.marker} marker</strong>: producer ${m.producerId}'s transaction ends here; ${MARKER_MEANING[m.marker]}</td>
@@ -88,15 +136,20 @@ function MarkerRow({ m, topic }) {
 
 export function Messages({ topic }) {
   const [params, set] = useSearch();
-  const partition = Number(params.get('partition') ?? 0);
+  const all = params.get('partition') === 'all';
+  const partition = all ? undefined : Number(params.get('partition') ?? 0);
   const from = params.get('from') ?? 'offset';
   const offset = params.get('offset') ?? '0';
   const time = params.get('time') ?? '';
   const format = params.get('format') ?? 'text';
   const [tick, setTick] = useState(0);
-  const path = `/api/topics/${enc(topic)}/partitions/${partition}/messages${query({ from, offset: from === 'offset' ? offset : undefined, time: from === 'time' ? Date.parse(time) : undefined })}`;
-  const [data, error, reload] = useApi(path, tick);
   const [topicInfo] = useApi(`/api/topics/${enc(topic)}${query({ limit: 1 })}`);
+  const count = topicInfo?.partitionCount;
+  const at = from === 'time' ? parseTime(time) : undefined;
+  const badTime = from === 'time' && Number.isNaN(at);
+  const partitions = all ? (count === undefined ? [] : Array.from({ length: Math.min(count, ALL_PARTITIONS) }, (_, i) => i)) : [partition];
+  const readParams = badTime ? undefined : query({ from, offset: from === 'offset' ? offset : undefined, time: at, limit: all ? ALL_LIMIT : undefined });
+  const [data, error] = useRecords(topic, partitions, readParams, tick);
   useEffect(() => {
     if (from !== 'end') return undefined;
     const timer = setInterval(() => setTick((t) => t + 1), TAIL_MS);
@@ -107,23 +160,20 @@ export function Messages({ topic }) {
     const form = new FormData(e.target);
     set({ partition: form.get('partition'), from: form.get('from'), offset: form.get('offset'), time: form.get('time') });
   };
+  const one = all ? undefined : data?.answers[0];
   return html`<h1>Messages of <a href=${`/topics/${enc(topic)}`} class="name">${topic}</a></h1>
     <form class="inline" onSubmit=${choose} aria-label="Where to read from">
       <label for="partition">Partition</label>
-      <input
-        id="partition"
-        name="partition"
-        type="number"
-        min="0"
-        max=${topicInfo === undefined ? undefined : topicInfo.partitionCount - 1}
-        value=${partition}
-      />
+      <select id="partition" name="partition" value=${all ? 'all' : String(partition)}>
+        ${(count === undefined ? [partition ?? 0] : Array.from({ length: count }, (_, i) => i)).map((p) => html`<option value=${String(p)}>${p}</option>`)}
+        <option value="all">all, by time</option>
+      </select>
       <fieldset>
         <legend>From</legend>
         <label><input type="radio" name="from" value="offset" checked=${from === 'offset'} /> offset</label>
         <input name="offset" type="number" min="0" value=${offset} aria-label="Offset" />
         <label><input type="radio" name="from" value="time" checked=${from === 'time'} /> time</label>
-        <input name="time" type="datetime-local" step="1" value=${time} aria-label="Time" />
+        <input name="time" type="text" placeholder="2026-01-31T12:00:00Z" value=${time} aria-label="Time, ISO 8601, UTC unless it names a zone" size="24" />
         <label><input type="radio" name="from" value="end" checked=${from === 'end'} /> the end, live</label>
       </fieldset>
       <button type="submit">Read</button>
@@ -135,19 +185,25 @@ export function Messages({ topic }) {
         <option value="json">JSON (pretty)</option>
         <option value="hex">hex</option>
       </select>
-      ${from === 'end' && html`<span class="live" role="status">Live: following the end of the partition</span>`}
+      ${from === 'end' && html`<span class="live" role="status">Live: following the end of ${all ? 'every partition' : 'the partition'}</span>`}
     </p>
+    ${badTime && html`<p class="error" role="alert">The time must be ISO 8601, such as 2026-01-31T12:00:00Z or 2026-01-31 12:00:00 UTC.</p>`}
     <${ErrorNote} error=${error} />
     ${
       data !== undefined &&
       html`<table class="messages">
           <caption>
-            Offsets ${data.logStartOffset} to ${data.highWatermark - 1} are stored; ${data.records.length} shown from ${data.from}${
-              data.lastStableOffset < data.highWatermark ? `; read_committed consumers read up to ${data.lastStableOffset}` : ''
+            ${
+              all
+                ? `${data.records.length} shown from ${partitions.length} partitions${count > ALL_PARTITIONS ? ` (the first ${ALL_PARTITIONS} of ${count})` : ''}, up to ${ALL_LIMIT} from each, by time`
+                : `Offsets ${one.logStartOffset} to ${one.highWatermark - 1} are stored; ${data.records.length} shown from ${one.from}${
+                    one.lastStableOffset < one.highWatermark ? `; read_committed consumers read up to ${one.lastStableOffset}` : ''
+                  }`
             }
           </caption>
           <thead>
             <tr>
+              ${all && html`<th scope="col" class="num">Partition</th>`}
               <th scope="col" class="num">Offset</th>
               <th scope="col">Timestamp</th>
               <th scope="col">Key</th>
@@ -162,14 +218,14 @@ export function Messages({ topic }) {
           <tbody>
             ${data.records.map((r) =>
               r.marker === undefined
-                ? html`<${Record} key=${r.offset} r=${r} format=${format} topic=${topic} partition=${partition} />`
-                : html`<${MarkerRow} key=${r.offset} m=${r} topic=${topic} />`,
+                ? html`<${Record} key=${`${r.partition}-${r.offset}`} r=${r} format=${format} topic=${topic} all=${all} />`
+                : html`<${MarkerRow} key=${`${r.partition}-${r.offset}`} m=${r} topic=${topic} all=${all} />`,
             )}
           </tbody>
         </table>
-        ${from !== 'end' && data.next < data.highWatermark && html`<button type="button" onClick=${() => set({ from: 'offset', offset: data.next })}>Next messages from ${data.next}</button>`}`
+        ${!all && from !== 'end' && one.next < one.highWatermark && html`<button type="button" onClick=${() => set({ from: 'offset', offset: one.next })}>Next messages from ${one.next}</button>`}`
     }
-    <${Produce} topic=${topic} partition=${partition} produced=${reload} />`;
+    ${all ? html`<p class="hint">Choose a partition to produce a message to it.</p>` : html`<${Produce} topic=${topic} partition=${partition} produced=${() => setTick((t) => t + 1)} />`}`;
 }
 
 function Produce({ topic, partition, produced }) {

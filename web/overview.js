@@ -12,18 +12,36 @@ function rates(samples, field) {
   return out;
 }
 
-/** A small line chart; its label and last value are text too, for screen readers. */
-export function Chart({ title, points, format }) {
+/** The time of day of a sample, as ISO 8601 writes it (UTC). */
+const timeOfDay = (ms) => new Date(ms).toISOString().slice(11, 19);
+
+/**
+ * A small line chart with its axes: the value axis from 0 to the highest value, in the chart's
+ * unit, and the time axis from the first sample kept to the last, in UTC. Its label and last
+ * value are text too, for screen readers.
+ */
+export function Chart({ title, unit, points, format }) {
   const width = 320;
-  const height = 80;
+  const height = 104;
+  const left = 56;
+  const bottom = 84;
   const max = Math.max(1, ...points.map((p) => p.value));
-  const xs = points.length < 2 ? [] : points.map((p, i) => [(i / (points.length - 1)) * width, height - (p.value / max) * (height - 4) - 2]);
+  const x = (i) => left + (points.length < 2 ? 0 : (i / (points.length - 1)) * (width - left - 4));
+  const y = (value) => bottom - (value / max) * (bottom - 8);
   const last = points.length === 0 ? undefined : points[points.length - 1].value;
   return html`<figure class="chart">
-    <figcaption>${title}: <strong>${last === undefined ? 'no samples yet' : format(last)}</strong></figcaption>
+    <figcaption>${title} (${unit}): <strong>${last === undefined ? 'no samples yet' : format(last)}</strong></figcaption>
     <svg viewBox=${`0 0 ${width} ${height}`} role="img" aria-label=${`${title}, highest ${format(max)}, last ${last === undefined ? 'none' : format(last)}`}>
-      <line x1="0" y1=${height - 1} x2=${width} y2=${height - 1} class="axis" />
-      ${xs.length > 0 && html`<polyline points=${xs.map(([x, y]) => `${x.toFixed(1)},${y.toFixed(1)}`).join(' ')} />`}
+      <line x1=${left} y1="4" x2=${left} y2=${bottom} class="axis" />
+      <line x1=${left} y1=${bottom} x2=${width} y2=${bottom} class="axis" />
+      <g class="ticks" aria-hidden="true">
+        <text x=${left - 4} y="12" text-anchor="end">${format(max)}</text>
+        <text x=${left - 4} y=${bottom} text-anchor="end">${format(0)}</text>
+        ${points.length > 0 && html`<text x=${left} y=${height - 4} text-anchor="start">${timeOfDay(points[0].time)}</text>`}
+        ${points.length > 0 && html`<text x=${width} y=${height - 4} text-anchor="end">${timeOfDay(points[points.length - 1].time)} UTC</text>`}
+      </g>
+      ${points.length > 1 && html`<polyline points=${points.map((p, i) => `${x(i).toFixed(1)},${y(p.value).toFixed(1)}`).join(' ')} />`}
+      ${points.length === 1 && html`<circle cx=${x(0)} cy=${y(points[0].value)} r="2" />`}
     </svg>
   </figure>`;
 }
@@ -78,12 +96,12 @@ export function Overview() {
       </tbody>
     </table>
     <h2>Metrics</h2>
-    <p class="hint">Sampled every 5 seconds while the broker runs; the last hour is kept.</p>
+    <p class="hint">Sampled every 5 seconds while the broker runs; the last hour is kept. Times are UTC.</p>
     <div class="charts">
-      <${Chart} title="Requests" points=${rates(samples, 'requests')} format=${perSecond} />
-      <${Chart} title="Bytes produced" points=${rates(samples, 'bytesIn')} format=${bytesPerSecond} />
-      <${Chart} title="Bytes fetched" points=${rates(samples, 'bytesOut')} format=${bytesPerSecond} />
-      <${Chart} title="Duplicates caught" points=${samples.map((s) => ({ time: s.time, value: s.duplicates }))} format=${(n) => `${n} in all`} />
-      <${Chart} title="Open connections" points=${samples.map((s) => ({ time: s.time, value: s.connections }))} format=${(n) => String(n)} />
+      <${Chart} title="Requests" unit="per second" points=${rates(samples, 'requests')} format=${perSecond} />
+      <${Chart} title="Bytes produced" unit="bytes per second" points=${rates(samples, 'bytesIn')} format=${bytesPerSecond} />
+      <${Chart} title="Bytes fetched" unit="bytes per second" points=${rates(samples, 'bytesOut')} format=${bytesPerSecond} />
+      <${Chart} title="Duplicates caught" unit="since the start" points=${samples.map((s) => ({ time: s.time, value: s.duplicates }))} format=${String} />
+      <${Chart} title="Open connections" unit="connections" points=${samples.map((s) => ({ time: s.time, value: s.connections }))} format=${String} />
     </div>`;
 }

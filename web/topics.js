@@ -1,6 +1,7 @@
-// Topics: the list (paged, searchable) with a form to create one; a topic's partitions, files and configs, and deleting it.
+// Topics: the list (paged, searchable) with a form to create one; a topic's partitions, files and configs (changed through
+// IncrementalAlterConfigs), and deleting it.
 import { useState } from 'preact/hooks';
-import { api, html, navigate, query, useApi, useSearch, useListPlace, enc, SearchForm, ErrorNote, Pager, formatBytes } from './ui.js';
+import { api, html, navigate, query, useApi, useSearch, useListPlace, enc, SearchForm, ErrorNote, Pager, formatBytes, formatDuration } from './ui.js';
 
 const PAGE = 50;
 
@@ -31,7 +32,7 @@ export function TopicList() {
                 html`<tr>
                   <td><a href=${`/topics/${enc(t.name)}`}>${t.name}</a></td>
                   <td class="num">${t.partitions}</td>
-                  <td class="num">${t.messages}</td>
+                  <td class="num" title=${t.exact ? undefined : 'still counting: at least this many'}>${t.messages}${t.exact ? '' : '+'}</td>
                   <td><a href=${`/topics/${enc(t.name)}/messages`} aria-label=${`Messages of ${t.name}`}>Messages</a></td>
                 </tr>`,
             )}
@@ -99,10 +100,69 @@ function LsoHolds({ partitions }) {
     })}`;
 }
 
+/** Numbers the console shows as having no limit: Kafka's -1, and the longest a JavaScript number counts exactly. */
+const NO_LIMIT = new Set([-1, 2 ** 53 - 1]);
+
+/** A config's value with its unit, and in larger units where it has one: `604800000 ms (7d 0h)`. */
+function ConfigValue({ value, unit }) {
+  if (value === null) return html`<span class="null">not set</span>`;
+  const n = Number(value);
+  const larger =
+    unit === null || value.trim() === '' || !Number.isFinite(n)
+      ? ''
+      : NO_LIMIT.has(n)
+        ? 'no limit'
+        : n < 0
+          ? ''
+          : unit === 'ms'
+            ? formatDuration(n)
+            : formatBytes(n);
+  return html`<code>${value}${unit === null ? '' : ` ${unit}`}</code>${larger === '' ? '' : ` (${larger})`}`;
+}
+
+/** One topic config: its value and default, and a form to change it through IncrementalAlterConfigs, or go back to the default. */
+function ConfigRow({ topic, c, changed }) {
+  const [editing, setEditing] = useState(false);
+  const [error, setError] = useState();
+  const alter = async (value) => {
+    try {
+      await api(`/api/topics/${enc(topic)}/configs`, { method: 'POST', body: { name: c.name, value } });
+      setEditing(false);
+      setError(undefined);
+      changed();
+    } catch (err) {
+      setError(err);
+    }
+  };
+  const submit = (e) => {
+    e.preventDefault();
+    void alter(String(new FormData(e.target).get('value')));
+  };
+  return html`<tr class=${c.own ? 'own' : ''} data-config=${c.name}>
+    <td>${c.name}</td>
+    <td class="value"><${ConfigValue} value=${c.value} unit=${c.unit} /></td>
+    <td class="default"><${ConfigValue} value=${c.default} unit=${c.unit} /></td>
+    <td class="hint">${c.accepts}</td>
+    <td>
+      ${
+        editing
+          ? html`<form class="inline" onSubmit=${submit}>
+              <input name="value" value=${c.value ?? ''} aria-label=${`New value of ${c.name}`} size="16" />
+              <button type="submit">Save</button>
+              <button type="button" class="link" onClick=${() => setEditing(false)}>Cancel</button>
+            </form>`
+          : html`<button type="button" class="link" onClick=${() => setEditing(true)} aria-label=${`Change ${c.name}`}>Change</button>`
+      }
+      ${c.own && html` <button type="button" class="link" onClick=${() => alter(null)} aria-label=${`Use the default of ${c.name}`}>Use the default</button>`}
+      <${ErrorNote} error=${error} />
+    </td>
+  </tr>`;
+}
+
 export function TopicDetail({ name }) {
   const [params, set] = useSearch();
   const offset = Number(params.get('offset') ?? 0);
-  const [data, error] = useApi(`/api/topics/${enc(name)}${query({ offset, limit: PAGE })}`);
+  const [data, error, reload] = useApi(`/api/topics/${enc(name)}${query({ offset, limit: PAGE })}`);
   const [deleteError, setDeleteError] = useState();
   const remove = async () => {
     if (!confirm(`Delete topic ${name} and all its messages?`)) return;
@@ -164,7 +224,7 @@ export function TopicDetail({ name }) {
           limit=${PAGE}
           go=${(o) => set({ offset: o })}
         />
-        <table>
+        <table class="configs">
           <caption>
             Configs (bold: the topic's own; the rest are the broker's defaults)
           </caption>
@@ -172,16 +232,13 @@ export function TopicDetail({ name }) {
             <tr>
               <th scope="col">Name</th>
               <th scope="col">Value</th>
+              <th scope="col">Default</th>
+              <th scope="col">Takes</th>
+              <th scope="col">Change</th>
             </tr>
           </thead>
           <tbody>
-            ${data.configs.map(
-              (c) =>
-                html`<tr class=${c.own ? 'own' : ''}>
-                  <td>${c.name}</td>
-                  <td><code>${c.value}</code></td>
-                </tr>`,
-            )}
+            ${data.configs.map((c) => html`<${ConfigRow} key=${c.name} topic=${name} c=${c} changed=${reload} />`)}
           </tbody>
         </table>
         <section aria-labelledby="danger">

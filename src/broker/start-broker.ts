@@ -174,6 +174,8 @@ async function run(config: BrokerConfig, logger: Logger, faults: FaultRegistry):
       flush: config.flush,
       maxTimeoutMs: config.transactionMaxTimeoutMs,
       abortIntervalMs: config.transactionAbortTimedOutTransactionCleanupIntervalMs,
+      idExpirationMs: config.transactionalIdExpirationMs,
+      removeExpiredIntervalMs: config.transactionRemoveExpiredTransactionCleanupIntervalMs,
       log: logger,
       events: { begun: () => metrics.transactionBegun(), ended: (outcome) => metrics.transactionEnded(outcome) },
     });

@@ -4,7 +4,7 @@
  * broker config that is its default, altered at run time (DYNAMIC_BROKER_CONFIG,
  * DYNAMIC_DEFAULT_BROKER_CONFIG), given at start (STATIC_BROKER_CONFIG) or its default (DEFAULT_CONFIG).
  */
-import { brokerConfigName, defaultValue, TOPIC_CONFIGS, topicConfigValue, type TopicConfigs } from '../settings/topic-configs.js';
+import { acceptedValues, brokerConfigName, defaultValue, TOPIC_CONFIGS, topicConfigValue, unitOf, type TopicConfigs } from '../settings/topic-configs.js';
 import { ConfigSource, DYNAMIC_SETTINGS, type ConfigSynonym, type DynamicBrokerConfigs } from './dynamic-configs.js';
 import { DEFAULT_CONFIG, OPTIONS } from '../settings/settings.js';
 
@@ -47,6 +47,19 @@ export function topicConfigEntries(dynamic: DynamicBrokerConfigs, own: TopicConf
     // A config of the topic's own with no broker default is its own synonym alone.
     return [{ name, value, configSource: synonyms[0]?.source ?? ConfigSource.DYNAMIC_TOPIC_CONFIG, synonyms }];
   });
+}
+
+/** Every topic config as people read it (the console): its value in force, whether the topic's own, the broker's default, unit and accepted values. */
+export function topicConfigsForPeople(dynamic: DynamicBrokerConfigs, own: TopicConfigs): unknown[] {
+  const c = dynamic.current;
+  return sorted([...TOPIC_CONFIGS]).map(([name, row]) => ({
+    name,
+    value: topicConfigValue(c, own, row) ?? null,
+    own: Object.hasOwn(own, name),
+    default: topicConfigValue(c, {}, row) ?? null,
+    unit: unitOf(row) ?? null,
+    accepts: acceptedValues(row),
+  }));
 }
 
 function sorted<T>(entries: [string, T][]): [string, T][] {

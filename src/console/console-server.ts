@@ -20,7 +20,7 @@ import { MetricSamples } from './metric-samples.js';
 import { overview } from './overview-api.js';
 import { listProducers } from './producers-api.js';
 import { replayLines } from './replay-api.js';
-import { createTopic, deleteTopic, describeTopic, listTopics } from './topics-api.js';
+import { alterTopicConfig, createTopic, deleteTopic, describeTopic, listTopics } from './topics-api.js';
 import { listTransactions } from './transactions-api.js';
 import { loadWebFiles, type WebFile, type WebFiles } from './web-files.js';
 import { clientAddress } from '../server/host-port.js';
@@ -68,6 +68,7 @@ export async function serveConsole(broker: BrokerContext, options: ConsoleOption
     ['POST', /^\/api\/topics$/, (c) => createTopic(c.broker, c.body, c.remoteAddress)],
     ['GET', new RegExp(`^/api/topics/${NAME}$`), (c) => describeTopic(c.broker, c.params[0]!, c.query)],
     ['DELETE', new RegExp(`^/api/topics/${NAME}$`), (c) => deleteTopic(c.broker, c.params[0]!, c.remoteAddress)],
+    ['POST', new RegExp(`^/api/topics/${NAME}/configs$`), (c) => alterTopicConfig(c.broker, c.params[0]!, c.body, c.remoteAddress)],
     ['GET', new RegExp(`^/api/topics/${NAME}/partitions/${NAME}/messages$`), (c) => browseMessages(c.broker, c.params[0]!, c.params[1]!, c.query)],
     [
       'POST',

@@ -2,28 +2,37 @@
 import type { BrokerContext } from '../broker/broker-context.js';
 import { createTopics } from '../broker/handlers/create-topics.js';
 import { deleteTopics } from '../broker/handlers/delete-topics.js';
-import { topicConfigEntries } from '../broker/topic-configs.js';
+import { incrementalAlterConfigs } from '../broker/handlers/incremental-alter-configs.js';
+import { topicConfigsForPeople } from '../broker/topic-configs.js';
 import { segmentUsage } from '../log/log-dir-usage.js';
 import type { TopicInfo } from '../log/storage.js';
 import { ZERO_UUID } from '../protocol/primitives/reader.js';
 import { ApiError, matching, page, wholeNumber } from './api-input.js';
 import { consoleRequestInfo } from './console-request.js';
 import { transactionHoldingLso } from './open-transactions.js';
+import { RecordCounter } from './record-counts.js';
 import { refuseError } from './kafka-answer.js';
 
-export function listTopics(broker: BrokerContext, query: URLSearchParams): unknown {
+export async function listTopics(broker: BrokerContext, query: URLSearchParams): Promise<unknown> {
   const shown = page(
     matching(broker.storage.topics(), (t) => t.name, query),
     query,
   );
-  return {
-    ...shown,
-    items: shown.items.map((t) => {
-      const logs = Array.from({ length: t.partitions }, (_, i) => broker.storage.partition(t.name, i));
-      const messages = logs.reduce((sum, log) => sum + (log === undefined ? 0 : log.highWatermark - log.logStartOffset), 0);
-      return { name: t.name, topicId: t.topicId, partitions: t.partitions, messages };
-    }),
-  };
+  const counter = new RecordCounter();
+  const items = [];
+  for (const t of shown.items) {
+    let messages = 0;
+    let exact = true;
+    for (let i = 0; i < t.partitions; i++) {
+      const log = broker.storage.partition(t.name, i);
+      if (log === undefined) continue;
+      const count = await counter.count(log);
+      messages += count.records;
+      exact &&= count.exact;
+    }
+    items.push({ name: t.name, topicId: t.topicId, partitions: t.partitions, messages, exact });
+  }
+  return { ...shown, items };
 }
 
 export async function describeTopic(broker: BrokerContext, name: string, query: URLSearchParams): Promise<unknown> {
@@ -50,7 +59,7 @@ export async function describeTopic(broker: BrokerContext, name: string, query: 
       };
     }),
   );
-  const configs = topicConfigEntries(broker.dynamicConfigs, topic.configs).map(({ name, value }) => ({ name, value, own: topic.configs[name] !== undefined }));
+  const configs = topicConfigsForPeople(broker.dynamicConfigs, topic.configs);
   return { name, topicId: topic.topicId, partitionCount: topic.partitions, partitions: { ...shown, items: partitions }, configs };
 }
 
@@ -92,6 +101,36 @@ export async function deleteTopic(broker: BrokerContext, name: string, remoteAdd
   const result = answer!.responses[0]!;
   refuseError(result.errorCode, result.errorMessage);
   return { name };
+}
+
+/** Kafka's ConfigResource.Type of a topic, and IncrementalAlterConfigs' SET and DELETE. */
+const TOPIC_RESOURCE = 2;
+const SET = 0;
+const DELETE = 1;
+
+/** Sets one of a topic's configs (`{name, value}`), or with a null value deletes its own, through the IncrementalAlterConfigs handler. */
+export async function alterTopicConfig(broker: BrokerContext, topic: string, body: unknown, remoteAddress: string): Promise<unknown> {
+  const fields = body as { name?: unknown; value?: unknown } | null;
+  if (typeof fields?.name !== 'string') throw new ApiError(400, 'name must be a string');
+  if (fields.value !== null && typeof fields.value !== 'string') throw new ApiError(400, 'value must be a string, or null for the default');
+  topicNamed(broker, topic);
+  const answer = await incrementalAlterConfigs.handle(
+    {
+      resources: [
+        {
+          resourceType: TOPIC_RESOURCE,
+          resourceName: topic,
+          configs: [{ name: fields.name, configOperation: fields.value === null ? DELETE : SET, value: fields.value }],
+        },
+      ],
+      validateOnly: false,
+    },
+    consoleRequestInfo(incrementalAlterConfigs.maxVersion, remoteAddress),
+    broker,
+  );
+  const result = answer!.responses[0]!;
+  refuseError(result.errorCode, result.errorMessage);
+  return { name: fields.name, value: fields.value };
 }
 
 export function topicNamed(broker: BrokerContext, name: string): TopicInfo {

@@ -57,6 +57,7 @@ export class PartitionLog {
   private readonly reader: PartitionReader;
   private readonly tasks: BackgroundTasks;
   private logEnd: number;
+  private cleaned = 0;
   /** Where DeleteRecords moved the log start; retention moves it by deleting segments. */
   private startOffset: number;
   /** When the active segment was started, or this run began: segment.ms for batches without timestamps. */
@@ -337,9 +338,15 @@ export class PartitionLog {
         throw err;
       }
       this.segments.replace(olds, cleaned);
+      this.cleaned++;
       this.tail.forgetBelow(this.segments.after(cleaned)!.baseOffset);
       return true;
     });
+  }
+
+  /** How many segments compaction has replaced since the log opened: what was read of them before may be gone. */
+  get cleanings(): number {
+    return this.cleaned;
   }
 
   /** Writes what is queued, stores producer state and leaves the clean-shutdown recovery point. */

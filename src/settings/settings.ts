@@ -216,6 +216,19 @@ export const SETTINGS = {
     broker: 'transaction.abort.timed.out.transaction.cleanup.interval.ms',
     description: 'how often transactions open past their timeout are looked for and aborted',
   }),
+  transactionalIdExpirationMs: setting({
+    kind: int(1, INT32_MAX, 'ms'),
+    default: 7 * DAY,
+    broker: 'transactional.id.expiration.ms',
+    description:
+      'forget a transactional id with no transaction open once it has had no change this long; its next InitProducerId starts it afresh, with a new producer id',
+  }),
+  transactionRemoveExpiredTransactionCleanupIntervalMs: setting({
+    kind: int(1, INT32_MAX, 'ms'),
+    default: 3_600_000,
+    broker: 'transaction.remove.expired.transaction.cleanup.interval.ms',
+    description: 'how often transactional ids past `transactional.id.expiration.ms` are looked for and removed',
+  }),
   offsetsRetentionMinutes: setting({
     kind: int(1, INT32_MAX),
     default: (7 * DAY) / 60_000,

@@ -110,6 +110,21 @@ export function brokerConfigName(row: TopicConfigRow): string | undefined {
   return row.setting === undefined ? row.fixed?.broker : SETTINGS[row.setting].broker;
 }
 
+/** What a topic config's number counts, for people: its broker setting's unit, else what Kafka's name ends with. */
+export function unitOf(row: TopicConfigRow): 'bytes' | 'ms' | undefined {
+  const unit = row.setting === undefined ? undefined : SETTINGS[row.setting].kind.unit;
+  return unit ?? (row.name.endsWith('.ms') ? 'ms' : row.name.endsWith('.bytes') ? 'bytes' : undefined);
+}
+
+/** The values a topic config takes, in words: Kafka's type and range. */
+export function acceptedValues(row: TopicConfigRow): string {
+  const t = row.type;
+  if (typeof t !== 'string') return 'oneOf' in t ? `one of ${t.oneOf.join(', ')}` : `a list of ${t.listOf.join(', ')}`;
+  const [min, max] = row.range ?? [undefined, undefined];
+  const range = min === undefined ? '' : max === undefined ? ` from ${min}` : ` from ${min} to ${max}`;
+  return `${t === 'double' ? 'a number' : t === 'boolean' ? 'true or false' : t === 'string' ? 'text' : 'a whole number'}${range}`;
+}
+
 /** The value a topic without its own has under broker settings `c`; undefined if brook has none. */
 export function defaultValue(row: TopicConfigRow, c: BrokerConfig): string | undefined {
   return row.setting === undefined ? row.fixed?.value : String(c[row.setting]);

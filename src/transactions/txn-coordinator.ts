@@ -23,6 +23,7 @@ import {
   endTxn,
   expired,
   fenceAndAbort,
+  idExpired,
   initProducerId,
   isComplete,
   coordinatorView,
@@ -60,6 +61,10 @@ export interface TxnCoordinatorOptions {
   readonly maxTimeoutMs: number;
   /** transaction.abort.timed.out.transaction.cleanup.interval.ms */
   readonly abortIntervalMs: number;
+  /** transactional.id.expiration.ms */
+  readonly idExpirationMs: number;
+  /** transaction.remove.expired.transaction.cleanup.interval.ms */
+  readonly removeExpiredIntervalMs: number;
   readonly log: TxnLog;
   readonly events?: TxnEvents;
 }
@@ -76,6 +81,7 @@ export class TxnCoordinator {
   /** Producer id → its transactional id. */
   private readonly byProducer = new Map<bigint, string>();
   private readonly timer: NodeJS.Timeout;
+  private readonly expiryTimer: NodeJS.Timeout;
   private readonly listeners = new Set<(transactionalId: string) => void>();
   private closed = false;
 
@@ -87,6 +93,8 @@ export class TxnCoordinator {
     for (const txn of store.all()) this.byProducer.set(txn.producerId, txn.transactionalId);
     this.timer = setInterval(() => this.sweep(), options.abortIntervalMs);
     this.timer.unref();
+    this.expiryTimer = setInterval(() => this.removeExpiredIds(), options.removeExpiredIntervalMs);
+    this.expiryTimer.unref();
   }
 
   /**
@@ -189,6 +197,7 @@ export class TxnCoordinator {
   async close(): Promise<void> {
     this.closed = true;
     clearInterval(this.timer);
+    clearInterval(this.expiryTimer);
     while (this.locks.size > 0) await Promise.allSettled([...this.locks.values()]);
     await this.store.close();
   }
@@ -245,6 +254,28 @@ export class TxnCoordinator {
     }
     this.options.events?.ended(timedOut ? 'timed_out' : marker === 'commit' ? 'committed' : 'aborted');
     return true;
+  }
+
+  /**
+   * Kafka's TransactionStateManager.removeExpiredTransactionalIds: each id idle past
+   * transactional.id.expiration.ms with no transaction open is removed from the store (a record
+   * that keeps it removed across restarts) and forgotten; an id with a change under way waits for
+   * the next run.
+   */
+  private removeExpiredIds(): void {
+    const expiring = (txn: Txn): boolean => idExpired(txn, Date.now(), this.options.idExpirationMs);
+    const ids: string[] = [];
+    for (const txn of this.store.all()) if (!this.locks.has(txn.transactionalId) && expiring(txn)) ids.push(txn.transactionalId);
+    for (const id of ids) {
+      void this.locked(id, async () => {
+        const current = this.store.get(id);
+        if (current === undefined || !expiring(current)) return;
+        await this.store.remove(id);
+        for (const producerId of [current.producerId, current.lastProducerId]) if (this.byProducer.get(producerId) === id) this.byProducer.delete(producerId);
+        for (const listener of this.listeners) listener(id);
+      }).catch((err: Error) => this.options.log.error({ transactionalId: id, err }, 'expired transactional id not removed'));
+    }
+    if (ids.length > 0) this.options.log.info({ count: ids.length }, 'transactional ids expired');
   }
 
   /** Kafka's periodic abort of transactions past their timeout, and another try at any decided one left incomplete. */

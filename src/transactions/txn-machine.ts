@@ -8,6 +8,7 @@
  *   Empty | CompleteCommit | CompleteAbort --AddPartitions/AddOffsets--> Ongoing
  *   Ongoing --EndTxn--> PrepareCommit | PrepareAbort --markers written--> CompleteCommit | CompleteAbort
  *   Ongoing --timeout (across a restart too), a new InitProducerId--> PrepareAbort, the epoch bumped (fencing the producer)
+ *   Empty | CompleteCommit | CompleteAbort --transactional.id.expiration.ms without a change--> forgotten
  */
 import type { CoordinatorView } from '../idempotence/producer-decision.js';
 import { MAX_EPOCH } from '../idempotence/rules.js';
@@ -168,6 +169,15 @@ export function complete(txn: Txn, now: number): Txn {
 /** Whether the transaction has been open longer than its timeout. */
 export function expired(txn: Txn, now: number): boolean {
   return txn.state === 'Ongoing' && now - txn.startMs > txn.timeoutMs;
+}
+
+/**
+ * Whether the id is forgotten, as Kafka's TransactionStateManager.shouldExpire decides: no
+ * transaction open or being completed (Empty, CompleteCommit, CompleteAbort) and no change for
+ * transactional.id.expiration.ms. Its next InitProducerId starts it afresh, with a new producer id.
+ */
+export function idExpired(txn: Txn, now: number, expirationMs: number): boolean {
+  return isComplete(txn.state) && txn.updateMs <= now - expirationMs;
 }
 
 /**

@@ -1,12 +1,14 @@
 /**
  * The records of the transaction log and its snapshots (framed: files/framed-records.ts): each is
- * one transactional id's whole state, as Kafka's __transaction_state holds it, so the last record
- * of an id is its state. Body, big-endian:
+ * one transactional id's whole state, or its removal once the id expired (Kafka's tombstone in
+ * __transaction_state), so the last record of an id is its state. Body, big-endian:
  *
- *   version (u8) | transactional id | producer id (i64) | epoch (i16) | last producer id (i64) | last epoch (i16) |
+ *   type (u8)
+ *   1 state:   transactional id | producer id (i64) | epoch (i16) | last producer id (i64) | last epoch (i16) |
  *   timeout ms (i32) | state (u8) | start ms (i64) | update ms (i64) |
  *   partition count | per partition: topic | partition (i32) |
  *   group count | per group: group id | offset count | per offset: topic | partition (i32) | offset (i64) | leader epoch (i32) | metadata
+ *   2 removal: transactional id
  *   names and metadata are compact strings (unsigned varint length + 1, UTF-8), counts unsigned varints.
  */
 import { scanDecoded, sealFrame, type RecordScan } from '../files/framed-records.js';
@@ -15,15 +17,43 @@ import type { Reader } from '../protocol/primitives/reader.js';
 import { Writer } from '../protocol/primitives/writer.js';
 import type { Txn, TxnState } from './txn-machine.js';
 
-const VERSION = 1;
+const STATE = 1;
+const REMOVAL = 2;
+
+/** The id forgotten: transactional.id.expiration.ms passed with no transaction open. */
+export interface TxnRemoval {
+  readonly transactionalId: string;
+  readonly removed: true;
+}
+
+/** What one record holds: an id's state, or its removal. */
+export type TxnChange = Txn | TxnRemoval;
+
 const STATES: readonly TxnState[] = ['Empty', 'Ongoing', 'PrepareCommit', 'PrepareAbort', 'CompleteCommit', 'CompleteAbort'];
 
-export function encodeTxn(txn: Txn): Buffer {
-  const w = new Writer(128);
+/** A framed record whose body `writeBody` writes. */
+function framed(size: number, writeBody: (w: Writer) => void): Buffer {
+  const w = new Writer(size);
   // The frame header, filled in by sealFrame.
   w.writeUint32(0);
   w.writeUint32(0);
-  w.writeInt8(VERSION);
+  writeBody(w);
+  return sealFrame(w.finish());
+}
+
+export function encodeTxn(txn: Txn): Buffer {
+  return framed(128, (w) => writeTxn(w, txn));
+}
+
+export function encodeRemoval(transactionalId: string): Buffer {
+  return framed(32, (w) => {
+    w.writeInt8(REMOVAL);
+    w.writeCompactString(transactionalId);
+  });
+}
+
+function writeTxn(w: Writer, txn: Txn): void {
+  w.writeInt8(STATE);
   w.writeCompactString(txn.transactionalId);
   w.writeInt64(txn.producerId);
   w.writeInt16(txn.epoch);
@@ -50,12 +80,12 @@ export function encodeTxn(txn: Txn): Buffer {
       w.writeCompactString(o.metadata);
     }
   }
-  return sealFrame(w.finish());
 }
 
-function decodeTxn(r: Reader): Txn {
-  const version = r.readInt8();
-  if (version !== VERSION) throw new ProtocolError(`unknown transaction record version ${version}`);
+function decodeChange(r: Reader): TxnChange {
+  const type = r.readInt8();
+  if (type === REMOVAL) return { transactionalId: r.readCompactString(), removed: true };
+  if (type !== STATE) throw new ProtocolError(`unknown transaction record type ${type}`);
   const transactionalId = r.readCompactString();
   const producerId = r.readInt64();
   const epoch = r.readInt16();
@@ -80,7 +110,7 @@ function decodeTxn(r: Reader): Txn {
   return { transactionalId, producerId, epoch, lastProducerId, lastEpoch, timeoutMs, state, partitions, groups, startMs, updateMs };
 }
 
-/** Hands each intact record's state to `onTxn`, in order, up to the first record cut short or failing its CRC. */
-export function scanTxns(bytes: Buffer, onTxn: (txn: Txn) => void): RecordScan {
-  return scanDecoded(bytes, decodeTxn, onTxn);
+/** Hands each intact record's change to `onChange`, in order, up to the first record cut short or failing its CRC. */
+export function scanTxns(bytes: Buffer, onChange: (change: TxnChange) => void): RecordScan {
+  return scanDecoded(bytes, decodeChange, onChange);
 }

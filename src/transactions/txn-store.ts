@@ -3,17 +3,18 @@
  * its __transaction_state topic: a log of whole states, the last per id winning, compacted in the
  * background into a snapshot (files/compacted-log.ts; `transactions-<g>.log` and `.snapshot`). A
  * state is stored (in the page cache, or under `--flush always` on disk) before it is taken: the
- * coordinator acts on nothing it could forget.
+ * coordinator acts on nothing it could forget. An expired id's removal is a record too, as Kafka's
+ * tombstone is, so that it stays forgotten across a restart.
  */
 import { CompactedLog, type CompactedLogOptions, type CompactedState } from '../files/compacted-log.js';
 import { GenerationFiles } from '../files/generation-files.js';
 import type { Txn } from './txn-machine.js';
-import { encodeTxn, scanTxns } from './txn-records.js';
+import { encodeRemoval, encodeTxn, scanTxns, type TxnChange } from './txn-records.js';
 
 const FILES = new GenerationFiles('transactions');
 
-/** Each id's last state, and the bytes their records take. */
-class TxnStates implements CompactedState<Txn> {
+/** Each id's last state, and the bytes their records take: a removed id takes none. */
+class TxnStates implements CompactedState<TxnChange> {
   readonly byId = new Map<string, Txn>();
   private bytes = 0;
 
@@ -21,11 +22,15 @@ class TxnStates implements CompactedState<Txn> {
     return this.bytes;
   }
 
-  apply(txn: Txn): void {
-    const before = this.byId.get(txn.transactionalId);
+  apply(change: TxnChange): void {
+    const before = this.byId.get(change.transactionalId);
     if (before !== undefined) this.bytes -= encodeTxn(before).length;
-    this.byId.set(txn.transactionalId, txn);
-    this.bytes += encodeTxn(txn).length;
+    if ('removed' in change) {
+      this.byId.delete(change.transactionalId);
+      return;
+    }
+    this.byId.set(change.transactionalId, change);
+    this.bytes += encodeTxn(change).length;
   }
 
   /** States are never changed in place, so those taken now are encoded as the snapshot is written. */
@@ -41,13 +46,13 @@ function* encodedEach(txns: readonly Txn[]): Iterable<Buffer> {
 export class TxnStore {
   private constructor(
     private readonly txns: TxnStates,
-    private readonly log: CompactedLog<Txn>,
+    private readonly log: CompactedLog<TxnChange>,
   ) {}
 
   /** The states kept in `dir`; a log's end that a crash cut off mid-record is cut from the file, and said so. */
   static async open(dir: string, options: CompactedLogOptions): Promise<TxnStore> {
     const txns = new TxnStates();
-    const loaded = await FILES.load(dir, await FILES.list(dir), (bytes) => scanTxns(bytes, (txn) => txns.apply(txn)));
+    const loaded = await FILES.load(dir, await FILES.list(dir), (bytes) => scanTxns(bytes, (change) => txns.apply(change)));
     return new TxnStore(txns, await CompactedLog.open(dir, FILES, 'transaction states', loaded, txns, options));
   }
 
@@ -62,6 +67,14 @@ export class TxnStore {
   /** Stores `txn` as its id's state; it is taken once the promise resolves. */
   put(txn: Txn): Promise<void> {
     return this.log.append(encodeTxn(txn), txn);
+  }
+
+  /**
+   * Forgets the id, durably: its removal is appended to the log, and the next snapshot leaves it
+   * out, so that neither memory nor the files keep it.
+   */
+  remove(transactionalId: string): Promise<void> {
+    return this.log.append(encodeRemoval(transactionalId), { transactionalId, removed: true });
   }
 
   close(): Promise<void> {

@@ -30,20 +30,23 @@ const PRIMITIVE_ARBS: Record<string, fc.Arbitrary<unknown>> = {
 
 /**
  * Any value of the field's type; null only where version v allows it. Fields absent at v get
- * random values too, which the writer must drop.
+ * random values too, which the writer must drop. `primitives` replaces the values of the types it names.
  */
-function fieldArb(f: FieldSchema, v: number, depth: number): fc.Arbitrary<unknown> {
+function fieldArb(f: FieldSchema, v: number, depth: number, primitives: Primitives): fc.Arbitrary<unknown> {
   const present = inRange(f.versions, v);
   const nullable = present ? inRange(f.nullable, v) : f.nullable !== undefined || f.default === null || f.type === 'records';
-  const elem = typeof f.type === 'string' ? PRIMITIVE_ARBS[f.type]! : structArb(f.type, v, depth + 1);
+  const elem = typeof f.type === 'string' ? (primitives[f.type] ?? PRIMITIVE_ARBS[f.type]!) : structArb(f.type, v, depth + 1, primitives);
   let arb: fc.Arbitrary<unknown> = f.array ? fc.array(elem, { maxLength: depth < 2 ? 3 : 1 }) : elem;
   // A tagged field equal to its default is omitted; make that case common.
   if (f.tag !== undefined) arb = fc.oneof(arb, fc.constant(defaultOf(f)));
   return nullable ? fc.option(arb, { nil: null }) : arb;
 }
 
-export function structArb(s: StructSchema, v: number, depth = 0): fc.Arbitrary<Obj> {
-  return fc.record(Object.fromEntries(s.fields.map((f) => [f.name, fieldArb(f, v, depth)])), { noNullPrototype: true });
+/** Arbitraries of some primitive types, in place of the any-value ones. */
+export type Primitives = Readonly<Partial<Record<string, fc.Arbitrary<unknown>>>>;
+
+export function structArb(s: StructSchema, v: number, depth = 0, primitives: Primitives = {}): fc.Arbitrary<Obj> {
+  return fc.record(Object.fromEntries(s.fields.map((f) => [f.name, fieldArb(f, v, depth, primitives)])), { noNullPrototype: true });
 }
 
 /** What reading back at version v must give: absent fields revert to their defaults. */
