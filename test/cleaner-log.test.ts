@@ -82,7 +82,7 @@ test('producer state rebuilt from a compacted log, without snapshots, is what it
   assert.deepEqual(await stored(log2), cleaned);
 });
 
-test('a stop at any step of a swap leaves the old segment or the cleaned one, whole', async (t) => {
+test('a stop at any step of a swap leaves the old segments or the cleaned one, whole', async (t) => {
   const dir = await tempDir(t);
   const { storage, log } = await compactedLog(t, dir);
   await fill(log, 120, 3);
@@ -106,27 +106,36 @@ test('a stop at any step of a swap leaves the old segment or the cleaned one, wh
   const fresh = await files(join(copy, 'table-0'));
   const [log0, index0] = [offsetFileName(base, '.log'), offsetFileName(base, '.index')];
 
-  // The first segment's swap, stopped after each step: the files as the stop leaves them.
+  // The first swap (of the first few segments, cleaned into one), stopped after each step: the files as the stop leaves them.
+  // The segments merged into the first: their files are deleted before the swap takes its name.
+  const merged = Object.fromEntries(
+    [...old.keys()].filter((n) => !fresh.has(n) && (n.endsWith('.log') || n.endsWith('.index'))).map((n) => [n, undefined] as const),
+  );
   const steps: [string, Record<string, Buffer | undefined>][] = [
     ['cleaned files written', { [log0 + '.cleaned']: fresh.get(log0), [index0 + '.cleaned']: fresh.get(index0) }],
     ['index renamed to .swap', { [index0 + '.swap']: fresh.get(index0) }],
     ['log renamed to .swap', { [index0 + '.swap']: fresh.get(index0), [log0 + '.swap']: fresh.get(log0) }],
-    ['index swapped in', { [index0]: fresh.get(index0), [log0 + '.swap']: fresh.get(log0) }],
-    ['log swapped in', { [index0]: fresh.get(index0), [log0]: fresh.get(log0) }],
+    ['merged segments deleted', { [index0 + '.swap']: fresh.get(index0), [log0 + '.swap']: fresh.get(log0), ...merged }],
+    ['index swapped in', { [index0]: fresh.get(index0), [log0 + '.swap']: fresh.get(log0), ...merged }],
+    ['log swapped in', { [index0]: fresh.get(index0), [log0]: fresh.get(log0), ...merged }],
   ];
+  assert.ok(Object.keys(merged).length > 0, 'the first swap replaces several segments');
   for (const [i, [step, changes]] of steps.entries()) {
     const image = await tempDir(t);
     await cp(dir, image, { recursive: true });
-    for (const [name, bytes] of Object.entries(changes)) await writeFile(join(image, 'table-0', name), bytes!);
+    for (const [name, bytes] of Object.entries(changes)) {
+      if (bytes === undefined) await rm(join(image, 'table-0', name));
+      else await writeFile(join(image, 'table-0', name), bytes);
+    }
     const reopened = closeAtEnd(t, await Storage.open(image, OPTIONS));
     const got = await stored(reopened.partition('table', 0)!);
-    const second = secondBase(old);
-    const firstSegmentOf = (m: Map<number, Written>): Written[] => [...m.values()].filter((w) => w.offset < second);
-    // Whole: the first segment as it was, or as cleaned, the rest as it was.
-    assert.deepEqual(firstSegmentOf(got), firstSegmentOf(i < 2 ? before : after), `stopped after: ${step}`);
+    // Whole: the segments the first swap replaces as they were, or as cleaned, the rest as it was.
+    const replacedEnd = secondBase(fresh);
+    const swapped = (m: Map<number, Written>): Written[] => [...m.values()].filter((w) => w.offset < replacedEnd);
+    assert.deepEqual(swapped(got), swapped(i < 2 ? before : after), `stopped after: ${step}`);
     assert.deepEqual(
-      [...got.values()].filter((w) => w.offset >= second),
-      [...before.values()].filter((w) => w.offset >= second),
+      [...got.values()].filter((w) => w.offset >= replacedEnd),
+      [...before.values()].filter((w) => w.offset >= replacedEnd),
     );
     const left = (await readdir(join(image, 'table-0'))).filter((n) => n.endsWith('.cleaned') || n.endsWith('.swap'));
     assert.deepEqual(left, [], `nothing of the swap is left after: ${step}`);

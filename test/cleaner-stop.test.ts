@@ -1,10 +1,12 @@
 import { test, type TestContext } from 'node:test';
 import assert from 'node:assert/strict';
 import { spawn } from 'node:child_process';
-import { cp, readdir, rm } from 'node:fs/promises';
+import { cp, readdir, readFile, rm } from 'node:fs/promises';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { Storage } from '../src/log/storage.js';
+import { readBatchHeader } from '../src/protocol/record-batch.js';
+import { SWAP_STEPS, type SwapStep } from '../src/log/cleaner/swap-files.js';
 import { fill, LONG_CLEANING_OPTIONS, stored, type Written } from './helpers/compacted-log.js';
 import { closeAtEnd, producerView, tempDir } from './helpers/log.js';
 
@@ -12,8 +14,10 @@ const CHILD = fileURLToPath(new URL('./helpers/cleaner-child.ts', import.meta.ur
 const TOPIC = 'table';
 /** Tombstones go at once, so that one revived would show. */
 const CONFIGS = { 'cleanup.policy': 'compact', 'min.cleanable.dirty.ratio': '0.01', 'delete.retention.ms': '0' };
-/** Swaps after which the cleaning is stopped: from its first to near its last (it swaps some fifty segments). */
-const STOPS = [1, 4, 12, 27, 46];
+/** Swaps after which the cleaning is stopped: from its first to near its last (it swaps some 27 groups of some two segments). */
+const STOPS = [1, 4, 11, 19, 26];
+/** Keys enough that the cleaned log takes many segments, so that a cleaning swaps many groups. */
+const KEYS = 800;
 
 interface Pristine {
   readonly dir: string;
@@ -23,13 +27,13 @@ interface Pristine {
   readonly producers: unknown[];
 }
 
-/** A data directory with one compacted partition of some fifty dirty segments, three producers' batches among them, closed. */
+/** A data directory with one compacted partition of some 57 dirty segments, three producers' batches among them, closed. */
 async function pristine(t: TestContext): Promise<Pristine> {
   const dir = await tempDir(t);
   const storage = await Storage.open(dir, LONG_CLEANING_OPTIONS);
   await storage.createTopic(TOPIC, 1, CONFIGS);
   const log = storage.partition(TOPIC, 0)!;
-  const written = await fill(log, 1200, 11, Date.now() - 60_000, 3);
+  const written = await fill(log, 1200, 11, Date.now() - 60_000, 3, KEYS);
   const activeBase = log.cleanable().end;
   const producers = producerView(log);
   await storage.close();
@@ -115,10 +119,12 @@ test('a cleaning stopped by cleanup.policy dropping compact is recorded only as 
   await assertFinished(t, dir, source, 'stopped by a config change');
 });
 
-/** Runs the cleaner child on `dir`, to be SIGKILLed after swap `swaps`. */
-function cleanThenKill(dir: string, swaps: number): Promise<void> {
+/** Runs the cleaner child on `dir`, to be SIGKILLed after swap `swaps`, or after that step of it. */
+function cleanThenKill(dir: string, swaps: number, step?: SwapStep): Promise<void> {
   return new Promise((resolve, reject) => {
-    const child = spawn(process.execPath, ['--import', 'tsx', CHILD, dir, String(swaps)], { stdio: ['ignore', 'ignore', 'pipe'] });
+    const child = spawn(process.execPath, ['--import', 'tsx', CHILD, dir, String(swaps), ...(step === undefined ? [] : [step])], {
+      stdio: ['ignore', 'ignore', 'pipe'],
+    });
     let stderr = '';
     child.stderr.on('data', (b: Buffer) => (stderr += b.toString()));
     child.on('error', reject);
@@ -146,3 +152,53 @@ test('a cleaner kill -9ed after any swap leaves what the next start finishes: re
     await assertFinished(t, dir, source, `killed after swap ${swaps}`);
   }
 });
+
+/** The offset after the last batch in the file at `path`. */
+async function endOf(path: string): Promise<number> {
+  const bytes = await readFile(path);
+  let end = 0;
+  for (let at = 0; at < bytes.length;) {
+    const header = readBatchHeader(bytes, at);
+    end = header.baseOffset + header.lastOffsetDelta + 1;
+    at += header.size;
+  }
+  return end;
+}
+
+/** Restarts on `dir` without cleaning, then checks that each segment begins where the one before ends: none lies inside another. */
+async function assertContiguous(t: TestContext, dir: string, what: string): Promise<void> {
+  await closeAtEnd(t, await Storage.open(dir, LONG_CLEANING_OPTIONS)).close();
+  const partition = join(dir, `${TOPIC}-0`);
+  const logs = (await readdir(partition)).filter((n) => n.endsWith('.log')).sort();
+  let end: number | undefined;
+  for (const name of logs) {
+    assert.equal(end ?? Number(name.slice(0, 20)), Number(name.slice(0, 20)), `${what}: segment ${name} begins where the one before ends`);
+    end = await endOf(join(partition, name));
+  }
+}
+
+test(
+  'a cleaner kill -9ed inside the swap of a group of segments, at each step, leaves what the next start finishes or undoes',
+  { timeout: 180_000 },
+  async (t) => {
+    const source = await pristine(t);
+    // The cleaning's third swap replaces several segments.
+    for (const swaps of [3]) {
+      for (const step of SWAP_STEPS) {
+        const dir = await copyOf(t, source);
+        await cleanThenKill(dir, swaps, step);
+        const partition = join(dir, `${TOPIC}-0`);
+        const files = await readdir(partition);
+        const copy = files.find((n) => n.endsWith('.log.swap') || n.endsWith('.log.cleaned'));
+        assert.ok(copy !== undefined, `killed at ${step} of swap ${swaps}: the swap was under way`);
+        if (step !== 'merged-deleted' && step !== 'index-replaced') {
+          const base = copy.slice(0, 20);
+          const next = files.find((n) => n.endsWith('.log') && n.slice(0, 20) > base)!;
+          assert.ok(Number(next.slice(0, 20)) < (await endOf(join(partition, copy))), `killed at ${step} of swap ${swaps}: the swap replaces several segments`);
+        }
+        await assertContiguous(t, dir, `killed at ${step} of swap ${swaps}`);
+        await assertFinished(t, dir, source, `killed at ${step} of swap ${swaps}`);
+      }
+    }
+  },
+);

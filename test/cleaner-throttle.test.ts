@@ -2,6 +2,7 @@
 import assert from 'node:assert/strict';
 import { test } from 'node:test';
 import fc from 'fast-check';
+import { startBroker } from '../src/broker/start-broker.js';
 import { IoThrottle, THROTTLE_CHECK_MS } from '../src/log/cleaner/io-throttle.js';
 
 /** A clock whose time moves only by the work's own durations and the throttle's waits. */
@@ -57,4 +58,10 @@ test('an unlimited cleaner never waits, and a limited one waits for what it is a
   await slow.maybeThrottle(3_000_000);
   // 3 MB at 1 MB/s takes 3 s, of which 300 ms have passed.
   assert.equal(limited.slept(), 3000 - THROTTLE_CHECK_MS);
+});
+
+test("the limit is of Kafka's type double: a fraction is taken, 0 refused", async () => {
+  const broker = await startBroker({ port: 0, cleanerIoMaxBytesPerSecond: 2.5 });
+  await broker.close();
+  await assert.rejects(startBroker({ port: 0, cleanerIoMaxBytesPerSecond: 0 }), /cleanerIoMaxBytesPerSecond/);
 });

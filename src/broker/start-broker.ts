@@ -225,6 +225,8 @@ async function run(config: BrokerConfig, logger: Logger, faults: FaultRegistry):
     );
     metrics.countConnections(() => server.connectionCount);
     metrics.countFailedPartitions(() => storage.failedPartitions());
+    const { cleaner } = storage;
+    if (cleaner !== undefined) metrics.countCleaner({ stats: cleaner.stats, dirtyRatios: () => cleaner.dirtyRatios() });
     metrics.countPartitionMemory(() => partitionMemory.usedBytes);
     metrics.countOpenTransactions(() => transactions.openCount());
     metrics.countUnstableOffsets(() => storage.unstableOffsets());

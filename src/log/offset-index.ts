@@ -70,6 +70,11 @@ export class OffsetIndex {
     this.count++;
   }
 
+  /** Drops the entries from the `entries`th on. */
+  truncate(entries: number): void {
+    this.count = Math.min(this.count, entries);
+  }
+
   /** Stored bytes of entries [from, to), for writing to the file; a view, not a copy. */
   bytes(from: number, to: number): Buffer {
     return this.buf.subarray(from * INDEX_ENTRY_SIZE, to * INDEX_ENTRY_SIZE);

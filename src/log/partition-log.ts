@@ -301,6 +301,8 @@ export class PartitionLog {
     readonly segments: readonly Segment[];
     readonly end: number;
     readonly indexIntervalBytes: number;
+    /** segment.bytes: what a cleaned segment made of several holds at most. */
+    readonly segmentBytes: number;
     readonly time: (segment: Segment) => Promise<number>;
   } {
     const writing = this.writer.writingTo;
@@ -308,23 +310,26 @@ export class PartitionLog {
       segments: this.sealedAndWriting().slice(0, -1),
       end: writing.baseOffset,
       indexIntervalBytes: this.options.indexIntervalBytes,
+      segmentBytes: this.options.segmentBytes,
       time: (segment) => this.segments.use(segment, -1, () => segment.largest()),
     };
   }
 
   /**
-   * Puts `cleaned`, a compacted copy of `old` with the same base offset, in its place once
-   * `commit` has swapped their files; queued with segment deletions. False, nothing committed,
-   * if `old` is no longer in the log. A failed commit fails the partition: a restart finishes or
-   * undoes the swap.
+   * Puts `cleaned`, a compacted copy of `olds` (adjacent segments, oldest first) with the first's
+   * base offset, in their place once `commit` has swapped their files; queued with segment
+   * deletions. False, nothing committed, if any of `olds` is no longer in the log. A failed
+   * commit fails the partition: a restart finishes or undoes the swap.
    */
-  replaceSegment(old: Segment, cleaned: Segment, commit: () => Promise<void>): Promise<boolean> {
+  replaceSegments(olds: readonly Segment[], cleaned: Segment, commit: () => Promise<void>): Promise<boolean> {
     return this.tasks.then(async () => {
-      if (this.segments.indexOf(old) < 0 || this.closing !== undefined || this.writer.failed) return false;
-      await old.retire();
-      this.retired.add(old);
+      if (!this.segments.holdsRun(olds) || this.closing !== undefined || this.writer.failed) return false;
+      for (const old of olds) {
+        await old.retire();
+        this.retired.add(old);
+      }
       setTimeout(() => {
-        if (this.retired.delete(old)) old.close().catch(() => {});
+        for (const old of olds) if (this.retired.delete(old)) old.close().catch(() => {});
       }, RETIRED_MS).unref();
       try {
         await commit();
@@ -332,7 +337,7 @@ export class PartitionLog {
         this.writer.fail(err as Error);
         throw err;
       }
-      this.segments.replace(old, cleaned);
+      this.segments.replace(olds, cleaned);
       this.cleaned++;
       this.tail.forgetBelow(this.segments.after(cleaned)!.baseOffset);
       return true;

@@ -46,10 +46,16 @@ export class SegmentList {
     this.segments.push(segment);
   }
 
-  /** Puts `replacement` where `old` is (compaction's copy of it), and forgets `old`. */
-  replace(old: Segment, replacement: Segment): void {
-    this.segments[this.segments.indexOf(old)] = replacement;
-    this.oldSegments.forget(old);
+  /** Puts `replacement` where `olds` are (adjacent, oldest first: compaction's copy of them), and forgets them. */
+  replace(olds: readonly Segment[], replacement: Segment): void {
+    this.segments.splice(this.segments.indexOf(olds[0]!), olds.length, replacement);
+    for (const old of olds) this.oldSegments.forget(old);
+  }
+
+  /** Whether `olds` are in the list, adjacent, in this order. */
+  holdsRun(olds: readonly Segment[]): boolean {
+    const at = this.segments.indexOf(olds[0]!);
+    return at >= 0 && olds.every((old, i) => this.segments[at + i] === old);
   }
 
   /** Takes the oldest `count` segments out of the list (the caller deletes their files). */

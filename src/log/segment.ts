@@ -25,6 +25,15 @@ export function parseOffsetFileName(name: string, suffix: string): number | unde
   return /^\d+$/.test(digits) && Number.isSafeInteger(offset) ? offset : undefined;
 }
 
+/** Where a segment's appends stood, to roll back to (Segment.rollBack). */
+export interface AppendMark {
+  readonly size: number;
+  readonly indexEntries: number;
+  readonly lastIndexedPosition: number;
+  readonly largestTimestamp: number | undefined;
+  readonly firstTimestamp: number | undefined;
+}
+
 /** Neither truncating nor appending-only: positional writes must land where asked. */
 const READ_WRITE_CREATE = constants.O_RDWR | constants.O_CREAT;
 
@@ -120,6 +129,28 @@ export class Segment {
   get appendIndex(): OffsetIndex {
     if (this.loadedIndex === undefined) throw new Error(`segment ${this.logPath} is not open for appending`);
     return this.loadedIndex;
+  }
+
+  /** Where appends stand now, for rollBack. */
+  mark(): AppendMark {
+    const { size, lastIndexedPosition, largestTimestamp, firstTimestamp } = this;
+    return { size, indexEntries: this.appendIndex.entries, lastIndexedPosition, largestTimestamp, firstTimestamp };
+  }
+
+  /**
+   * Undoes the appends made since `mark`: the log file is cut back to it and the index entries
+   * made since are dropped. Only for a segment whose index file is not written until it is
+   * sealed (the cleaner's copy): the entries dropped must not be in the file yet.
+   */
+  async rollBack(mark: AppendMark): Promise<void> {
+    if (this.appending === undefined || this.indexWritten > mark.indexEntries) throw new Error(`segment ${this.logPath} cannot roll back to ${mark.size}`);
+    await this.appending.truncate(mark.size);
+    this.size = this.written = mark.size;
+    this.appendIndex.truncate(mark.indexEntries);
+    this.indexMade = Math.min(this.indexMade, mark.indexEntries);
+    this.lastIndexedPosition = mark.lastIndexedPosition;
+    this.largestTimestamp = mark.largestTimestamp;
+    this.firstTimestamp = mark.firstTimestamp;
   }
 
   /**

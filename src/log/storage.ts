@@ -250,10 +250,9 @@ export class Storage {
 
   /** The partitions of the topics whose cleanup.policy has `compact`, with their cleaning configs. */
   private *compactedPartitions(): Iterable<CompactedPartition> {
-    for (const topic of this.byName.values()) {
+    for (const [name, topic] of this.byName) {
       const config = compactionConfig(topic.config);
-      const logs = topic.logs;
-      if (config !== undefined) for (const log of logs) yield { log, config };
+      if (config !== undefined) for (const [partition, log] of topic.logs.entries()) yield { log, config, topic: name, partition };
     }
   }
 

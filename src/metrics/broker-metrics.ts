@@ -11,6 +11,19 @@ import { LatencyHistogram } from './latency-histogram.js';
 /** Fetch long-polls for up to max.wait.ms, so the buckets reach well past a second. */
 const LATENCY_BUCKETS = [0.0005, 0.001, 0.0025, 0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1, 2.5, 5, 10];
 
+/** What the log cleaner tells the metrics: its totals, and each compacted partition's dirty ratio. */
+export interface CleanerFigures {
+  readonly stats: {
+    readonly bytesRead: number;
+    readonly bytesWritten: number;
+    readonly cleanings: number;
+    readonly cleaningsAborted: number;
+    readonly cleanSeconds: number;
+    readonly lastCleanSeconds: number;
+  };
+  readonly dirtyRatios: () => readonly { readonly topic: string; readonly partition: number; readonly ratio: number }[];
+}
+
 export class BrokerMetrics {
   readonly registry = new Registry();
   private readonly produceRequests = this.counter('brook_produce_requests_total', 'Produce requests received.');
@@ -130,6 +143,44 @@ export class BrokerMetrics {
     );
   }
 
+  /**
+   * The log cleaner's figures, read at each scrape; named after Kafka's LogCleaner and
+   * LogCleanerManager metrics where they have one (max-clean-time-secs, max-dirty-percent).
+   */
+  countCleaner(cleaner: CleanerFigures): void {
+    const { stats } = cleaner;
+    this.counterOf('brook_log_cleaner_read_bytes_total', 'Bytes of segments the log cleaner read, building offset maps and cleaning.', () => stats.bytesRead);
+    this.counterOf('brook_log_cleaner_written_bytes_total', 'Bytes of cleaned segments the log cleaner wrote and swapped in.', () => stats.bytesWritten);
+    this.counterOf('brook_log_cleaner_cleanings_total', 'Cleanings of a compacted partition run to their end.', () => stats.cleanings);
+    this.counterOf(
+      'brook_log_cleaner_cleanings_aborted_total',
+      'Cleanings stopped midway (a shutdown, a config change, a deleted topic) or failed: recorded only as far as they swapped segments in.',
+      () => stats.cleaningsAborted,
+    );
+    this.counterOf('brook_log_cleaner_clean_time_seconds_total', 'Seconds the log cleaner spent cleaning.', () => stats.cleanSeconds);
+    this.gaugeOf(
+      'brook_log_cleaner_max_clean_time_secs',
+      "The last cleaning's seconds (Kafka's max-clean-time-secs, of its one cleaner thread).",
+      () => stats.lastCleanSeconds,
+    );
+    this.gaugeOf(
+      'brook_log_cleaner_max_dirty_percent',
+      "The largest share, in percent, of a compacted partition's cleanable bytes not yet cleaned (Kafka's max-dirty-percent).",
+      () => Math.round(100 * Math.max(0, ...cleaner.dirtyRatios().map((r) => r.ratio))),
+    );
+    new Gauge({
+      name: 'brook_log_cleaner_dirty_ratio',
+      help: "Each compacted partition's share of its cleanable bytes not yet cleaned, as the cleaner last found it.",
+      labelNames: ['topic', 'partition'],
+      registers: [this.registry],
+      collect() {
+        // Only the partitions there are now: a deleted topic's go.
+        this.reset();
+        for (const { topic, partition, ratio } of cleaner.dirtyRatios()) this.set({ topic, partition: String(partition) }, ratio);
+      },
+    });
+  }
+
   /** Runs a request's handler, observing its latency once its result (or promised result) is there. */
   timeRequest<R>(apiKey: number, handle: () => R): R {
     const start = performance.now();
@@ -154,6 +205,19 @@ export class BrokerMetrics {
 
   private counter(name: string, help: string): Counter {
     return new Counter({ name, help, registers: [this.registry] });
+  }
+
+  /** A counter that reads its total, which only grows, at each scrape. */
+  private counterOf(name: string, help: string, total: () => number): void {
+    new Counter({
+      name,
+      help,
+      registers: [this.registry],
+      collect() {
+        this.reset();
+        this.inc(total());
+      },
+    });
   }
 
   /** A gauge that reads `count` at each scrape. */

@@ -84,6 +84,19 @@ export const ratio: Kind<number> = {
   },
 };
 
+/** A number above 0, fractions too, of Kafka's type double; up to `max`. */
+export const positiveDouble = (max: number, unit?: 'bytes' | 'ms'): Kind<number> => ({
+  fits: (v) => typeof v === 'number' && v > 0 && v <= max,
+  said: `a number above 0, up to ${max}`,
+  arg: '<n>',
+  parse(text) {
+    const n = Number(text);
+    if (text.trim() === '' || !(n > 0 && n <= max)) throw new Error(`expected a number above 0, up to ${max}`);
+    return n;
+  },
+  unit,
+});
+
 export const port = (min: number): Kind<number> => ({ ...int(min, 65535), arg: '<port>' });
 
 export const bool: Kind<boolean> = { fits: (v) => typeof v === 'boolean', said: 'true or false', arg: '' };

@@ -22,6 +22,7 @@ import {
   pemFile,
   pinoLogger,
   port,
+  positiveDouble,
   principals,
   ratio,
   text,
@@ -169,7 +170,7 @@ export const SETTINGS = {
   }),
   // Kafka's default is Double.MAX_VALUE: no limit.
   cleanerIoMaxBytesPerSecond: setting({
-    kind: long(1, ANY, 'bytes'),
+    kind: positiveDouble(ANY, 'bytes'),
     default: ANY,
     broker: 'log.cleaner.io.max.bytes.per.second',
     description: 'the bytes per second the log cleaner reads and writes at most; by default no limit, as in Kafka',

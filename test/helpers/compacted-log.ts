@@ -15,17 +15,17 @@ export interface Written {
 }
 
 /**
- * Appends `batches` batches of 1–3 records over keys k0–k19, every fifth a producer's (of
- * `producers` taking turns, ids 7 on), some tombstones; what was written at each offset.
+ * Appends `batches` batches of 1–3 records over keys k0 to k<keys - 1>, every fifth a producer's
+ * (of `producers` taking turns, ids 7 on), some tombstones; what was written at each offset.
  */
-export async function fill(log: PartitionLog, batches: number, seed: number, now = Date.now(), producers = 1): Promise<Written[]> {
+export async function fill(log: PartitionLog, batches: number, seed: number, now = Date.now(), producers = 1, keys = 20): Promise<Written[]> {
   const random = seeded(seed);
   const appended: Written[] = [];
   // Each producer numbers on from its last batch in the log, if any.
   const sequences = Array.from({ length: producers }, (_, p) => (log.producerState(7n + BigInt(p))?.state.window.at(-1)?.lastSeq ?? -1) + 1);
   for (let i = 0; i < batches; i++) {
     const records: TestRecord[] = Array.from({ length: 1 + Math.floor(random() * 3) }, () => {
-      const key = `k${Math.floor(random() * 20)}`;
+      const key = `k${Math.floor(random() * keys)}`;
       return { key: Buffer.from(key), value: random() < 0.15 ? null : Buffer.from(`${key}@${i}`) };
     });
     const producer = i % 5 === 0 ? (i / 5) % producers : undefined;

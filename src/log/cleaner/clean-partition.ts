@@ -2,10 +2,11 @@
  * One cleaning of one compacted partition, as Kafka's `Cleaner.clean` does it: the offset map is built
  * over the dirty segments (those not cleaned yet, up to the first too young for
  * min.compaction.lag.ms, never the one being written), as far as it has room for; then every
- * segment from the log start to where the map ends is rewritten by the cleaning rule and swapped
- * in, one at a time, each swap crash-safe (swap-files.ts).
+ * segment from the log start to where the map ends is rewritten by the cleaning rule, adjacent
+ * ones into one while their cleaned bytes fit in segment.bytes (segment-work.ts), and each such
+ * group swapped in for its segments, crash-safe (swap-files.ts).
  *
- * A cleaning stopped midway is done only up to the last segment it swapped in: the log below is
+ * A cleaning stopped midway is done only up to the last group it swapped in: the log below is
  * clean (each key at most once there, judged by a map of everything up to the map's end), what
  * follows is not.
  */
@@ -15,7 +16,11 @@ import type { CleanerThread } from './cleaner-thread.js';
 import type { IoThrottle } from './io-throttle.js';
 import type { CompactionConfig } from './compaction-config.js';
 import { removeCleaned, type SegmentFile } from './segment-work.js';
-import { swapInCleaned } from './swap-files.js';
+import { swapInCleaned, type SwapStepHook } from './swap-files.js';
+
+/** What one request to map segments takes at most, unless one segment is larger. */
+const MAP_CALL_SEGMENTS = 256;
+const MAP_CALL_BYTES = 16 * 1024 * 1024;
 
 export interface DirtyState {
   /** Segments the cleaner may rewrite now. */
@@ -71,10 +76,12 @@ export async function dirtyState(log: PartitionLog, firstDirty: number, config: 
 
 /** How a cleaning is stopped, and a hook for tests to stop it at a chosen point. */
 export interface CleaningControl {
-  /** Asked between segments: true stops the cleaning there. */
+  /** Asked between segments: true stops the cleaning there, the group being written dropped. */
   readonly stopped: () => boolean;
-  /** Called after each swap with the number of swaps so far in this cleaning; the cleaning waits for what it returns. */
+  /** Called after each group's swap with the number of swaps so far in this cleaning; the cleaning waits for what it returns. */
   readonly afterSwap?: (swaps: number) => void | Promise<unknown>;
+  /** Called after each step of each swap: a test kills the process there. */
+  readonly atSwapStep?: SwapStepHook;
   /** Holds the cleaner's reads and writes to log.cleaner.io.max.bytes.per.second. */
   readonly throttle?: IoThrottle;
 }
@@ -97,48 +104,78 @@ export async function cleanPartition(
   const file = (segment: Segment): SegmentFile => ({ dir: log.dir, baseOffset: segment.baseOffset, size: segment.size });
   // What is done so far: a stop returns it as it stands. Below `cleanedTo`, every segment is swapped in.
   const done = { cleanedTo: firstDirty, stopped: true, bytesCleaned: 0, bytesRead: 0, bytesWritten: 0, segmentsSwapped: 0 };
-  // The map covers the dirty segments wholly put in it; a segment it fills up part way ends it,
-  // its keys put so far standing for records that are really later.
-  let mappedTo: number | undefined;
   const { segments } = state;
-  for (let i = 0; i < segments.length && mappedTo === undefined; i++) {
-    const segment = segments[i]!;
-    const end = segments[i + 1]?.baseOffset;
-    if (end !== undefined && end <= firstDirty) continue;
-    if (!(await thread.mapSegment(file(segment)))) mappedTo = segment.baseOffset;
-    done.bytesRead += segment.size;
-    await control.throttle?.maybeThrottle(segment.size);
+  const endOf = (i: number): number => segments[i + 1]?.baseOffset ?? state.end;
+
+  // The map covers the dirty segments wholly put in it; a segment it fills up part way ends it,
+  // its keys put so far standing for records that are really later. Segments go to the thread
+  // a few at a time, so that the stop and the throttle are heard often.
+  const dirty = segments.filter((_, i) => endOf(i) > firstDirty);
+  let mappedTo: number | undefined;
+  for (let i = 0; i < dirty.length && mappedTo === undefined;) {
+    const call: Segment[] = [];
+    let bytes = 0;
+    while (i < dirty.length && (call.length === 0 || (call.length < MAP_CALL_SEGMENTS && bytes + dirty[i]!.size <= MAP_CALL_BYTES))) {
+      bytes += dirty[i]!.size;
+      call.push(dirty[i++]!);
+    }
+    const mapped = await thread.mapSegments(call.map(file));
+    if (mapped < call.length) mappedTo = call[mapped]!.baseOffset;
+    const read = call.slice(0, mapped + 1).reduce((sum, segment) => sum + segment.size, 0);
+    done.bytesRead += read;
+    await control.throttle?.maybeThrottle(read);
     if (control.stopped()) return done;
   }
   const cleanTo = mappedTo ?? state.end;
   if (mappedTo !== undefined && mappedTo <= Math.max(firstDirty, segments[0]!.baseOffset)) return undefined;
 
-  const { indexIntervalBytes } = log.cleanable();
-  for (let i = 0; i < segments.length; i++) {
-    const segment = segments[i]!;
-    const end = segments[i + 1]?.baseOffset ?? state.end;
-    if (end > cleanTo) break;
-    if (control.stopped()) return done;
-    const producerBatches = log.producerBatchOffsets(segment.baseOffset, end);
-    const copy = await thread.cleanSegment(file(segment), now - config.deleteRetentionMs, producerBatches, indexIntervalBytes);
-    done.bytesRead += segment.size;
-    done.bytesCleaned += segment.size;
-    await control.throttle?.maybeThrottle(segment.size + (copy?.size ?? 0));
+  const { indexIntervalBytes, segmentBytes } = log.cleanable();
+  // The segments being cleaned into one, and where they end.
+  let group: Segment[] = [];
+  let groupEnd = 0;
+  /** Swaps the group's cleaned copy in; false when the log will not take it, which ends the cleaning. */
+  const swapGroup = async (): Promise<boolean> => {
+    const olds = group;
+    group = [];
+    const copy = await thread.sealGroup(indexIntervalBytes);
+    await control.throttle?.maybeThrottle(copy?.size ?? 0);
     if (copy !== undefined) {
-      const replacement = new Segment(log.dir, segment.baseOffset, copy.size);
+      const replacement = new Segment(log.dir, olds[0]!.baseOffset, copy.size);
       replacement.largestTimestamp = copy.largestTimestamp;
       replacement.firstTimestamp = copy.firstTimestamp;
-      if (await log.replaceSegment(segment, replacement, () => swapInCleaned(log.dir, segment.baseOffset))) {
-        done.bytesWritten += copy.size;
-        done.segmentsSwapped++;
-        await control.afterSwap?.(done.segmentsSwapped);
-      } else {
-        await removeCleaned(file(segment));
-        // Unless retention or DeleteRecords deleted it meanwhile (nothing of it is left to clean), the log is closing or failed.
-        if (end > log.logStartOffset) return done;
+      const bases = olds.map((old) => old.baseOffset);
+      if (!(await log.replaceSegments(olds, replacement, () => swapInCleaned(log.dir, bases, control.atSwapStep)))) {
+        await removeCleaned(file(olds[0]!));
+        // Unless retention or DeleteRecords deleted them meanwhile (nothing of them is left to clean), the log is closing or failed.
+        return groupEnd <= log.logStartOffset;
       }
+      done.bytesWritten += copy.size;
+      done.segmentsSwapped++;
+      await control.afterSwap?.(done.segmentsSwapped);
     }
-    done.cleanedTo = Math.max(done.cleanedTo, end);
+    done.cleanedTo = Math.max(done.cleanedTo, groupEnd);
+    return true;
+  };
+  for (let i = 0; i < segments.length; i++) {
+    const segment = segments[i]!;
+    const end = endOf(i);
+    if (end > cleanTo) break;
+    if (control.stopped()) {
+      await thread.discardGroup();
+      return done;
+    }
+    const clean = (): Promise<boolean> =>
+      thread.cleanInto(file(segment), end, now - config.deleteRetentionMs, log.producerBatchOffsets(segment.baseOffset, end), indexIntervalBytes, segmentBytes);
+    if (!(await clean())) {
+      if (!(await swapGroup())) return done;
+      await clean();
+    }
+    group.push(segment);
+    groupEnd = end;
+    done.bytesRead += segment.size;
+    done.bytesCleaned += segment.size;
+    await control.throttle?.maybeThrottle(segment.size);
   }
+  if (group.length > 0 && !(await swapGroup())) return done;
   return { ...done, cleanedTo: cleanTo, stopped: false };
 }

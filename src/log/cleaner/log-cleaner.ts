@@ -13,6 +13,7 @@ import { cleanPartition, dirtyState, type CleaningDone } from './clean-partition
 import type { CompactionConfig } from './compaction-config.js';
 import { CleanerThread } from './cleaner-thread.js';
 import { IoThrottle } from './io-throttle.js';
+import type { SwapStepHook } from './swap-files.js';
 
 export interface CleanerOptions {
   /** log.cleaner.dedupe.buffer.size: the offset map's bytes. */
@@ -24,9 +25,26 @@ export interface CleanerOptions {
   readonly report: Reporter;
   /** A fault hook for tests, called after each segment swap of a cleaning with the swaps so far (and awaited): a test stops or kills the cleaner there. */
   readonly afterSwap?: (swaps: number) => void | Promise<unknown>;
+  /** A fault hook for tests, called after each step of each swap (and awaited). */
+  readonly atSwapStep?: SwapStepHook;
+}
+
+/** What the cleaner has done since it started, for metrics. */
+export interface CleanerStats {
+  bytesRead: number;
+  bytesWritten: number;
+  /** Cleanings run to their end. */
+  cleanings: number;
+  /** Cleanings stopped midway (a shutdown, a config change, a topic deleted) or failed. */
+  cleaningsAborted: number;
+  /** Seconds spent cleaning, in all and in the last cleaning. */
+  cleanSeconds: number;
+  lastCleanSeconds: number;
 }
 
 export interface CompactedPartition {
+  readonly topic: string;
+  readonly partition: number;
   readonly log: PartitionLog;
   readonly config: CompactionConfig;
 }
@@ -41,6 +59,9 @@ export class LogCleaner {
   private timer: NodeJS.Timeout | undefined;
   private pass: Promise<unknown> = Promise.resolve();
   private closed = false;
+  readonly stats: CleanerStats = { bytesRead: 0, bytesWritten: 0, cleanings: 0, cleaningsAborted: 0, cleanSeconds: 0, lastCleanSeconds: 0 };
+  /** Each compacted partition's dirty share of its cleanable bytes, as the last look found it: only partitions there are now. */
+  private ratios = new Map<PartitionLog, { topic: string; partition: number; ratio: number }>();
   /** Ends a throttled cleaning's wait early, on close. */
   private wakeSleeper: (() => void) | undefined;
 
@@ -64,10 +85,13 @@ export class LogCleaner {
   /** Cleans the partition that needs it most, if any does; what it did. */
   async cleanOnce(now: number): Promise<(CleaningDone & { readonly log: PartitionLog }) | undefined> {
     let dirtiest: { part: CompactedPartition; ratio: number; state: Awaited<ReturnType<typeof dirtyState>> } | undefined;
+    const ratios: typeof this.ratios = new Map();
+    this.ratios = ratios;
     for (const part of this.partitions()) {
       const { log, config } = part;
       if (log.failed || this.uncleanable.has(log)) continue;
       const state = await dirtyState(log, await this.firstDirtyOf(log), config, now);
+      ratios.set(log, { topic: part.topic, partition: part.partition, ratio: state.totalBytes === 0 ? 0 : state.dirtyBytes / state.totalBytes });
       if (state.dirtyBytes === 0) continue;
       const ratio = state.dirtyBytes / state.totalBytes;
       if (ratio < config.minCleanableDirtyRatio && !state.overdue) continue;
@@ -81,6 +105,7 @@ export class LogCleaner {
       const done = await cleanPartition(log, dirtiest.state, firstDirty, config, (this.thread ??= new CleanerThread(this.options.dedupeBufferBytes)), now, {
         stopped: () => this.closed || !this.stillCompacted(log),
         afterSwap: this.options.afterSwap,
+        atSwapStep: this.options.atSwapStep,
         throttle: new IoThrottle(this.options.ioMaxBytesPerSecond ?? Infinity, { now: () => Date.now(), sleep: (ms) => this.sleep(ms) }),
       });
       if (done === undefined) {
@@ -95,6 +120,7 @@ export class LogCleaner {
         this.firstDirty.set(log, done.cleanedTo);
       }
       const ms = performance.now() - started;
+      this.count(done, ms);
       // Each cleaning's rate in its log line, as Kafka's LogCleaner.recordStats logs MB/sec.
       const mbPerSecond = Number(((done.bytesRead + done.bytesWritten) / 1e6 / Math.max(ms / 1000, 1e-3)).toFixed(1));
       this.options.report.info(done.stopped ? 'stopped cleaning a compacted partition' : 'cleaned a compacted partition', {
@@ -106,11 +132,27 @@ export class LogCleaner {
       return done.stopped ? undefined : { ...done, log };
     } catch (err) {
       // A segment retention or DeleteRecords deleted meanwhile, or a topic deleted: the next look finds the log as it is now.
+      this.stats.cleaningsAborted++;
       if ((err as NodeJS.ErrnoException).code === 'ENOENT') return undefined;
       this.uncleanable.add(log);
       this.options.report.warn('log cleaner: leaving a partition alone until restarted', { dir: log.dir, error: (err as Error).message });
       return undefined;
     }
+  }
+
+  /** The compacted partitions' dirty ratios as the last look for work found them. */
+  dirtyRatios(): { topic: string; partition: number; ratio: number }[] {
+    return [...this.ratios.values()];
+  }
+
+  private count(done: CleaningDone, ms: number): void {
+    const { stats } = this;
+    stats.bytesRead += done.bytesRead;
+    stats.bytesWritten += done.bytesWritten;
+    if (done.stopped) stats.cleaningsAborted++;
+    else stats.cleanings++;
+    stats.lastCleanSeconds = ms / 1000;
+    stats.cleanSeconds += ms / 1000;
   }
 
   /**

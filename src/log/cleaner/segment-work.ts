@@ -1,6 +1,6 @@
 /**
  * The cleaner's work on segment files, which runs on its own thread (clean-worker.ts): putting a
- * segment's keys in the offset map, and writing a segment's cleaned copy beside it.
+ * segment's keys in the offset map, and writing the cleaned copy of a group of segments beside them.
  */
 import { rm } from 'node:fs/promises';
 import { join } from 'node:path';
@@ -12,8 +12,8 @@ import type { OffsetMap } from './offset-map.js';
 import { eachSegmentBatch } from './segment-batches.js';
 import { CLEANED } from './swap-files.js';
 
-/** What the cleaned copy of a segment gathers before each write. */
-const WRITE_BYTES = 64 * 1024;
+/** What the cleaned copy gathers before each write. */
+const WRITE_BYTES = 1024 * 1024;
 /** The most one batch's records may take decompressed, for the cleaner to judge them. */
 const MAX_DECOMPRESSED_BYTES = 256 * 1024 * 1024;
 
@@ -40,65 +40,152 @@ function untouchable(header: BatchHeader): boolean {
   return isControl(header.attributes) || isTransactional(header.attributes);
 }
 
-/** Puts the segment's keys in `map`, each at its latest offset; false once the map is full (what was put stays). */
-export async function mapSegment(segment: SegmentFile, map: OffsetMap): Promise<boolean> {
-  let full = false;
-  await eachSegmentBatch(segmentPath(segment), segment.size, (batch, header) => {
-    if (untouchable(header)) return true;
-    for (const record of storedRecords(batch, MAX_DECOMPRESSED_BYTES).records) {
-      if (record.key !== undefined && !map.put(record.key, header.baseOffset + record.offsetDelta)) {
-        full = true;
-        return false;
+/** Puts the segments' keys in `map`, each at its latest offset, in order; how many went in whole (what was put of the one that filled the map stays). */
+export async function mapSegments(segments: readonly SegmentFile[], map: OffsetMap): Promise<number> {
+  for (const [i, segment] of segments.entries()) {
+    let full = false;
+    await eachSegmentBatch(segmentPath(segment), segment.size, (batch, header) => {
+      if (untouchable(header)) return true;
+      for (const record of storedRecords(batch, MAX_DECOMPRESSED_BYTES).records) {
+        if (record.key !== undefined && !map.put(record.key, header.baseOffset + record.offsetDelta)) {
+          full = true;
+          return false;
+        }
       }
-    }
-    return true;
-  });
-  return !full;
+      return true;
+    });
+    if (full) return i;
+  }
+  return segments.length;
+}
+
+/** A segment to clean into the group being written, with what judging it needs. */
+export interface SegmentToClean {
+  readonly segment: SegmentFile;
+  /** The offset it ends at: the next segment's base. */
+  readonly end: number;
+  readonly rules: CleaningRules;
+  readonly indexIntervalBytes: number;
+  /** segment.bytes: a group of several segments is cleaned into this many bytes at most. */
+  readonly maxBytes: number;
 }
 
 /**
- * Writes the segment's cleaned copy beside it (`.cleaned`) and fsyncs it; undefined, nothing
- * left behind, when cleaning changes nothing.
+ * The last batch of the group's newest segment, in the two forms it may take: as the group's
+ * last (kept, so that the cleaned segment ends where the next begins) or, once another segment
+ * joins, as any other batch. It is written when that is known.
  */
-export async function cleanSegmentFile(segment: SegmentFile, rules: CleaningRules, indexIntervalBytes: number): Promise<CleanedCopy | undefined> {
-  const cleaned = new Segment(segment.dir, segment.baseOffset, 0, OffsetIndex.empty(), CLEANED);
-  let changed = false;
-  let sealed = false;
-  try {
-    await cleaned.openForAppend(true);
-    let pending: Buffer[] = [];
-    let pendingBytes = 0;
-    const flush = (): void => {
-      if (pending.length > 0) cleaned.write(pending, cleaned.appendIndex.entries);
-      pending = [];
-      pendingBytes = 0;
-    };
-    await eachSegmentBatch(segmentPath(segment), segment.size, async (batch, header, last) => {
-      const out = cleanedBatch(batch, header, rules, last);
-      if (out !== batch) changed = true;
-      if (out !== undefined) {
-        cleaned.place(header.baseOffset, out === batch ? header : readBatchHeader(out), indexIntervalBytes);
-        pending.push(out);
-        pendingBytes += out.length;
-      }
-      // Written as it comes, so that a large segment is never held in memory.
-      if (last || pendingBytes >= WRITE_BYTES) flush();
-    });
-    if (changed) {
-      await cleaned.seal();
-      sealed = true;
-    }
-  } finally {
-    await cleaned.close();
-    if (!sealed) await removeCleaned(segment);
-  }
-  if (!sealed) return undefined;
-  return { size: cleaned.size, largestTimestamp: cleaned.largestTimestamp, firstTimestamp: cleaned.firstTimestamp };
+interface LastBatch {
+  readonly header: BatchHeader;
+  readonly original: Buffer;
+  readonly asLast: Buffer | undefined;
+  readonly asInner: Buffer | undefined;
 }
 
-/** What of the batch stays: the batch itself, a new one with some of its records (or none), or nothing. */
-function cleanedBatch(batch: Buffer, header: BatchHeader, rules: CleaningRules, last: boolean): Buffer | undefined {
-  if (untouchable(header)) return batch;
+/**
+ * Adjacent segments being cleaned into one `.cleaned` segment, named for the first, as Kafka's
+ * LogCleaner.groupSegmentsBySize groups them; but judged by the cleaned bytes, not the old ones:
+ * a segment joins when what the group holds with it still fits in segment.bytes, so that
+ * thousands of small segments become a few.
+ */
+export class CleanedGroup {
+  private segments = 0;
+  private changed = false;
+  private last: LastBatch | undefined;
+  private buffered: Buffer[] = [];
+  private bufferedBytes = 0;
+
+  private constructor(private readonly out: Segment) {}
+
+  static async open(first: SegmentFile): Promise<CleanedGroup> {
+    const out = new Segment(first.dir, first.baseOffset, 0, OffsetIndex.empty(), CLEANED);
+    await out.openForAppend(true);
+    return new CleanedGroup(out);
+  }
+
+  get base(): number {
+    return this.out.baseOffset;
+  }
+
+  /** Cleans the segment into the group; false, the group as it was, when the group holds a segment already and it does not fit. */
+  async add(work: SegmentToClean): Promise<boolean> {
+    const { segment, end, rules, indexIntervalBytes, maxBytes } = work;
+    // The index keeps offsets relative to the base in 32 bits.
+    if (this.segments > 0 && end - 1 - this.base > 0xffff_ffff) return false;
+    this.flush();
+    const mark = { out: this.out.mark(), changed: this.changed, last: this.last };
+    if (this.last !== undefined) this.place(this.last.header, this.last.original, this.last.asInner, indexIntervalBytes);
+    this.last = undefined;
+    await eachSegmentBatch(segmentPath(segment), segment.size, (batch, header, isLast) => {
+      if (!isLast) return void this.place(header, batch, cleanedBatch(batch, header, rules)(false), indexIntervalBytes);
+      const original = Buffer.from(batch);
+      const fate = cleanedBatch(original, header, rules);
+      this.last = { header, original, asLast: fate(true), asInner: fate(false) };
+    });
+    // Set by the walk above, which the compiler does not follow.
+    const last = this.last as LastBatch | undefined;
+    if (this.segments > 0 && this.out.size + (last?.asLast?.length ?? 0) > maxBytes) {
+      this.flush();
+      await this.out.rollBack(mark.out);
+      this.changed = mark.changed;
+      this.last = mark.last;
+      return false;
+    }
+    this.segments++;
+    return true;
+  }
+
+  /**
+   * Writes the last batch, fsyncs the cleaned copy and closes it; undefined, nothing left behind,
+   * when it is one segment's and cleaning changed nothing.
+   */
+  async seal(indexIntervalBytes: number): Promise<CleanedCopy | undefined> {
+    let sealed = false;
+    try {
+      if (this.last !== undefined) this.place(this.last.header, this.last.original, this.last.asLast, indexIntervalBytes);
+      this.flush();
+      if (this.changed || this.segments > 1) {
+        await this.out.seal();
+        sealed = true;
+      }
+    } finally {
+      await this.out.close();
+      if (!sealed) await removeFiles(this.out);
+    }
+    if (!sealed) return undefined;
+    return { size: this.out.size, largestTimestamp: this.out.largestTimestamp, firstTimestamp: this.out.firstTimestamp };
+  }
+
+  /** Drops the group: nothing of it is left. */
+  async discard(): Promise<void> {
+    await this.out.close();
+    await removeFiles(this.out);
+  }
+
+  /** Adds `out`, what cleaning left of `batch`, to the copy. */
+  private place(header: BatchHeader, batch: Buffer, out: Buffer | undefined, indexIntervalBytes: number): void {
+    if (out !== batch) this.changed = true;
+    if (out === undefined) return;
+    this.out.place(header.baseOffset, out === batch ? header : readBatchHeader(out), indexIntervalBytes);
+    this.buffered.push(out);
+    this.bufferedBytes += out.length;
+    // Written in large writes, so that a large segment is never held in memory.
+    if (this.bufferedBytes >= WRITE_BYTES) this.flush();
+  }
+
+  private flush(): void {
+    if (this.buffered.length > 0) this.out.write(this.buffered, this.out.appendIndex.entries);
+    this.buffered = [];
+    this.bufferedBytes = 0;
+  }
+}
+
+/**
+ * What of the batch stays, as the last of a segment or not (its records decompressed once for
+ * both): the batch itself, a new one with some of its records (or none), or nothing.
+ */
+function cleanedBatch(batch: Buffer, header: BatchHeader, rules: CleaningRules): (last: boolean) => Buffer | undefined {
+  if (untouchable(header)) return () => batch;
   const { body, records } = storedRecords(batch, MAX_DECOMPRESSED_BYTES);
   const judged: BatchToJudge = {
     baseOffset: header.baseOffset,
@@ -106,17 +193,22 @@ function cleanedBatch(batch: Buffer, header: BatchHeader, rules: CleaningRules, 
     untouchable: false,
     records: records.map((r) => ({ offset: header.baseOffset + r.offsetDelta, key: r.key, tombstone: r.tombstone })),
   };
-  const fate = batchFate(judged, rules, last);
-  if (fate.kind === 'whole') return batch;
-  if (fate.kind === 'gone') return undefined;
-  return batchOfRecords(
-    batch,
-    fate.keep.map((i) => body.subarray(records[i]!.start, records[i]!.end)),
-  );
+  return (last) => {
+    const fate = batchFate(judged, rules, last);
+    if (fate.kind === 'whole') return batch;
+    if (fate.kind === 'gone') return undefined;
+    return batchOfRecords(
+      batch,
+      fate.keep.map((i) => body.subarray(records[i]!.start, records[i]!.end)),
+    );
+  };
 }
 
 /** Deletes the segment's cleaned copy, if any. */
 export async function removeCleaned(segment: SegmentFile): Promise<void> {
-  const cleaned = new Segment(segment.dir, segment.baseOffset, 0, undefined, CLEANED);
-  await Promise.all([rm(cleaned.logPath, { force: true }), rm(cleaned.indexPath, { force: true })]);
+  await removeFiles(new Segment(segment.dir, segment.baseOffset, 0, undefined, CLEANED));
+}
+
+async function removeFiles(segment: Segment): Promise<void> {
+  await Promise.all([rm(segment.logPath, { force: true }), rm(segment.indexPath, { force: true })]);
 }
