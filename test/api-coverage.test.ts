@@ -82,6 +82,9 @@ const KAFKA_3_9: Record<number, [number, number]> = {
 /** APIs brook serves fewer versions of than Kafka: old record formats, fetch sessions and topic ids, and what came after. */
 const NARROWER: Record<number, [number, number]> = { 0: [3, 11], 1: [4, 12], 2: [0, 7], 22: [0, 4] };
 
+/** Beyond 3.9: transactions v2 (KIP-890), as Kafka 4.x serves it: Produce v12, EndTxn v5, TxnOffsetCommit v5. */
+const TRANSACTIONS_V2: Record<number, [number, number]> = { 0: [3, 12], 26: [0, 5], 28: [0, 5] };
+
 /** Fields a minimal request cannot leave at their default and still get an answer. */
 const OVERRIDES: Record<number, Record<string, unknown>> = {
   // acks=0 is answered with nothing, as in Kafka.
@@ -100,9 +103,9 @@ before(async () => {
 
 after(() => broker.close());
 
-test("ApiVersions advertises every API Kafka 3.9 advertises to clients, at Kafka's versions bar a few narrower ones", () => {
+test("ApiVersions advertises every API Kafka 3.9 advertises to clients, at Kafka's versions bar a few narrower ones, and transactions v2", () => {
   const byKey = Object.fromEntries(advertised.map((k) => [k.apiKey, [k.minVersion, k.maxVersion]]));
-  assert.deepEqual(byKey, { ...KAFKA_3_9, ...NARROWER });
+  assert.deepEqual(byKey, { ...KAFKA_3_9, ...NARROWER, ...TRANSACTIONS_V2 });
 });
 
 test('every version of every advertised API answers a minimal request on the same connection', async () => {

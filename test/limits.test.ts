@@ -87,7 +87,7 @@ test('unknown api key, unsupported version and garbage bodies close the connecti
   // The log names each API as Kafka's documentation does.
   assert.deepEqual(warned.slice(0, 3), [
     'closing connection: api key 9999 is not served',
-    'closing connection: Produce v1 is not supported (v3..v11)',
+    'closing connection: Produce v1 is not supported (v3..v12)',
     'closing connection: Metadata v13 is not supported (v0..v12)',
   ]);
 });
