@@ -5,7 +5,6 @@
  */
 import { test, before, after } from 'node:test';
 import assert from 'node:assert/strict';
-import { join } from 'node:path';
 import { Writable } from 'node:stream';
 import { pino } from 'pino';
 import { startBroker, type Broker } from '../src/broker/start-broker.js';
@@ -48,9 +47,8 @@ import { refusal } from '../src/faults/refusals.js';
 import { Writer } from '../src/protocol/primitives/writer.js';
 import { ANY_ACL, topicAcl } from './helpers/acls.js';
 import { valuesBatch } from './helpers/batch.js';
-import { runBrook } from './helpers/cli.js';
+import { usersFileFor } from './helpers/cli.js';
 import { scrape } from './helpers/scrape.js';
-import { tempDataDir } from './helpers/serve-process.js';
 import { WireClient } from './helpers/wire-client.js';
 import { produceRequest } from './helpers/wire-produce.js';
 
@@ -83,9 +81,7 @@ async function user(name: string): Promise<WireClient> {
 }
 
 before(async () => {
-  const usersFile = join(await tempDataDir(), 'users.json');
-  for (const name of ['admin', 'bob', 'carol'])
-    assert.equal((await runBrook(['add-user', '--users-file', usersFile, '--user', name], `${name}-secret\n`)).code, 0);
+  const usersFile = await usersFileFor(['admin', 'bob', 'carol']);
   const sink = new Writable({
     write(chunk: Buffer, _encoding, done) {
       logged.push(chunk.toString());

@@ -5,20 +5,17 @@
  */
 import { test, before, after } from 'node:test';
 import assert from 'node:assert/strict';
-import { join } from 'node:path';
 import { Kafka, logLevel } from 'kafkajs';
 import { startBroker, type Broker } from '../src/broker/start-broker.js';
 import { AclOperation as Op, PatternType, Permission, ResourceType } from '../src/acl/acl-binding.js';
 import { consumeAll } from './helpers/kafkajs.js';
-import { runBrook } from './helpers/cli.js';
+import { usersFileFor } from './helpers/cli.js';
 import { tempDataDir } from './helpers/serve-process.js';
 
 let broker: Broker;
 
 before(async () => {
-  const usersFile = join(await tempDataDir(), 'users.json');
-  for (const name of ['admin', 'alice', 'bob', 'carol'])
-    assert.equal((await runBrook(['add-user', '--users-file', usersFile, '--user', name], `${name}-secret\n`)).code, 0);
+  const usersFile = await usersFileFor(['admin', 'alice', 'bob', 'carol']);
   broker = await startBroker({
     dataDir: await tempDataDir(),
     port: 0,

@@ -6,7 +6,6 @@
  */
 import { test, before, after } from 'node:test';
 import assert from 'node:assert/strict';
-import { join } from 'node:path';
 import fc from 'fast-check';
 import { startBroker, type Broker } from '../src/broker/start-broker.js';
 import { buildApiTable } from '../src/broker/api-table.js';
@@ -31,10 +30,9 @@ import { ProduceRequest, ProduceResponse } from '../src/protocol/messages/produc
 import type { ApiHandler } from '../src/broker/api-handler.js';
 import { ANY_ACL, topicAcl } from './helpers/acls.js';
 import { valuesBatch } from './helpers/batch.js';
-import { runBrook } from './helpers/cli.js';
+import { usersFileFor } from './helpers/cli.js';
 import { fetchOf } from './helpers/wire-fetch.js';
 import { structArb } from './helpers/schema-arbitraries.js';
-import { tempDataDir } from './helpers/serve-process.js';
 import { WireClient } from './helpers/wire-client.js';
 import { produceRequest } from './helpers/wire-produce.js';
 import { WireTxnProducer } from './helpers/wire-txn.js';
@@ -60,9 +58,7 @@ async function user(name: string): Promise<WireClient> {
 }
 
 before(async () => {
-  const usersFile = join(await tempDataDir(), 'users.json');
-  for (const name of ['admin', 'bob', 'zelda-hidden'])
-    assert.equal((await runBrook(['add-user', '--users-file', usersFile, '--user', name], `${name}-secret\n`)).code, 0);
+  const usersFile = await usersFileFor(['admin', 'bob', 'zelda-hidden']);
   broker = await startBroker({ port: 0, saslUsersFile: usersFile, authorizer: true, superUsers: ['User:admin'] });
   admin = await user('admin');
   bob = await user('bob');

@@ -1,4 +1,8 @@
+import assert from 'node:assert/strict';
 import { spawn } from 'node:child_process';
+import { mkdtemp } from 'node:fs/promises';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 
 /** The built command, as `npx brook` runs it. */
@@ -25,4 +29,11 @@ export function runBrook(args: readonly string[], input?: string | Buffer): Prom
     child.stdin.on('error', () => {});
     child.stdin.end(input ?? '');
   });
+}
+
+/** A users file, made by `brook add-user`, in which each of `names` has the password `<name>-secret`. */
+export async function usersFileFor(names: readonly string[]): Promise<string> {
+  const usersFile = join(await mkdtemp(join(tmpdir(), 'brook-users-')), 'users.json');
+  for (const name of names) assert.equal((await runBrook(['add-user', '--users-file', usersFile, '--user', name], `${name}-secret\n`)).code, 0);
+  return usersFile;
 }

@@ -1,17 +1,14 @@
 /** `brook serve --authorizer` with the Debian Python clients: ACL admin calls and two users with different rights. */
 import { test, before, after } from 'node:test';
 import assert from 'node:assert/strict';
-import { join } from 'node:path';
 import { run, runPython } from '../helpers/external.js';
-import { runBrook } from '../helpers/cli.js';
-import { startServe, tempDataDir, type ServeProcess } from '../helpers/serve-process.js';
+import { runBrook, usersFileFor } from '../helpers/cli.js';
+import { startServe, type ServeProcess } from '../helpers/serve-process.js';
 
 let serve: ServeProcess;
 
 before(async () => {
-  const usersFile = join(await tempDataDir(), 'users.json');
-  for (const name of ['admin', 'alice', 'bob'])
-    assert.equal((await runBrook(['add-user', '--users-file', usersFile, '--user', name], `${name}-secret\n`)).code, 0);
+  const usersFile = await usersFileFor(['admin', 'alice', 'bob']);
   serve = await startServe(['--sasl-users-file', usersFile, '--authorizer', '--super-users', 'User:admin', '--failed-authentication-delay-ms', '0']);
 });
 after(async () => {
