@@ -10,6 +10,12 @@ import { KAFKA_VERSIONS } from '../src/protocol/kafka-releases.js';
 import { Consumer, FetchIsolationLevels, MessagesStreamModes, Producer, stringDeserializers, stringSerializers } from './helpers/platformatic.js';
 
 const LAST = 'last';
+/** Each transaction's one value, and whether it is committed. */
+const ROUNDS = [
+  ['committed', true],
+  ['aborted', false],
+  [LAST, true],
+] as const;
 
 /** kafkajs: plain and idempotent sends, a committed, an aborted and a last committed transaction; read_committed reads up to the last. */
 async function kafkajsRound(broker: Broker, topic: string): Promise<string[]> {
@@ -24,11 +30,7 @@ async function kafkajsRound(broker: Broker, topic: string): Promise<string[]> {
   await plain.disconnect();
   const producer = kafka.producer({ transactionalId: `${topic}-txn`, idempotent: true, maxInFlightRequests: 1 });
   await producer.connect();
-  for (const [value, commit] of [
-    ['committed', true],
-    ['aborted', false],
-    [LAST, true],
-  ] as const) {
+  for (const [value, commit] of ROUNDS) {
     const txn = await producer.transaction();
     await txn.send({ topic, messages: [{ value }] });
     await (commit ? txn.commit() : txn.abort());
@@ -72,11 +74,7 @@ async function platformaticRound(broker: Broker, topic: string): Promise<string[
     transactionalId: `${topic}-txn`,
   });
   try {
-    for (const [value, commit] of [
-      ['committed', true],
-      ['aborted', false],
-      [LAST, true],
-    ] as const) {
+    for (const [value, commit] of ROUNDS) {
       const txn = await producer.beginTransaction();
       await txn.send({ messages: [{ topic, value }] });
       await (commit ? txn.commit() : txn.abort());
