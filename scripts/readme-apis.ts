@@ -5,7 +5,7 @@
  */
 import type { ApiHandler } from '../src/broker/api-handler.js';
 import { buildApiTable } from '../src/broker/api-table.js';
-import { KAFKA_RELEASES, KAFKA_VERSIONS } from '../src/protocol/kafka-releases.js';
+import { releaseApis, KAFKA_VERSIONS, RELEASE_SOURCES } from '../src/protocol/kafka-releases.js';
 import { apiName } from '../src/protocol/messages/api-name.js';
 
 /** APIs answered as Kafka answers with the feature off (see docs/departures.md). */
@@ -38,18 +38,18 @@ function cell(handler: ApiHandler | undefined, kafka: { minVersion: number; maxV
 function apisTable(): string {
   const profiles = [undefined, ...KAFKA_VERSIONS] as const;
   const tables = profiles.map((v) => buildApiTable(undefined, v));
-  const keys = [...new Set([...tables.flatMap((t) => [...t.keys()]), ...KAFKA_VERSIONS.flatMap((v) => KAFKA_RELEASES[v].apis.map((a) => a.apiKey))])].sort(
+  const keys = [...new Set([...tables.flatMap((t) => [...t.keys()]), ...KAFKA_VERSIONS.flatMap((v) => releaseApis(v).map((a) => a.apiKey))])].sort(
     (a, b) => a - b,
   );
-  const head = ['API', 'default', ...KAFKA_VERSIONS];
+  const head = ['API', 'default', ...KAFKA_VERSIONS.map((v) => `${v} (${RELEASE_SOURCES[v].release})`)];
   const rows = keys.map((key) => {
     const mark = FEATURE_OFF.has(key) ? ' †' : SASL.has(key) ? ' ‡' : '';
-    const kafkaName = KAFKA_VERSIONS.map((v) => KAFKA_RELEASES[v].apis.find((a) => a.apiKey === key)?.name)
+    const kafkaName = KAFKA_VERSIONS.map((v) => releaseApis(v).find((a) => a.apiKey === key)?.name)
       .reverse()
       .find((n) => n !== undefined);
     const name = tables.some((t) => t.has(key)) ? apiName(key) : kafkaName;
     const cells = profiles.map((v, i) => {
-      const kafka = v === undefined ? undefined : KAFKA_RELEASES[v].apis.find((a) => a.apiKey === key);
+      const kafka = v === undefined ? undefined : releaseApis(v).find((a) => a.apiKey === key);
       return cell(tables[i]!.get(key), kafka);
     });
     return [`${name ?? apiName(key)} (${key})${mark}`, ...cells];

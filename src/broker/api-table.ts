@@ -4,7 +4,7 @@
  * under `--kafka-version` each API is narrowed to the versions that release serves.
  */
 import type { ApiHandler } from './api-handler.js';
-import { KAFKA_RELEASES, type KafkaVersion } from '../protocol/kafka-releases.js';
+import { releaseApis, type KafkaVersion, type ReleaseApi } from '../protocol/kafka-releases.js';
 import type { SaslGate } from './sasl-gate.js';
 import { ApiKey } from '../protocol/messages/apis.js';
 import { addOffsetsToTxn } from './handlers/add-offsets-to-txn.js';
@@ -84,9 +84,10 @@ export function buildApiTable(sasl: SaslGate | undefined, kafkaVersion?: KafkaVe
     ...[createDelegationToken, renewDelegationToken, expireDelegationToken, describeDelegationToken],
     ...[consumerGroupHeartbeat, consumerGroupDescribe, listConfigResources],
   ];
+  const release = kafkaVersion === undefined ? undefined : releaseApis(kafkaVersion);
   const table = new Map<number, ApiHandler>();
   for (const handler of handlers) {
-    const served = kafkaVersion === undefined ? handler : asRelease(handler, kafkaVersion);
+    const served = release === undefined ? handler : asRelease(handler, release);
     if (served !== undefined) table.set(handler.request.apiKey, served);
   }
   table.set(ApiKey.ApiVersions, apiVersions(table, featureLevels(kafkaVersion)));
@@ -99,8 +100,8 @@ export function buildApiTable(sasl: SaslGate | undefined, kafkaVersion?: KafkaVe
  * none of the handler's. Where the release advertises versions below those it serves (Produce from
  * 4.0, KAFKA-18659), ApiVersions advertises them too.
  */
-function asRelease(handler: ApiHandler, release: KafkaVersion): ApiHandler | undefined {
-  const api = KAFKA_RELEASES[release].apis.find((a) => a.apiKey === handler.request.apiKey);
+function asRelease(handler: ApiHandler, release: readonly ReleaseApi[]): ApiHandler | undefined {
+  const api = release.find((a) => a.apiKey === handler.request.apiKey);
   if (api === undefined) return undefined;
   const minVersion = Math.max(handler.minVersion, api.minVersion);
   const maxVersion = Math.min(handler.maxVersion, api.maxVersion);
