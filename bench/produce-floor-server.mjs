@@ -12,6 +12,7 @@
 import pino from 'pino';
 import { buildApiTable } from '../dist/broker/api-table.js';
 import { createDispatcher } from '../dist/broker/dispatch.js';
+import { featureLevels } from '../dist/broker/features.js';
 import { apiVersions } from '../dist/broker/handlers/api-versions.js';
 import { ErrorCode } from '../dist/protocol/error-codes.js';
 import { ApiKey } from '../dist/protocol/messages/apis.js';
@@ -87,7 +88,7 @@ const table = new Map([
     }),
   })),
 ]);
-table.set(ApiKey.ApiVersions, apiVersions(table));
+table.set(ApiKey.ApiVersions, apiVersions(table, featureLevels(undefined)));
 
 /** What dispatch asks of the broker when there is no SASL and no fault. */
 const context = { sasl: undefined, faults: { installed: [] }, metrics: new BrokerMetrics() };

@@ -19,6 +19,8 @@ export interface ApiHandler<Req = any, Res = any> {
   readonly response: MessageCodec<Res>;
   readonly minVersion: number;
   readonly maxVersion: number;
+  /** The lowest version ApiVersions advertises, where a release advertises versions it refuses (Kafka 4's Produce). */
+  readonly advertisedMinVersion?: number;
   handle(request: Req, info: RequestInfo, broker: BrokerContext): HandlerResult<Res>;
 }
 

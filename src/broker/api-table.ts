@@ -1,8 +1,10 @@
 /**
  * The APIs this broker serves: those a Kafka 3.9 broker advertises to clients (bar telemetry,
- * which Kafka too leaves out without a metrics plugin). ApiVersions advertises exactly this table.
+ * which Kafka too leaves out without a metrics plugin). ApiVersions advertises exactly this table;
+ * under `--kafka-version` each API is narrowed to the versions that release serves.
  */
 import type { ApiHandler } from './api-handler.js';
+import { releaseApis, type KafkaVersion, type ReleaseApi } from '../protocol/kafka-releases.js';
 import type { SaslGate } from './sasl-gate.js';
 import { ApiKey } from '../protocol/messages/apis.js';
 import { addOffsetsToTxn } from './handlers/add-offsets-to-txn.js';
@@ -14,6 +16,7 @@ import { alterPartitionReassignments } from './handlers/alter-partition-reassign
 import { alterReplicaLogDirs } from './handlers/alter-replica-log-dirs.js';
 import { alterUserScramCredentials } from './handlers/alter-user-scram-credentials.js';
 import { apiVersions } from './handlers/api-versions.js';
+import { featureLevels } from './features.js';
 import { consumerGroupDescribe } from './handlers/consumer-group-describe.js';
 import { consumerGroupHeartbeat } from './handlers/consumer-group-heartbeat.js';
 import { createAcls } from './handlers/create-acls.js';
@@ -68,7 +71,7 @@ import { updateFeatures } from './handlers/update-features.js';
 import { writeTxnMarkers } from './handlers/write-txn-markers.js';
 
 /** SaslHandshake and SaslAuthenticate authenticate on a listener that requires SASL; elsewhere they are ILLEGAL_SASL_STATE, as in Kafka. */
-export function buildApiTable(sasl: SaslGate | undefined): ReadonlyMap<number, ApiHandler> {
+export function buildApiTable(sasl: SaslGate | undefined, kafkaVersion?: KafkaVersion): ReadonlyMap<number, ApiHandler> {
   const handlers: ApiHandler[] = [
     ...(sasl === undefined ? [saslHandshakeWithoutSasl, saslAuthenticateWithoutSasl] : [saslHandshake(sasl), saslAuthenticate(sasl)]),
     ...[produce, fetch, listOffsets, metadata, findCoordinator, createTopics, deleteTopics, initProducerId, describeConfigs],
@@ -81,7 +84,28 @@ export function buildApiTable(sasl: SaslGate | undefined): ReadonlyMap<number, A
     ...[createDelegationToken, renewDelegationToken, expireDelegationToken, describeDelegationToken],
     ...[consumerGroupHeartbeat, consumerGroupDescribe, listConfigResources],
   ];
-  const table = new Map<number, ApiHandler>(handlers.map((h) => [h.request.apiKey, h]));
-  table.set(ApiKey.ApiVersions, apiVersions(table));
+  const release = kafkaVersion === undefined ? undefined : releaseApis(kafkaVersion);
+  const table = new Map<number, ApiHandler>();
+  for (const handler of handlers) {
+    const served = release === undefined ? handler : asRelease(handler, release);
+    if (served !== undefined) table.set(handler.request.apiKey, served);
+  }
+  table.set(ApiKey.ApiVersions, apiVersions(table, featureLevels(kafkaVersion)));
   return new Map([...table].sort(([a], [b]) => a - b));
+}
+
+/**
+ * A handler narrowed to the versions `release` serves of its API, as Kafka's ApiVersionManager
+ * enables them (a version outside them closes the connection); undefined where the release has
+ * none of the handler's. Where the release advertises versions below those it serves (Produce from
+ * 4.0, KAFKA-18659), ApiVersions advertises them too.
+ */
+function asRelease(handler: ApiHandler, release: readonly ReleaseApi[]): ApiHandler | undefined {
+  const api = release.find((a) => a.apiKey === handler.request.apiKey);
+  if (api === undefined) return undefined;
+  const minVersion = Math.max(handler.minVersion, api.minVersion);
+  const maxVersion = Math.min(handler.maxVersion, api.maxVersion);
+  if (minVersion > maxVersion) return undefined;
+  const advertisedMinVersion = api.advertisedMin < api.minVersion && handler.minVersion <= api.minVersion ? api.advertisedMin : minVersion;
+  return { ...handler, minVersion, maxVersion, advertisedMinVersion };
 }

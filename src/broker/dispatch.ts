@@ -37,7 +37,8 @@ export function createDispatcher(table: ReadonlyMap<number, ApiHandler>, broker:
       if (err instanceof ProtocolError) throw new RequestRejected(`malformed request header: ${err.message}`);
       throw err;
     }
-    if (header.apiKey !== ApiKey.Produce) frame = Buffer.from(lent);
+    // A request a fault holds outlives the call: while faults are installed, Produce too is decoded from a copy.
+    if (header.apiKey !== ApiKey.Produce || broker.faults.installed.length !== 0) frame = Buffer.from(lent);
     const handler = table.get(header.apiKey);
     if (handler === undefined) throw new RequestRejected(`${apiName(header.apiKey)} is not served`);
     const { apiKey, apiVersion, correlationId } = header;

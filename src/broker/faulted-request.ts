@@ -1,7 +1,8 @@
 /**
- * A request installed faults act on: its connection closed on arrival, errors answered for what
- * the faults match (that part taken out of the request, so never handled), its answer held back,
- * or its answer dropped after it was handled. Each fault that acts is counted and logged.
+ * A request installed faults act on: its connection closed on arrival, held until released,
+ * errors answered for what the faults match (that part taken out of the request, so never
+ * handled), its answer held back, or its answer dropped after it was handled. Each fault that
+ * acts is counted and logged.
  */
 import { setTimeout as sleep } from 'node:timers/promises';
 import type { ResponseBytes } from '../server/connection.js';
@@ -15,7 +16,8 @@ import { describeError, type FaultAction } from '../faults/rule.js';
 
 /**
  * Handles `request` as `outcome` says. The handler is called before anything is awaited, so
- * requests are still handled in the order they arrived.
+ * requests are still handled in the order they arrived, but for a held one: it is handled once
+ * released, as if it arrived then (its request was decoded from a copy of its frame).
  */
 export function handleFaulted(
   outcome: Outcome,
@@ -33,6 +35,8 @@ export function handleFaulted(
     info.sent.cut();
     return undefined;
   }
+  if (outcome.held !== undefined)
+    return outcome.held.released.then(() => finish(callHandler(handler, request, info, broker), [], outcome, info, apiKey, encode));
   let result: HandlerResult<unknown>;
   if (outcome.requestError !== undefined) result = refusal(apiKey, request, outcome.requestError);
   else {
@@ -92,6 +96,8 @@ function done(f: InstalledFault, taken: readonly Named[]): string {
       return `handled a ${api} request, dropped its answer and closed the connection`;
     case 'delayMs':
       return `held the answer to a ${api} request back ${action.ms} ms`;
+    case 'hold':
+      return `held a ${api} request until released`;
     case 'error': {
       const names = taken.map((n) => (n.partition === undefined ? n.topic : `${n.topic}-${n.partition}`));
       return `answered a ${api} request with ${describeError(action.errorCode)}${names.length === 0 ? '' : ` for ${names.join(', ')}`}`;

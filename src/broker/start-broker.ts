@@ -209,7 +209,7 @@ async function run(config: BrokerConfig, logger: Logger, faults: FaultRegistry):
       producerIdQuota: config.producerIdsPerHour === undefined ? undefined : new ProducerIdQuota(config.producerIdsPerHour),
     };
     const server = new TcpServer(
-      createDispatcher(authorizer === undefined ? buildApiTable(sasl) : guardedTable(buildApiTable(sasl)), context),
+      createDispatcher(authorizer === undefined ? buildApiTable(sasl, config.kafkaVersion) : guardedTable(buildApiTable(sasl, config.kafkaVersion)), context),
       {
         maxRequestBytes: config.maxRequestBytes,
         maxQueuedResponses: config.maxQueuedResponsesPerConnection,

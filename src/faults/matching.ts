@@ -6,6 +6,7 @@
  * its API when it names none. Faults are tried in the order added, each drawing against its
  * probability only when it would act:
  * - a closeConnection fault acts first, alone: the request is not handled, so nothing else acts;
+ * - then a hold fault, alone: the request is handled as it arrives once the fault is released;
  * - of the rest, the first dropResponse and the first delayMs fault act;
  * - an error fault answers its error for each topic or partition it matches that no earlier
  *   error fault has taken (the whole request, for APIs that name none), and acts if it took any.
@@ -22,9 +23,17 @@ export class InstalledFault {
   left: number;
   private readonly draw: () => number;
 
+  /** A hold fault's release: the requests it holds are handled once it resolves. */
+  readonly released: Promise<void>;
+  /** Lets the requests it holds go, and those it matches from then on pass on arrival. */
+  readonly release: () => void;
+
   constructor(readonly rule: CheckedRule) {
     this.left = rule.count;
     this.draw = seeded(rule.seed);
+    let release!: () => void;
+    this.released = new Promise((resolve) => (release = resolve));
+    this.release = release;
   }
 
   /** Whether it acts this time: always, or as its seeded draw says. */
@@ -36,6 +45,8 @@ export class InstalledFault {
 export interface Outcome {
   /** The connection closes on arrival; nothing else is done. */
   readonly closeConnection: boolean;
+  /** The request waits for this fault's release, then is handled; nothing else is done. */
+  readonly held: InstalledFault | undefined;
   readonly dropResponse: boolean;
   /** 0: the answer is not held back. */
   readonly delayMs: number;
@@ -57,7 +68,12 @@ export function decide(installed: InstalledFault[], apiKey: number, named: reado
   const closing = matching.find((f) => f.rule.action.kind === 'closeConnection' && f.drawn());
   if (closing !== undefined) {
     charge(installed, closing);
-    return { closeConnection: true, dropResponse: false, delayMs: 0, errors: new Map(), requestError: undefined, fired: [closing] };
+    return { closeConnection: true, held: undefined, dropResponse: false, delayMs: 0, errors: new Map(), requestError: undefined, fired: [closing] };
+  }
+  const holding = matching.find((f) => f.rule.action.kind === 'hold' && f.drawn());
+  if (holding !== undefined) {
+    charge(installed, holding);
+    return { closeConnection: false, held: holding, dropResponse: false, delayMs: 0, errors: new Map(), requestError: undefined, fired: [holding] };
   }
   const fired: InstalledFault[] = [];
   let dropResponse = false;
@@ -68,6 +84,7 @@ export function decide(installed: InstalledFault[], apiKey: number, named: reado
     const action = f.rule.action;
     switch (action.kind) {
       case 'closeConnection':
+      case 'hold':
         continue;
       case 'dropResponse':
         if (dropResponse || !f.drawn()) continue;
@@ -91,7 +108,7 @@ export function decide(installed: InstalledFault[], apiKey: number, named: reado
     fired.push(f);
   }
   for (const f of fired) charge(installed, f);
-  return fired.length === 0 ? undefined : { closeConnection: false, dropResponse, delayMs, errors, requestError, fired };
+  return fired.length === 0 ? undefined : { closeConnection: false, held: undefined, dropResponse, delayMs, errors, requestError, fired };
 }
 
 /** Whether a rule's topic and partition cover one named entry. */

@@ -6,14 +6,16 @@ import { checkRule, describeRule, type FaultRule, type ServedApis } from './rule
 export interface FaultHandle {
   /** Requests it has acted on so far. */
   readonly fired: number;
-  /** Takes it out; requests from then on are not touched by it. Harmless when already out. */
+  /** A `hold` fault: lets the requests it holds be handled; those it matches from then on pass on arrival. */
+  release(): void;
+  /** Takes it out, releasing what it holds; requests from then on are not touched by it. Harmless when already out. */
   remove(): void;
 }
 
 export interface Faults {
   /** Installs a fault; a FaultRuleError (a TypeError) says what is wrong with a rule. */
   add(rule: FaultRule): FaultHandle;
-  /** Takes every fault out. */
+  /** Takes every fault out, releasing what they hold. */
   clear(): void;
 }
 
@@ -39,7 +41,11 @@ export class FaultRegistry implements Faults {
       get fired() {
         return fault.fired;
       },
+      release() {
+        fault.release();
+      },
       remove() {
+        fault.release();
         const i = installed.indexOf(fault);
         if (i >= 0) installed.splice(i, 1);
       },
@@ -47,6 +53,7 @@ export class FaultRegistry implements Faults {
   }
 
   clear(): void {
+    for (const fault of this.installed) fault.release();
     this.installed.length = 0;
   }
 }

@@ -34,6 +34,12 @@ export interface FaultActions {
   readonly delayMs: number;
   /** The connection is closed when the request arrives; the request is not handled. */
   readonly closeConnection: true;
+  /**
+   * The request is held, not handled, until the fault's `release()` (or its removal), then
+   * handled as if it arrived then: a request delayed in the network. Answers after it on the
+   * connection wait behind it.
+   */
+  readonly hold: true;
 }
 
 type OneOf<T> = { [K in keyof T]: { readonly [P in K]: T[P] } & { readonly [P in Exclude<keyof T, K>]?: never } }[keyof T];
@@ -47,7 +53,8 @@ export type FaultAction =
   | { readonly kind: 'error'; readonly errorCode: number }
   | { readonly kind: 'dropResponse' }
   | { readonly kind: 'delayMs'; readonly ms: number }
-  | { readonly kind: 'closeConnection' };
+  | { readonly kind: 'closeConnection' }
+  | { readonly kind: 'hold' };
 
 export interface CheckedRule {
   readonly apiKey: number;
@@ -68,7 +75,7 @@ export type ServedApis = ReadonlyMap<number, unknown>;
 /** Node's longest timer (2^31 - 1 ms); a longer one would fire at once. */
 const LONGEST_DELAY_MS = 2 ** 31 - 1;
 
-const ACTIONS: readonly FaultActionName[] = ['error', 'dropResponse', 'delayMs', 'closeConnection'];
+const ACTIONS: readonly FaultActionName[] = ['error', 'dropResponse', 'delayMs', 'closeConnection', 'hold'];
 const FIELDS = ['api', 'topic', 'partition', 'count', 'probability', 'seed', ...ACTIONS];
 
 /** A rule that cannot be installed; `problem` says why, as a phrase following "the rule". */
@@ -138,6 +145,8 @@ function describeAction(action: FaultAction): string {
       return `hold the answer back ${action.ms} ms`;
     case 'closeConnection':
       return 'close the connection on arrival';
+    case 'hold':
+      return 'hold the request until released';
   }
 }
 
@@ -163,6 +172,7 @@ function actionOf(r: Record<string, unknown>, kind: FaultActionName): FaultActio
   switch (kind) {
     case 'dropResponse':
     case 'closeConnection':
+    case 'hold':
       if (value !== true) throw new FaultRuleError(r, `has ${kind} ${shown(value)}; it is true or absent`);
       return { kind };
     case 'delayMs':

@@ -5,6 +5,7 @@
  * (`npm run gen:readme`) all come from here: a new setting is one row (README, "Adding a
  * setting"). The topic configs a setting is the default of are rows of topic-configs.ts.
  */
+import { KAFKA_VERSIONS } from '../protocol/kafka-releases.js';
 import { TIMESTAMP_TYPES } from '../protocol/record-batch.js';
 import {
   addressCounts,
@@ -93,6 +94,14 @@ export const SETTINGS = {
     unset: 'the bound address',
     kafka: '`advertised.listeners`',
     description: 'address given to clients in Metadata',
+  }),
+  kafkaVersion: setting({
+    kind: oneOf(KAFKA_VERSIONS, '<release>'),
+    default: undefined,
+    unset: "3.9's versions with transactions v2",
+    kafka: 'the release itself, and its `metadata.version`',
+    description:
+      'answer as that Kafka release: the API versions its ApiVersions advertises, refusing those below its lowest as it does, and its finalized features',
   }),
   autoCreateTopics: setting({ kind: bool, default: true, broker: 'auto.create.topics.enable', description: 'create the topics Metadata requests name' }),
   // Positions in the index are 32-bit.

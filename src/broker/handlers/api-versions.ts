@@ -3,9 +3,9 @@ import { ErrorCode } from '../../protocol/error-codes.js';
 import { ApiVersionsRequest, ApiVersionsResponse } from '../../protocol/messages/api-versions.js';
 import { ApiKey } from '../../protocol/messages/apis.js';
 import { defineApi, type ApiHandler } from '../api-handler.js';
-import { FEATURE_LEVELS, FINALIZED_FEATURES_EPOCH } from '../features.js';
+import { FINALIZED_FEATURES_EPOCH, type FeatureLevels } from '../features.js';
 
-export function apiVersions(table: ReadonlyMap<number, ApiHandler>) {
+export function apiVersions(table: ReadonlyMap<number, ApiHandler>, features: FeatureLevels) {
   return defineApi({
     request: ApiVersionsRequest,
     response: ApiVersionsResponse,
@@ -14,10 +14,12 @@ export function apiVersions(table: ReadonlyMap<number, ApiHandler>) {
     handle(request, info): ApiVersionsResponse {
       // v3 names the client's software; Kafka refuses names and versions outside its pattern.
       if (info.apiVersion >= 3 && !(SOFTWARE.test(request.clientSoftwareName) && SOFTWARE.test(request.clientSoftwareVersion))) {
-        return { ...response(ErrorCode.INVALID_REQUEST), apiKeys: [] };
+        return { ...response(ErrorCode.INVALID_REQUEST, features), apiKeys: [] };
       }
-      const apiKeys = [...table].sort(([a], [b]) => a - b).map(([apiKey, h]) => ({ apiKey, minVersion: h.minVersion, maxVersion: h.maxVersion }));
-      return { ...response(ErrorCode.NONE), apiKeys };
+      const apiKeys = [...table]
+        .sort(([a], [b]) => a - b)
+        .map(([apiKey, h]) => ({ apiKey, minVersion: h.advertisedMinVersion ?? h.minVersion, maxVersion: h.maxVersion }));
+      return { ...response(ErrorCode.NONE, features), apiKeys };
     },
   });
 }
@@ -26,8 +28,8 @@ export function apiVersions(table: ReadonlyMap<number, ApiHandler>) {
 const SOFTWARE = /^[a-zA-Z0-9](?:[a-zA-Z0-9\-.]*[a-zA-Z0-9])?$/;
 
 /** v3+ carry the features (KIP-584), as tagged fields. */
-function response(errorCode: number): Omit<ApiVersionsResponse, 'apiKeys'> {
-  const levels = [...FEATURE_LEVELS];
+function response(errorCode: number, features: FeatureLevels): Omit<ApiVersionsResponse, 'apiKeys'> {
+  const levels = [...features];
   return {
     errorCode,
     throttleTimeMs: 0,
@@ -38,10 +40,10 @@ function response(errorCode: number): Omit<ApiVersionsResponse, 'apiKeys'> {
   };
 }
 
-/** Kafka's answer to an ApiVersions version it does not know: v0 layout, listing its own range. */
+/** Kafka's answer to an ApiVersions version it does not know: v0 layout (no features), listing its own range. */
 export function unsupportedApiVersionsResponse(handler: ApiHandler): ApiVersionsResponse {
   return {
-    ...response(ErrorCode.UNSUPPORTED_VERSION),
+    ...response(ErrorCode.UNSUPPORTED_VERSION, new Map()),
     apiKeys: [{ apiKey: ApiKey.ApiVersions, minVersion: handler.minVersion, maxVersion: handler.maxVersion }],
   };
 }

@@ -7,7 +7,7 @@ import { ErrorCode } from '../../protocol/error-codes.js';
 import { UpdateFeaturesRequest, UpdateFeaturesResponse } from '../../protocol/messages/update-features.js';
 import { defineApi } from '../api-handler.js';
 import { NODE_ID } from '../config.js';
-import { featureLevel } from '../features.js';
+import { featureLevel, featureLevels, type FeatureLevels } from '../features.js';
 
 /** Kafka's FeatureUpdate.UpgradeType codes. */
 const UPGRADE = 1;
@@ -19,11 +19,12 @@ export const updateFeatures = defineApi({
   response: UpdateFeaturesResponse,
   minVersion: 0,
   maxVersion: 1,
-  handle(request, info): UpdateFeaturesResponse {
+  handle(request, info, broker): UpdateFeaturesResponse {
+    const levels = featureLevels(broker.config.kafkaVersion);
     const results = request.featureUpdates.map(({ feature, maxVersionLevel, allowDowngrade, upgradeType }) => {
       // v0 says whether a downgrade is allowed; v1 names the kind of change.
       const type = info.apiVersion === 0 ? (allowDowngrade ? SAFE_DOWNGRADE : UPGRADE) : upgradeType;
-      const problem = updateProblem(feature, maxVersionLevel, type);
+      const problem = updateProblem(levels, feature, maxVersionLevel, type);
       return problem === undefined
         ? { feature, errorCode: ErrorCode.NONE, errorMessage: null }
         : {
@@ -36,10 +37,10 @@ export const updateFeatures = defineApi({
   },
 });
 
-function updateProblem(feature: string, level: number, type: number): string | undefined {
+function updateProblem(levels: FeatureLevels, feature: string, level: number, type: number): string | undefined {
   if (![UPGRADE, SAFE_DOWNGRADE, UNSAFE_DOWNGRADE].includes(type)) return 'The controller does not support the given upgrade type.';
   if (level < 0) return 'A feature version cannot be less than 0.';
-  const current = featureLevel(feature);
+  const current = featureLevel(levels, feature);
   if (level !== current)
     return current === 0 ? `Local controller ${NODE_ID} does not support this feature.` : `Local controller ${NODE_ID} only supports versions ${current}`;
   return undefined;
