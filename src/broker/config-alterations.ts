@@ -20,6 +20,7 @@ import { configAccessProblem, configResourceProblem, TOPIC_RESOURCE, type Resour
 import { AclOperation } from '../acl/acl-binding.js';
 import type { ConnectionContext } from '../server/connection.js';
 import { storageFailure } from './storage-error.js';
+import { unexpectedError } from './unexpected-error.js';
 import { dynamicValueProblem } from './dynamic-configs.js';
 import { isDynamicBrokerConfig } from './topic-configs.js';
 
@@ -110,7 +111,11 @@ async function alterResource(broker: BrokerContext, resource: AlteredResource, v
     try {
       if (topic !== undefined) alter(topic.configs);
     } catch (err) {
-      return { errorCode: ErrorCode.INVALID_CONFIG, errorMessage: (err as Error).message };
+      if (err instanceof AlteredValueError) return { errorCode: ErrorCode.INVALID_CONFIG, errorMessage: err.message };
+      return {
+        errorCode: unexpectedError(broker.logger, err, { topic: resourceName }, 'validating topic configs failed'),
+        errorMessage: (err as Error).message,
+      };
     }
     return undefined;
   }
