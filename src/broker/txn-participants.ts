@@ -7,7 +7,7 @@ import { ErrorCode } from '../protocol/error-codes.js';
 import { LEADER_EPOCH } from './config.js';
 import type { Partitions } from './partition.js';
 
-/** As Kafka's single coordinator epoch: brook's coordinator never moves. */
+/** As the coordinator epoch of Kafka's `TransactionStateManager`, were its partition never to move: brook's coordinator never moves. */
 const COORDINATOR_EPOCH = 0;
 
 export function txnParticipants(partitions: Partitions, groups: GroupCoordinator): TxnParticipants {

@@ -240,7 +240,7 @@ export class GroupCoordinator {
       const state = this.offsetStore.has(groupId) ? 'Empty' : 'Dead';
       return { groupId, protocolType: '', state, protocolData: '', members: [] };
     }
-    // Like Kafka, metadata and assignments are shown only while they are settled.
+    // As Kafka's `GroupMetadata.summary`, metadata and assignments are shown only while they are settled.
     const stable = group.is('Stable');
     return {
       groupId,

@@ -1,7 +1,7 @@
 /**
  * Kafka's refusal of each verdict of the producer decision that refuses a batch (Produce's append,
  * and AddPartitionsToTxn's verify-only question): the code alone, as Kafka's
- * `ReplicaManager.appendToLocalLog` answers these exceptions without a message.
+ * `ReplicaManager` answers them (`LogAppendResult.errorMessage` is null for all but a few).
  */
 import type { RefusalKind } from '../idempotence/producer-decision.js';
 import { ErrorCode } from '../protocol/error-codes.js';

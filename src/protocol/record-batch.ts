@@ -323,7 +323,7 @@ const DECOMPRESS = {
 
 /**
  * A payload its codec cannot open is INVALID_RECORD, as records that do not parse are: a batch
- * whose CRC matches was sent this way, so retrying cannot help (Kafka answers most such with
+ * whose CRC matches was sent this way, so retrying cannot help (Kafka's `ReplicaManager.appendToLocalLog` answers most such with
  * UNKNOWN_SERVER_ERROR, an exception it does not classify). Records too large once decompressed
  * are MESSAGE_TOO_LARGE, the code for a batch larger than the broker accepts, on which Java
  * producers split the batch and send the halves.
