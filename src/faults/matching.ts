@@ -21,16 +21,35 @@ export class InstalledFault {
   /** Requests it may still act on. */
   left: number;
   private readonly draw: () => number;
+  /** What a holdCheck fault's batches wait for: the next release. */
+  private gate = newGate();
 
   constructor(readonly rule: CheckedRule) {
     this.left = rule.count;
     this.draw = seeded(rule.seed);
   }
 
+  /** Resolves at the fault's next release. */
+  get released(): Promise<void> {
+    return this.gate.promise;
+  }
+
+  /** Lets go what it holds so far; what it matches later waits for the next release. */
+  release(): void {
+    this.gate.open();
+    this.gate = newGate();
+  }
+
   /** Whether it acts this time: always, or as its seeded draw says. */
   drawn(): boolean {
     return this.rule.probability >= 1 || this.draw() < this.rule.probability;
   }
+}
+
+function newGate(): { readonly promise: Promise<void>; readonly open: () => void } {
+  let open!: () => void;
+  const promise = new Promise<void>((resolve) => (open = resolve));
+  return { promise, open };
 }
 
 export interface Outcome {
@@ -43,6 +62,8 @@ export interface Outcome {
   readonly errors: ReadonlyMap<number, InstalledFault>;
   /** The whole request's error, for APIs whose requests name no topic. */
   readonly requestError: number | undefined;
+  /** The named entries a holdCheck fault holds, by index, and what they wait for. */
+  readonly hold: { readonly entries: readonly number[]; readonly released: Promise<void> } | undefined;
   /** The faults that acted, in the order added. */
   readonly fired: readonly InstalledFault[];
 }
@@ -57,12 +78,13 @@ export function decide(installed: InstalledFault[], apiKey: number, named: reado
   const closing = matching.find((f) => f.rule.action.kind === 'closeConnection' && f.drawn());
   if (closing !== undefined) {
     charge(installed, closing);
-    return { closeConnection: true, dropResponse: false, delayMs: 0, errors: new Map(), requestError: undefined, fired: [closing] };
+    return { closeConnection: true, dropResponse: false, delayMs: 0, errors: new Map(), requestError: undefined, hold: undefined, fired: [closing] };
   }
   const fired: InstalledFault[] = [];
   let dropResponse = false;
   let delayMs = 0;
   let requestError: number | undefined;
+  let hold: Outcome['hold'];
   const errors = new Map<number, InstalledFault>();
   for (const f of matching) {
     const action = f.rule.action;
@@ -77,6 +99,12 @@ export function decide(installed: InstalledFault[], apiKey: number, named: reado
         if (delayMs > 0 || !f.drawn()) continue;
         delayMs = action.ms;
         break;
+      case 'holdCheck': {
+        const entries = named?.flatMap((n, i) => (covers(f.rule, n) ? [i] : [])) ?? [];
+        if (hold !== undefined || entries.length === 0 || !f.drawn()) continue;
+        hold = { entries, released: f.released };
+        break;
+      }
       case 'error':
         if (named === undefined) {
           if (requestError !== undefined || !f.drawn()) continue;
@@ -91,7 +119,7 @@ export function decide(installed: InstalledFault[], apiKey: number, named: reado
     fired.push(f);
   }
   for (const f of fired) charge(installed, f);
-  return fired.length === 0 ? undefined : { closeConnection: false, dropResponse, delayMs, errors, requestError, fired };
+  return fired.length === 0 ? undefined : { closeConnection: false, dropResponse, delayMs, errors, requestError, hold, fired };
 }
 
 /** Whether a rule's topic and partition cover one named entry. */

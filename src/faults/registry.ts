@@ -6,8 +6,10 @@ import { checkRule, describeRule, type FaultRule, type ServedApis } from './rule
 export interface FaultHandle {
   /** Requests it has acted on so far. */
   readonly fired: number;
-  /** Takes it out; requests from then on are not touched by it. Harmless when already out. */
+  /** Takes it out, letting go what it holds; requests from then on are not touched by it. Harmless when already out. */
   remove(): void;
+  /** A holdCheck fault: lets go the batches it holds so far. */
+  release(): void;
 }
 
 export interface Faults {
@@ -42,6 +44,10 @@ export class FaultRegistry implements Faults {
       remove() {
         const i = installed.indexOf(fault);
         if (i >= 0) installed.splice(i, 1);
+        fault.release();
+      },
+      release() {
+        fault.release();
       },
     };
   }

@@ -34,6 +34,12 @@ export interface FaultActions {
   readonly delayMs: number;
   /** The connection is closed when the request arrives; the request is not handled. */
   readonly closeConnection: true;
+  /**
+   * Produce only: each batch it matches takes its turn in its partition on arrival, but is judged
+   * and appended only once the fault's handle releases it, as a batch whose check is slow; every
+   * append behind it in the partition, a transaction's marker too, waits in arrival order.
+   */
+  readonly holdCheck: true;
 }
 
 type OneOf<T> = { [K in keyof T]: { readonly [P in K]: T[P] } & { readonly [P in Exclude<keyof T, K>]?: never } }[keyof T];
@@ -47,7 +53,8 @@ export type FaultAction =
   | { readonly kind: 'error'; readonly errorCode: number }
   | { readonly kind: 'dropResponse' }
   | { readonly kind: 'delayMs'; readonly ms: number }
-  | { readonly kind: 'closeConnection' };
+  | { readonly kind: 'closeConnection' }
+  | { readonly kind: 'holdCheck' };
 
 export interface CheckedRule {
   readonly apiKey: number;
@@ -68,7 +75,7 @@ export type ServedApis = ReadonlyMap<number, unknown>;
 /** Node's longest timer (2^31 - 1 ms); a longer one would fire at once. */
 const LONGEST_DELAY_MS = 2 ** 31 - 1;
 
-const ACTIONS: readonly FaultActionName[] = ['error', 'dropResponse', 'delayMs', 'closeConnection'];
+const ACTIONS: readonly FaultActionName[] = ['error', 'dropResponse', 'delayMs', 'closeConnection', 'holdCheck'];
 const FIELDS = ['api', 'topic', 'partition', 'count', 'probability', 'seed', ...ACTIONS];
 
 /** A rule that cannot be installed; `problem` says why, as a phrase following "the rule". */
@@ -117,6 +124,7 @@ export function checkRule(rule: unknown, served: ServedApis): CheckedRule {
   if (r.seed !== undefined && r.probability === undefined) throw new FaultRuleError(r, 'has a seed but no probability for it to draw');
   const seed = (r.seed as number | undefined) ?? Math.floor(Math.random() * 2 ** 32);
   const action = actionOf(r, actions[0]!);
+  if (action.kind === 'holdCheck' && api !== 'Produce') throw new FaultRuleError(r, `holds ${api} requests, but only Produce's batches are checked`);
   return { apiKey, api, topic, partition, count: count as number, probability, seed, action };
 }
 
@@ -138,6 +146,8 @@ function describeAction(action: FaultAction): string {
       return `hold the answer back ${action.ms} ms`;
     case 'closeConnection':
       return 'close the connection on arrival';
+    case 'holdCheck':
+      return "hold each batch's check until released";
   }
 }
 
@@ -163,6 +173,7 @@ function actionOf(r: Record<string, unknown>, kind: FaultActionName): FaultActio
   switch (kind) {
     case 'dropResponse':
     case 'closeConnection':
+    case 'holdCheck':
       if (value !== true) throw new FaultRuleError(r, `has ${kind} ${shown(value)}; it is true or absent`);
       return { kind };
     case 'delayMs':
