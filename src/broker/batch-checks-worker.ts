@@ -34,8 +34,7 @@ const nextTurn = (): Promise<void> => new Promise((resolve) => setImmediate(reso
 function check({ batch, room, rules, now, keysRequiredIn }: CheckRequest): CheckAnswer {
   const records = Buffer.from(batch.buffer, batch.byteOffset, batch.byteLength);
   const left = { bytes: room };
-  // No bound but the room here: never CHECK_ELSEWHERE.
-  const header = validateProducedBatch(records, left, rules, now, keysRequiredIn) as BatchHeader | Refusal;
+  const header = validateProducedBatch(records, left, rules, now, keysRequiredIn);
   if (isRefusal(header)) return { room: left.bytes, refused: header };
   // A copy of its own: a view would carry the whole batch back.
   return { header, stamped: new Uint8Array(records.subarray(0, BATCH_HEADER_SIZE)), room: left.bytes };

@@ -192,6 +192,21 @@ export function validateProducedBatch(
   rules: TimestampRules,
   now: number,
   keysRequiredIn?: string,
+): BatchHeader | Refusal;
+export function validateProducedBatch(
+  records: Buffer,
+  room: DecompressionRoom,
+  rules: TimestampRules,
+  now: number,
+  keysRequiredIn: string | undefined,
+  decompressNow: number,
+): BatchHeader | Refusal | typeof CHECK_ELSEWHERE;
+export function validateProducedBatch(
+  records: Buffer,
+  room: DecompressionRoom,
+  rules: TimestampRules,
+  now: number,
+  keysRequiredIn?: string,
   decompressNow = Infinity,
 ): BatchHeader | Refusal | typeof CHECK_ELSEWHERE {
   try {

@@ -145,8 +145,7 @@ function appendPartition(
   let header: Checked | Promise<Checked>;
   if (batch === null) header = refusal(ErrorCode.CORRUPT_MESSAGE, 'records are null');
   else if (compressed) header = validateCompressed(batch, order, rules, now, keysRequiredIn);
-  // Uncompressed records are walked here whatever their size: never CHECK_ELSEWHERE.
-  else header = validateProducedBatch(batch, order.room, rules, now, keysRequiredIn) as Checked;
+  else header = validateProducedBatch(batch, order.room, rules, now, keysRequiredIn);
   if (version >= ADDS_PARTITION_VERSION && transactionalId !== null) header = addedToTxn(broker, transactionalId, topic, index, header);
   if (!(header instanceof Promise)) {
     if (isRefusal(header)) return refuse(header, response);
