@@ -23,7 +23,7 @@ const REFUSED: readonly [unknown, RegExp][] = [
   [{ api: 'Produce', error: 'NONE' }, /names error NONE, which is no error/],
   [{ api: 'Produce', error: 0 }, /has error 0; an error is Kafka's name of one or its code/],
   [{ api: 'Produce', error: 'NOT_LEADER_OR_FOLLOWER', delayMs: 100 }, /has 2 actions \(error, delayMs\); a rule takes one, so give a rule for each$/],
-  [{ api: 'Produce' }, /needs an action: one of error, dropResponse, delayMs, closeConnection, hold$/],
+  [{ api: 'Produce' }, /needs an action: one of error, dropResponse, delayMs, closeConnection, hold, holdCheck$/],
   [{ api: 'Produce', hold: 'true' }, /has hold 'true'; it is true or absent/],
   [{ api: 'Produce', dropResponse: false }, /has dropResponse false; it is true or absent/],
   [{ api: 'Produce', delayMs: 0 }, /has delayMs 0; a delay is a whole number of ms from 1 to 2147483647/],
@@ -32,11 +32,12 @@ const REFUSED: readonly [unknown, RegExp][] = [
   [{ api: 'Produce', dropResponse: true, seed: 7 }, /has a seed but no probability for it to draw/],
   [
     { api: 'Produce', dropResponse: true, topics: 'orders' },
-    /has no field 'topics' \(did you mean 'topic'\?\); its fields are api, topic, partition, count, probability, seed, error, dropResponse, delayMs, closeConnection, hold$/,
+    /has no field 'topics' \(did you mean 'topic'\?\); its fields are api, topic, partition, count, probability, seed, error, dropResponse, delayMs, closeConnection, hold, holdCheck$/,
   ],
   [{ api: 'Heartbeat', topic: 'orders', dropResponse: true }, /names topic 'orders', but Heartbeat requests name no topic$/],
   [{ api: 'Metadata', topic: 'orders', partition: 0, dropResponse: true }, /names partition 0, but Metadata requests name no partition$/],
   [{ api: 'Produce', partition: 0, dropResponse: true }, /names partition 0 but no topic$/],
+  [{ api: 'Fetch', holdCheck: true }, /holds Fetch requests, but only Produce's batches are checked$/],
   ['Produce', /fault rule 'Produce' is not an object/],
 ];
 

@@ -104,7 +104,9 @@ interface Client {
 
 /** The log's answer as plain data: an accepted decision also carries the next state, which `agree` checks. */
 function outcomeOf(appended: Appended): Outcome {
-  return appended.kind === 'append' || appended.kind === 'duplicate' ? { kind: appended.kind, baseOffset: appended.baseOffset } : { kind: appended.kind };
+  if (appended.kind !== 'refused') return { kind: appended.kind, baseOffset: appended.baseOffset };
+  assert.ok(appended.verdict !== undefined, `refused by the producer decision, not for ${appended.message}`);
+  return { kind: appended.verdict };
 }
 
 function agree(log: PartitionLog, model: Model, when: string): void {

@@ -6,12 +6,13 @@ import { ErrorCode } from '../src/protocol/error-codes.js';
 import {
   assignBaseOffset,
   firstRecordAtOrAfter,
-  RecordBatchError,
   readBatchHeader,
   validateProducedBatch,
+  type BatchHeader,
   type DecompressionRoom,
   type TimestampRules,
 } from '../src/protocol/record-batch.js';
+import { isRefusal, type Refusal } from '../src/protocol/refusal.js';
 import { buildBatch, encodeRecord, valuesBatch, type TestRecord } from './helpers/batch.js';
 import { codecs, compressedBatch, rawRecords, sealBatch } from './helpers/compressed-batch.js';
 
@@ -22,14 +23,27 @@ const LIMIT = 1 << 20;
 /** Producer times taken whatever they are. */
 const ANY_TIME: TimestampRules = { type: 'CreateTime', beforeMaxMs: Infinity, afterMaxMs: Infinity };
 
-function validate(batch: Buffer, room: DecompressionRoom, rules = ANY_TIME, now = Date.now()) {
-  return validateProducedBatch(batch, room, rules, now);
+/** A refusal the validator answered, thrown here so that tests can assert on it as on any failure. */
+class Refused extends Error {
+  readonly errorCode: number;
+  readonly recordErrors: Refusal['recordErrors'];
+  constructor(refusal: Refusal) {
+    super(refusal.message ?? '');
+    this.errorCode = refusal.errorCode;
+    this.recordErrors = refusal.recordErrors;
+  }
+}
+
+function validate(batch: Buffer, room: DecompressionRoom, rules = ANY_TIME, now = Date.now()): BatchHeader {
+  const checked = validateProducedBatch(batch, room, rules, now);
+  if (isRefusal(checked)) throw new Refused(checked);
+  return checked;
 }
 
 function rejects(batch: Buffer, code: number, pattern: RegExp, limit = LIMIT): void {
   assert.throws(
     () => validate(batch, { bytes: limit }),
-    (err: unknown) => err instanceof RecordBatchError && err.errorCode === code && pattern.test(err.message),
+    (err: unknown) => err instanceof Refused && err.errorCode === code && pattern.test(err.message),
     `expected ${code} ${pattern}`,
   );
 }
@@ -39,7 +53,7 @@ function verdict(batch: Buffer): string {
   try {
     return `accepted ${validate(batch, { bytes: LIMIT }).recordCount}`;
   } catch (err) {
-    if (!(err instanceof RecordBatchError)) throw err;
+    if (!(err instanceof Refused)) throw err;
     return `${err.errorCode} ${err.message}`;
   }
 }
@@ -138,7 +152,7 @@ test('a batch takes from its room what its records decompress to, and is refused
     const short = { bytes: size - 1 };
     assert.throws(
       () => validate(batch, short),
-      (err: unknown) => err instanceof RecordBatchError && err.errorCode === MESSAGE_TOO_LARGE,
+      (err: unknown) => err instanceof Refused && err.errorCode === MESSAGE_TOO_LARGE,
       codec.name,
     );
     assert.equal(short.bytes, size - 1, `${codec.name}: a refused batch takes nothing`);
@@ -294,7 +308,7 @@ test('a varlong past 2^53 keeps its sign: a record far in the past is not taken 
   assert.deepEqual(firstRecordAtOrAfter(farPast, baseTimestamp), { offset: 1, timestamp: baseTimestamp });
 });
 
-test('property: any byte damage after the header is caught, never thrown as anything but RecordBatchError', () => {
+test('property: any byte damage after the header is caught and refused, never thrown', () => {
   fc.assert(
     fc.property(fc.integer({ min: 1, max: 5 }), fc.nat(), fc.integer({ min: 1, max: 255 }), (count, where, xor) => {
       const batch = valuesBatch(count);
@@ -302,7 +316,7 @@ test('property: any byte damage after the header is caught, never thrown as anyt
       batch[pos]! ^= xor;
       assert.throws(
         () => validate(batch, { bytes: LIMIT }),
-        (err: unknown) => err instanceof RecordBatchError && err.errorCode === CORRUPT_MESSAGE,
+        (err: unknown) => err instanceof Refused && err.errorCode === CORRUPT_MESSAGE,
       );
     }),
   );
@@ -311,7 +325,7 @@ test('property: any byte damage after the header is caught, never thrown as anyt
       try {
         validate(Buffer.from(bytes), { bytes: LIMIT });
       } catch (err) {
-        assert.ok(err instanceof RecordBatchError, String(err));
+        assert.ok(err instanceof Refused, String(err));
       }
     }),
   );
@@ -323,7 +337,7 @@ test('property: any byte damage after the header is caught, never thrown as anyt
       try {
         validate(reseal(batch), { bytes: LIMIT });
       } catch (err) {
-        assert.ok(err instanceof RecordBatchError && err.errorCode === INVALID_RECORD, String(err));
+        assert.ok(err instanceof Refused && err.errorCode === INVALID_RECORD, String(err));
       }
     }),
   );
@@ -393,7 +407,7 @@ test('a batch whose header says now but holds a record a century ahead is INVALI
   assert.throws(
     () => validate(batch, { bytes: LIMIT }, rules, now),
     (err: unknown) =>
-      err instanceof RecordBatchError &&
+      err instanceof Refused &&
       err.errorCode === ErrorCode.INVALID_TIMESTAMP &&
       err.recordErrors.length === 1 &&
       err.recordErrors[0]!.batchIndex === 1 &&
@@ -406,8 +420,7 @@ test('a batch whose header says now but holds a record a century ahead is INVALI
   });
   assert.throws(
     () => validate(old, { bytes: LIMIT }, late, now),
-    (err: unknown) =>
-      err instanceof RecordBatchError && err.errorCode === ErrorCode.INVALID_TIMESTAMP && err.recordErrors.map((e) => e.batchIndex).join() === '0,2',
+    (err: unknown) => err instanceof Refused && err.errorCode === ErrorCode.INVALID_TIMESTAMP && err.recordErrors.map((e) => e.batchIndex).join() === '0,2',
   );
 });
 
@@ -436,7 +449,7 @@ test('under LogAppendTime the batch is marked so and stamped with the broker clo
   for (const type of ['CreateTime', 'LogAppendTime'] as const) {
     assert.throws(
       () => validate(Buffer.from(claimed), { bytes: LIMIT }, { ...ANY_TIME, type }),
-      (err: unknown) => err instanceof RecordBatchError && err.errorCode === ErrorCode.INVALID_TIMESTAMP && err.recordErrors.length === 2,
+      (err: unknown) => err instanceof Refused && err.errorCode === ErrorCode.INVALID_TIMESTAMP && err.recordErrors.length === 2,
     );
   }
 });

@@ -3,6 +3,7 @@ import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import fc from 'fast-check';
 import { assignBaseOffset, validateProducedBatch } from '../src/protocol/record-batch.js';
+import { isRefusal } from '../src/protocol/refusal.js';
 import { encodeRecordBatch, readStoredRecords, type NewRecord } from '../src/protocol/stored-records.js';
 import { buildBatch } from './helpers/batch.js';
 import { codecs, compressedBatch } from './helpers/compressed-batch.js';
@@ -23,6 +24,7 @@ test('a batch the console writes passes the broker check and reads back as writt
     fc.property(fc.array(record, { minLength: 1, maxLength: 8 }), fc.nat({ max: 1_000_000 }), fc.nat({ max: 9 }), (records, base, skip) => {
       const batch = encodeRecordBatch(records, 1_700_000_000_000);
       const header = validateProducedBatch(batch, { bytes: 1 << 20 }, RULES, 1_700_000_000_000);
+      if (isRefusal(header)) assert.fail(header.message ?? 'refused');
       assert.equal(header.recordCount, records.length);
       assert.equal(header.producerId, -1n);
       assignBaseOffset(batch, 0, base);

@@ -1,7 +1,7 @@
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import fc from 'fast-check';
-import { VERDICT_ERRORS } from '../src/broker/verdict-errors.js';
+import { producerRefusal } from '../src/log/producer-refusals.js';
 import { coordinatorRefusal } from '../src/idempotence/producer-decision.js';
 import { MAX_EPOCH } from '../src/idempotence/rules.js';
 import { ErrorCode } from '../src/protocol/error-codes.js';
@@ -33,7 +33,7 @@ const key = (p: TxnPartition): string => `${p.topic}-${p.partition}`;
 /** Produce's answer to a transactional batch of (producerId, epoch) to the partition, from the coordinator's side alone. */
 function mayWrite(txn: Txn | undefined, producerId: bigint, epoch: number, partition: TxnPartition): number {
   const refused = coordinatorRefusal(coordinatorView(txn, producerId, partition), epoch);
-  return refused === undefined ? ErrorCode.NONE : VERDICT_ERRORS[refused.kind];
+  return refused === undefined ? ErrorCode.NONE : producerRefusal(refused.kind).errorCode;
 }
 
 const FENCING = new Set<number>([ErrorCode.PRODUCER_FENCED, ErrorCode.INVALID_PRODUCER_ID_MAPPING, ErrorCode.INVALID_PRODUCER_EPOCH]);

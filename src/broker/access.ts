@@ -8,7 +8,7 @@ import type { ConnectionContext } from '../server/connection.js';
 import type { BrokerContext } from './broker-context.js';
 import { aclPrincipal, principalOf } from './principal.js';
 
-/** The principal, as ACLs name it, and the client's address, as Kafka compares it with an ACL's host. */
+/** The principal, as ACLs name it, and the client's address, as Kafka's `StandardAuthorizerData` compares it with an ACL's host. */
 export interface Client {
   readonly principal: string;
   readonly host: string;
@@ -37,7 +37,7 @@ export function mayDo(
 }
 
 /**
- * An idempotent producer's right, as Kafka 3.x judges InitProducerId without a transactional id:
+ * An idempotent producer's right, as Kafka 3.x's `KafkaApis.handleInitProducerIdRequest` judges InitProducerId without a transactional id:
  * IDEMPOTENT_WRITE on the cluster, or WRITE on some topic.
  */
 export function mayProduceIdempotently(connection: ConnectionContext, broker: BrokerContext): boolean {

@@ -1,5 +1,5 @@
 /**
- * What each API needs the authorizer to allow, as Kafka's request handlers check it, in one table.
+ * What each API needs the authorizer to allow, as Kafka's request handlers (`KafkaApis.handle…Request`) check it, in one table.
  * A request refused on its cluster, group or transactional id is answered with the matching
  * error and never handled; topics refused an operation are taken out of the request before the
  * handler sees it and answered TOPIC_AUTHORIZATION_FAILED, each where the answer carries it (the
@@ -39,7 +39,7 @@ interface Needs {
   readonly idempotent?: boolean;
   /** The handler asks access.ts itself, since what it checks depends on what it finds. */
   readonly byHandler?: true;
-  /** Kafka answers any connection: before authentication, or with a feature brook has off (an error whatever the rights). */
+  /** Kafka's `KafkaApis` answers any connection: before authentication, or with a feature brook has off (an error whatever the rights). */
   readonly anyone?: true;
 }
 

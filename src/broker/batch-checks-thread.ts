@@ -4,7 +4,8 @@
  * needed, checks them one after another, so that they never take more than one batch's records
  * at a time, as on the event loop.
  */
-import { RecordBatchError, type BatchHeader, type DecompressionRoom, type TimestampRules } from '../protocol/record-batch.js';
+import type { BatchHeader, DecompressionRoom, TimestampRules } from '../protocol/record-batch.js';
+import type { Refusal } from '../protocol/refusal.js';
 import { WorkerCalls } from '../threads/worker-calls.js';
 import type { CheckAnswer, CheckRequest } from './batch-checks-worker.js';
 
@@ -12,8 +13,8 @@ let thread: WorkerCalls | undefined;
 
 /**
  * validateProducedBatch() of `batch` on the checks thread: once the answer comes, `batch`'s header
- * is stamped as it would have been here and `room` is taken from; a refusal rejects with its
- * RecordBatchError. `room` must not be used meanwhile.
+ * is stamped as it would have been here and `room` is taken from; or the batch's Refusal. `room`
+ * must not be used meanwhile.
  */
 export async function validateOffThread(
   batch: Buffer,
@@ -21,13 +22,13 @@ export async function validateOffThread(
   rules: TimestampRules,
   now: number,
   keysRequiredIn: string | undefined,
-): Promise<BatchHeader> {
+): Promise<BatchHeader | Refusal> {
   if (thread === undefined || thread.exited) thread = new WorkerCalls('./batch-checks-worker', import.meta.url, "the produced batches' checks thread");
   const request: CheckRequest = { batch, room: room.bytes, rules, now, keysRequiredIn };
   const answer = (await thread.call(request)) as CheckAnswer;
   // Taken whether the batch is refused or not, as on the event loop.
   room.bytes = answer.room;
-  if ('refused' in answer) throw new RecordBatchError(answer.refused.errorCode, answer.refused.message, answer.refused.recordErrors);
+  if ('refused' in answer) return answer.refused;
   batch.set(answer.stamped, 0);
   return answer.header;
 }

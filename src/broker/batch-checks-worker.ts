@@ -6,14 +6,8 @@
 import { setFlagsFromString } from 'node:v8';
 import { runInNewContext } from 'node:vm';
 import { answerCalls } from '../threads/worker-calls.js';
-import {
-  BATCH_HEADER_SIZE,
-  RecordBatchError,
-  validateProducedBatch,
-  type BatchHeader,
-  type RecordError,
-  type TimestampRules,
-} from '../protocol/record-batch.js';
+import { BATCH_HEADER_SIZE, validateProducedBatch, type BatchHeader, type TimestampRules } from '../protocol/record-batch.js';
+import { isRefusal, type Refusal } from '../protocol/refusal.js';
 
 export interface CheckRequest {
   readonly batch: Uint8Array;
@@ -25,10 +19,7 @@ export interface CheckRequest {
 }
 
 /** The room left, with the batch's header as checked and its first bytes as stamped, or why it is refused. */
-export type CheckAnswer = { readonly room: number } & (
-  | { readonly header: BatchHeader; readonly stamped: Uint8Array }
-  | { readonly refused: { readonly errorCode: RecordBatchError['errorCode']; readonly message: string; readonly recordErrors: readonly RecordError[] } }
-);
+export type CheckAnswer = { readonly room: number } & ({ readonly header: BatchHeader; readonly stamped: Uint8Array } | { readonly refused: Refusal });
 
 // Records decompressed here are held by the codecs' native memory, which V8 neither counts as
 // pressure nor frees until a collection and then a turn of the event loop: batch after batch
@@ -43,14 +34,10 @@ const nextTurn = (): Promise<void> => new Promise((resolve) => setImmediate(reso
 function check({ batch, room, rules, now, keysRequiredIn }: CheckRequest): CheckAnswer {
   const records = Buffer.from(batch.buffer, batch.byteOffset, batch.byteLength);
   const left = { bytes: room };
-  try {
-    const header = validateProducedBatch(records, left, rules, now, keysRequiredIn);
-    // A copy of its own: a view would carry the whole batch back.
-    return { header, stamped: new Uint8Array(records.subarray(0, BATCH_HEADER_SIZE)), room: left.bytes };
-  } catch (err) {
-    if (!(err instanceof RecordBatchError)) throw err;
-    return { room: left.bytes, refused: { errorCode: err.errorCode, message: err.message, recordErrors: err.recordErrors } };
-  }
+  const header = validateProducedBatch(records, left, rules, now, keysRequiredIn);
+  if (isRefusal(header)) return { room: left.bytes, refused: header };
+  // A copy of its own: a view would carry the whole batch back.
+  return { header, stamped: new Uint8Array(records.subarray(0, BATCH_HEADER_SIZE)), room: left.bytes };
 }
 
 answerCalls((request: CheckRequest) => {

@@ -1,9 +1,9 @@
 /**
  * AlterConfigs and IncrementalAlterConfigs, per resource: a topic's own configs are replaced
- * (AlterConfigs) or changed config by config (SET, DELETE, APPEND, SUBTRACT), checked as Kafka
- * checks them, then stored and applied to its partitions at once; validateOnly checks alone.
+ * (AlterConfigs) or changed config by config (SET, DELETE, APPEND, SUBTRACT), checked as Kafka's
+ * `ConfigAdminManager` and `ControllerConfigurationValidator` check them, then stored and applied to its partitions at once; validateOnly checks alone.
  * The broker's dynamic configs are altered likewise (alterBroker); its other settings are fixed
- * at start, and altering one is refused as Kafka refuses a config it cannot update dynamically.
+ * at start, and altering one is refused as Kafka's `DynamicBrokerConfig.validateConfigs` refuses a config it cannot update dynamically.
  */
 import {
   isListConfig,
@@ -20,6 +20,7 @@ import { configAccessProblem, configResourceProblem, TOPIC_RESOURCE, type Resour
 import { AclOperation } from '../acl/acl-binding.js';
 import type { ConnectionContext } from '../server/connection.js';
 import { storageFailure } from './storage-error.js';
+import { unexpectedError } from './unexpected-error.js';
 import { dynamicValueProblem } from './dynamic-configs.js';
 import { isDynamicBrokerConfig } from './topic-configs.js';
 
@@ -55,7 +56,7 @@ class AlteredValueError extends Error {}
 
 const key = (r: AlteredResource): string => `${r.resourceType}:${r.resourceName}`;
 
-/** Alters each resource in turn; each answered with its own error, or none. As Kafka, a resource named twice is refused each time. */
+/** Alters each resource in turn; each answered with its own error, or none. As Kafka's `ConfigAdminManager.preprocess`, a resource named twice is refused each time. */
 export async function alterResources(
   broker: BrokerContext,
   connection: ConnectionContext,
@@ -110,7 +111,11 @@ async function alterResource(broker: BrokerContext, resource: AlteredResource, v
     try {
       if (topic !== undefined) alter(topic.configs);
     } catch (err) {
-      return { errorCode: ErrorCode.INVALID_CONFIG, errorMessage: (err as Error).message };
+      if (err instanceof AlteredValueError) return { errorCode: ErrorCode.INVALID_CONFIG, errorMessage: err.message };
+      return {
+        errorCode: unexpectedError(broker.logger, err, { topic: resourceName }, 'validating topic configs failed'),
+        errorMessage: (err as Error).message,
+      };
     }
     return undefined;
   }
@@ -144,7 +149,7 @@ function alterationProblem({ name, configOperation, value }: Alteration, unknown
 
 /**
  * Alters the broker's dynamic configs, as Kafka's DynamicBrokerConfig does: only those Kafka
- * changes at run time (others are INVALID_REQUEST, as Kafka refuses them); stored, then in force
+ * changes at run time (others are INVALID_REQUEST, as `ConfigAdminManager.validateBrokerConfigChange` refuses them); stored, then in force
  * at once for every topic without its own value.
  */
 async function alterBroker(broker: BrokerContext, resource: AlteredResource, validateOnly: boolean): Promise<ResourceProblem | undefined> {

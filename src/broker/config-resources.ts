@@ -31,7 +31,7 @@ export function configResourceProblem(resourceType: number, resourceName: string
   return { errorCode: ErrorCode.INVALID_REQUEST, errorMessage: `resource type ${resourceType} is not supported` };
 }
 
-/** As Kafka, before anything else: the topic's (or the cluster's, for the broker) DESCRIBE_CONFIGS or ALTER_CONFIGS, `operation`. */
+/** As Kafka's `KafkaApis.handleDescribeConfigsRequest` and `handleIncrementalAlterConfigsRequest`, before anything else: the topic's (or the cluster's, for the broker) DESCRIBE_CONFIGS or ALTER_CONFIGS, `operation`. */
 export function configAccessProblem(
   resourceType: number,
   resourceName: string,

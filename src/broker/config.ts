@@ -14,7 +14,7 @@ export const NODE_ID = 1;
 export const LEADER_EPOCH = 0;
 
 /**
- * What Kafka answers a request that names the leader epoch it last saw: -1 names none; an older
+ * What Kafka's `Partition.checkCurrentLeaderEpoch` answers a request that names the leader epoch it last saw: -1 names none; an older
  * one is FENCED_LEADER_EPOCH, a newer one (metadata this broker has not got) UNKNOWN_LEADER_EPOCH.
  */
 export function leaderEpochError(currentLeaderEpoch: number): number {

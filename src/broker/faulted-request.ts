@@ -37,6 +37,13 @@ export function handleFaulted(
   }
   if (outcome.held !== undefined)
     return outcome.held.released.then(() => finish(callHandler(handler, request, info, broker), [], outcome, info, apiKey, encode));
+  // Each held batch's turn is taken before the handler runs: the batch queues behind it, as behind a slow check.
+  if (outcome.heldChecks !== undefined) {
+    for (const i of outcome.heldChecks.entries) {
+      const { topic, partition } = named![i]!;
+      if (partition !== undefined) void broker.partitions.get(topic, partition)?.turn(outcome.heldChecks.released, ignore);
+    }
+  }
   let result: HandlerResult<unknown>;
   if (outcome.requestError !== undefined) result = refusal(apiKey, request, outcome.requestError);
   else {
@@ -74,6 +81,8 @@ export async function withErrors(result: HandlerResult<unknown>, errors: readonl
   return response;
 }
 
+const ignore = (): void => {};
+
 /** Only error faults answer entries with errors. */
 function errorCodeOf(f: InstalledFault): number {
   return (f.rule.action as Extract<FaultAction, { kind: 'error' }>).errorCode;
@@ -92,6 +101,8 @@ function done(f: InstalledFault, taken: readonly Named[]): string {
   switch (action.kind) {
     case 'closeConnection':
       return `closed the connection on a ${api} request, not handled`;
+    case 'holdCheck':
+      return `holding the checks of a ${api} request's batches until released`;
     case 'dropResponse':
       return `handled a ${api} request, dropped its answer and closed the connection`;
     case 'delayMs':

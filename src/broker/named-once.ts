@@ -1,6 +1,6 @@
 /**
- * Kafka answers a topic named more than once in one admin request (CreateTopics,
- * CreatePartitions, DeleteTopics) once, with INVALID_REQUEST, and carries out none of its entries.
+ * Kafka's `ControllerApis` (`createTopics`, `createPartitions`, `deleteTopics`) answers a topic named
+ * more than once in one admin request (CreateTopics, CreatePartitions, DeleteTopics) once, with INVALID_REQUEST, and carries out none of its entries.
  */
 
 /**

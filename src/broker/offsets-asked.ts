@@ -1,5 +1,6 @@
 /**
- * The offsets an OffsetCommit or TxnOffsetCommit asks to commit, sorted out as Kafka does:
+ * The offsets an OffsetCommit or TxnOffsetCommit asks to commit, sorted out as Kafka's
+ * `KafkaApis.handleOffsetCommitRequest` does:
  * partitions of unknown topics and oversized metadata refused one by one, the rest to be checked
  * together, whose results are filled in once they are.
  */

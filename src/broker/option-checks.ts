@@ -24,7 +24,7 @@ export function optionProblem(options: unknown): string | undefined {
 const WILDCARDS = ['0.0.0.0', '::', '0:0:0:0:0:0:0:0'];
 
 /**
- * As Kafka: a host meaning "every address" is where to listen, not an address to send clients
+ * As Kafka's `KafkaConfig` checks advertised.listeners: a host meaning "every address" is where to listen, not an address to send clients
  * to, so it needs an advertised listener beside it.
  */
 export function listenerProblem(options: { readonly host?: string; readonly advertisedListener?: unknown }): string | undefined {

@@ -4,9 +4,9 @@
  * last read failed. Every writer appends through `turn` and `append`: Produce (the console's
  * too) and the transaction coordinator's markers, those it writes when it opens included.
  */
-import type { AppendContext } from '../idempotence/producer-decision.js';
+import type { AppendContext, RefusalKind } from '../idempotence/producer-decision.js';
 import type { Verdict } from '../idempotence/rules.js';
-import type { Appended, PartitionLog } from '../log/partition-log.js';
+import type { Appended, PartitionLog, Written } from '../log/partition-log.js';
 import type { Storage } from '../log/storage.js';
 import { ErrorCode } from '../protocol/error-codes.js';
 import type { BatchHeader, Marker } from '../protocol/record-batch.js';
@@ -55,13 +55,14 @@ export class Partition {
 
   /**
    * Appends `batch` in its turn (PartitionLog.append: the producer decision, then the log) and
-   * counts what the decision was of a producer's data batch. Throws as the log's append does.
+   * counts what the decision was of a producer's data batch. Throws as the log's append does: only when its log has failed or closed.
    */
   append(batch: Buffer, header: BatchHeader, now: number, context: AppendContext, marker?: Marker): Appended {
     const appended = this.log.append(batch, header, now, context, marker);
-    if (marker === undefined && header.producerId >= 0n && isLessonVerdict(appended.kind)) {
-      this.producerCounts.record(header.producerId, appended.kind);
-      this.all.decided(this, header.producerId, appended.kind);
+    const verdict = appended.kind === 'refused' ? appended.verdict : appended.kind;
+    if (marker === undefined && header.producerId >= 0n && isLessonVerdict(verdict)) {
+      this.producerCounts.record(header.producerId, verdict);
+      this.all.decided(this, header.producerId, verdict);
     }
     return appended;
   }
@@ -91,9 +92,9 @@ export class Partition {
   }
 }
 
-/** The lesson's verdicts, which metrics and the producers' counts keep; the transaction's refusals are not among them. */
-function isLessonVerdict(kind: Appended['kind']): kind is Verdict['kind'] {
-  return kind !== 'invalid_txn_state' && kind !== 'unknown_producer_id';
+/** The lesson's verdicts, which metrics and the producers' counts keep; the transaction's refusals, and the log's own, are not among them. */
+function isLessonVerdict(kind: Written['kind'] | RefusalKind | undefined): kind is Verdict['kind'] {
+  return kind !== undefined && kind !== 'invalid_txn_state' && kind !== 'unknown_producer_id';
 }
 
 /** The broker's partitions: one `Partition` per partition log, gone with it. */

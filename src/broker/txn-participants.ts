@@ -7,7 +7,7 @@ import { ErrorCode } from '../protocol/error-codes.js';
 import { LEADER_EPOCH } from './config.js';
 import type { Partitions } from './partition.js';
 
-/** As Kafka's single coordinator epoch: brook's coordinator never moves. */
+/** As the coordinator epoch of Kafka's `TransactionStateManager`, were its partition never to move: brook's coordinator never moves. */
 const COORDINATOR_EPOCH = 0;
 
 export function txnParticipants(partitions: Partitions, groups: GroupCoordinator): TxnParticipants {
@@ -27,7 +27,10 @@ export function txnParticipants(partitions: Partitions, groups: GroupCoordinator
       });
       if (appended === undefined) return;
       // The coordinator's epoch only grows, so the partition never saw a newer one: a refusal is a bug.
-      if (appended.kind !== 'append') throw new Error(`the ${marker} marker of producer ${producerId} at epoch ${epoch} was refused: ${appended.kind}`);
+      if (appended.kind !== 'append') {
+        const why = appended.kind === 'refused' ? (appended.verdict ?? appended.message) : appended.kind;
+        throw new Error(`the ${marker} marker of producer ${producerId} at epoch ${epoch} was refused: ${why}`);
+      }
       // Read_committed fetches waiting on the partition may read further once it is written.
       await partition.written(appended.baseOffset);
     },

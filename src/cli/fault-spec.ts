@@ -5,14 +5,14 @@
  *   Produce,dropResponse,probability=5%,seed=7
  *   api=Fetch,topic=orders,partition=0,error=NOT_LEADER_OR_FOLLOWER,count=3
  *
- * `dropResponse` and `closeConnection` stand alone; the first field may be the API alone; a
+ * `dropResponse`, `closeConnection` and `holdCheck` stand alone; the first field may be the API alone; a
  * probability may be a percentage.
  */
 import { buildApiTable } from '../broker/api-table.js';
 import { checkRule, FaultRuleError, type FaultRule } from '../faults/rule.js';
 import { closestWord } from '../faults/closest-word.js';
 
-const FLAGS = ['dropResponse', 'closeConnection'];
+const FLAGS = ['dropResponse', 'closeConnection', 'holdCheck'];
 const NUMBERS = ['partition', 'count', 'seed', 'delayMs'];
 
 export function parseFaultSpec(spec: string): FaultRule {

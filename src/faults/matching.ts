@@ -6,7 +6,7 @@
  * its API when it names none. Faults are tried in the order added, each drawing against its
  * probability only when it would act:
  * - a closeConnection fault acts first, alone: the request is not handled, so nothing else acts;
- * - then a hold fault, alone: the request is handled as it arrives once the fault is released;
+ * - then a hold fault, alone: the request is handled, as if it arrived then, at the fault's next release;
  * - of the rest, the first dropResponse and the first delayMs fault act;
  * - an error fault answers its error for each topic or partition it matches that no earlier
  *   error fault has taken (the whole request, for APIs that name none), and acts if it took any.
@@ -22,24 +22,35 @@ export class InstalledFault {
   /** Requests it may still act on. */
   left: number;
   private readonly draw: () => number;
-
-  /** A hold fault's release: the requests it holds are handled once it resolves. */
-  readonly released: Promise<void>;
-  /** Lets the requests it holds go, and those it matches from then on pass on arrival. */
-  readonly release: () => void;
+  /** What a hold or holdCheck fault's requests wait for: the next release. */
+  private gate = newGate();
 
   constructor(readonly rule: CheckedRule) {
     this.left = rule.count;
     this.draw = seeded(rule.seed);
-    let release!: () => void;
-    this.released = new Promise((resolve) => (release = resolve));
-    this.release = release;
+  }
+
+  /** Resolves at the fault's next release. */
+  get released(): Promise<void> {
+    return this.gate.promise;
+  }
+
+  /** Lets go what it holds so far; what it matches later waits for the next release. */
+  release(): void {
+    this.gate.open();
+    this.gate = newGate();
   }
 
   /** Whether it acts this time: always, or as its seeded draw says. */
   drawn(): boolean {
     return this.rule.probability >= 1 || this.draw() < this.rule.probability;
   }
+}
+
+function newGate(): { readonly promise: Promise<void>; readonly open: () => void } {
+  let open!: () => void;
+  const promise = new Promise<void>((resolve) => (open = resolve));
+  return { promise, open };
 }
 
 export interface Outcome {
@@ -54,6 +65,8 @@ export interface Outcome {
   readonly errors: ReadonlyMap<number, InstalledFault>;
   /** The whole request's error, for APIs whose requests name no topic. */
   readonly requestError: number | undefined;
+  /** The named entries a holdCheck fault holds, by index, and what they wait for. */
+  readonly heldChecks: { readonly entries: readonly number[]; readonly released: Promise<void> } | undefined;
   /** The faults that acted, in the order added. */
   readonly fired: readonly InstalledFault[];
 }
@@ -68,17 +81,36 @@ export function decide(installed: InstalledFault[], apiKey: number, named: reado
   const closing = matching.find((f) => f.rule.action.kind === 'closeConnection' && f.drawn());
   if (closing !== undefined) {
     charge(installed, closing);
-    return { closeConnection: true, held: undefined, dropResponse: false, delayMs: 0, errors: new Map(), requestError: undefined, fired: [closing] };
+    return {
+      closeConnection: true,
+      held: undefined,
+      dropResponse: false,
+      delayMs: 0,
+      errors: new Map(),
+      requestError: undefined,
+      heldChecks: undefined,
+      fired: [closing],
+    };
   }
   const holding = matching.find((f) => f.rule.action.kind === 'hold' && f.drawn());
   if (holding !== undefined) {
     charge(installed, holding);
-    return { closeConnection: false, held: holding, dropResponse: false, delayMs: 0, errors: new Map(), requestError: undefined, fired: [holding] };
+    return {
+      closeConnection: false,
+      held: holding,
+      dropResponse: false,
+      delayMs: 0,
+      errors: new Map(),
+      requestError: undefined,
+      heldChecks: undefined,
+      fired: [holding],
+    };
   }
   const fired: InstalledFault[] = [];
   let dropResponse = false;
   let delayMs = 0;
   let requestError: number | undefined;
+  let heldChecks: Outcome['heldChecks'];
   const errors = new Map<number, InstalledFault>();
   for (const f of matching) {
     const action = f.rule.action;
@@ -94,6 +126,12 @@ export function decide(installed: InstalledFault[], apiKey: number, named: reado
         if (delayMs > 0 || !f.drawn()) continue;
         delayMs = action.ms;
         break;
+      case 'holdCheck': {
+        const entries = named?.flatMap((n, i) => (covers(f.rule, n) ? [i] : [])) ?? [];
+        if (heldChecks !== undefined || entries.length === 0 || !f.drawn()) continue;
+        heldChecks = { entries, released: f.released };
+        break;
+      }
       case 'error':
         if (named === undefined) {
           if (requestError !== undefined || !f.drawn()) continue;
@@ -108,7 +146,7 @@ export function decide(installed: InstalledFault[], apiKey: number, named: reado
     fired.push(f);
   }
   for (const f of fired) charge(installed, f);
-  return fired.length === 0 ? undefined : { closeConnection: false, held: undefined, dropResponse, delayMs, errors, requestError, fired };
+  return fired.length === 0 ? undefined : { closeConnection: false, held: undefined, dropResponse, delayMs, errors, requestError, heldChecks, fired };
 }
 
 /** Whether a rule's topic and partition cover one named entry. */

@@ -6,10 +6,10 @@ import { checkRule, describeRule, type FaultRule, type ServedApis } from './rule
 export interface FaultHandle {
   /** Requests it has acted on so far. */
   readonly fired: number;
-  /** A `hold` fault: lets the requests it holds be handled; those it matches from then on pass on arrival. */
-  release(): void;
-  /** Takes it out, releasing what it holds; requests from then on are not touched by it. Harmless when already out. */
+  /** Takes it out, letting go what it holds; requests from then on are not touched by it. Harmless when already out. */
   remove(): void;
+  /** A hold or holdCheck fault: lets go what it holds so far; what it matches later waits for the next release. */
+  release(): void;
 }
 
 export interface Faults {
@@ -41,13 +41,13 @@ export class FaultRegistry implements Faults {
       get fired() {
         return fault.fired;
       },
-      release() {
-        fault.release();
-      },
       remove() {
-        fault.release();
         const i = installed.indexOf(fault);
         if (i >= 0) installed.splice(i, 1);
+        fault.release();
+      },
+      release() {
+        fault.release();
       },
     };
   }

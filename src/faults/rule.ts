@@ -35,11 +35,17 @@ export interface FaultActions {
   /** The connection is closed when the request arrives; the request is not handled. */
   readonly closeConnection: true;
   /**
-   * The request is held, not handled, until the fault's `release()` (or its removal), then
+   * The request is held, not handled, until the fault's next `release()` (or its removal), then
    * handled as if it arrived then: a request delayed in the network. Answers after it on the
    * connection wait behind it.
    */
   readonly hold: true;
+  /**
+   * Produce only: each batch it matches takes its turn in its partition on arrival, but is judged
+   * and appended only once the fault's handle releases it, as a batch whose check is slow; every
+   * append behind it in the partition, a transaction's marker too, waits in arrival order.
+   */
+  readonly holdCheck: true;
 }
 
 type OneOf<T> = { [K in keyof T]: { readonly [P in K]: T[P] } & { readonly [P in Exclude<keyof T, K>]?: never } }[keyof T];
@@ -54,7 +60,8 @@ export type FaultAction =
   | { readonly kind: 'dropResponse' }
   | { readonly kind: 'delayMs'; readonly ms: number }
   | { readonly kind: 'closeConnection' }
-  | { readonly kind: 'hold' };
+  | { readonly kind: 'hold' }
+  | { readonly kind: 'holdCheck' };
 
 export interface CheckedRule {
   readonly apiKey: number;
@@ -75,7 +82,7 @@ export type ServedApis = ReadonlyMap<number, unknown>;
 /** Node's longest timer (2^31 - 1 ms); a longer one would fire at once. */
 const LONGEST_DELAY_MS = 2 ** 31 - 1;
 
-const ACTIONS: readonly FaultActionName[] = ['error', 'dropResponse', 'delayMs', 'closeConnection', 'hold'];
+const ACTIONS: readonly FaultActionName[] = ['error', 'dropResponse', 'delayMs', 'closeConnection', 'hold', 'holdCheck'];
 const FIELDS = ['api', 'topic', 'partition', 'count', 'probability', 'seed', ...ACTIONS];
 
 /** A rule that cannot be installed; `problem` says why, as a phrase following "the rule". */
@@ -124,6 +131,7 @@ export function checkRule(rule: unknown, served: ServedApis): CheckedRule {
   if (r.seed !== undefined && r.probability === undefined) throw new FaultRuleError(r, 'has a seed but no probability for it to draw');
   const seed = (r.seed as number | undefined) ?? Math.floor(Math.random() * 2 ** 32);
   const action = actionOf(r, actions[0]!);
+  if (action.kind === 'holdCheck' && api !== 'Produce') throw new FaultRuleError(r, `holds ${api} requests, but only Produce's batches are checked`);
   return { apiKey, api, topic, partition, count: count as number, probability, seed, action };
 }
 
@@ -147,6 +155,8 @@ function describeAction(action: FaultAction): string {
       return 'close the connection on arrival';
     case 'hold':
       return 'hold the request until released';
+    case 'holdCheck':
+      return "hold each batch's check until released";
   }
 }
 
@@ -173,6 +183,7 @@ function actionOf(r: Record<string, unknown>, kind: FaultActionName): FaultActio
     case 'dropResponse':
     case 'closeConnection':
     case 'hold':
+    case 'holdCheck':
       if (value !== true) throw new FaultRuleError(r, `has ${kind} ${shown(value)}; it is true or absent`);
       return { kind };
     case 'delayMs':

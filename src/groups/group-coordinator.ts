@@ -5,6 +5,7 @@
  * checked against the member and generation, and a group known only by its offsets still lists.
  */
 import { join } from 'node:path';
+import { isIoError } from '../files/io-error.js';
 import { ErrorCode } from '../protocol/error-codes.js';
 import type { FlushPolicy } from '../settings/kinds.js';
 import { ClassicGroup, EMPTY_ASSIGNMENT, joinError, syncError, type GroupState, type JoinOutcome, type Member, type SyncOutcome } from './classic-group.js';
@@ -173,6 +174,7 @@ export class GroupCoordinator {
       await this.offsetStore.commit(request.groupId, request.offsets, this.options.now());
       return ErrorCode.NONE;
     } catch (err) {
+      if (!isIoError(err)) throw err;
       this.options.log.error({ group: request.groupId, err }, 'offset commit not stored');
       return ErrorCode.COORDINATOR_NOT_AVAILABLE;
     }
@@ -238,7 +240,7 @@ export class GroupCoordinator {
       const state = this.offsetStore.has(groupId) ? 'Empty' : 'Dead';
       return { groupId, protocolType: '', state, protocolData: '', members: [] };
     }
-    // Like Kafka, metadata and assignments are shown only while they are settled.
+    // As Kafka's `GroupMetadata.summary`, metadata and assignments are shown only while they are settled.
     const stable = group.is('Stable');
     return {
       groupId,
@@ -269,6 +271,7 @@ export class GroupCoordinator {
       this.options.log.info({ group: groupId }, 'group deleted');
       return ErrorCode.NONE;
     } catch (err) {
+      if (!isIoError(err)) throw err;
       this.options.log.error({ group: groupId, err }, 'group deletion not stored');
       return ErrorCode.COORDINATOR_NOT_AVAILABLE;
     }
@@ -298,6 +301,7 @@ export class GroupCoordinator {
       try {
         await this.offsetStore.deleteOffsets(groupId, deleted);
       } catch (err) {
+        if (!isIoError(err)) throw err;
         this.options.log.error({ group: groupId, err }, 'offset deletion not stored');
         return refused(ErrorCode.COORDINATOR_NOT_AVAILABLE);
       }

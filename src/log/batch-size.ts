@@ -4,16 +4,7 @@
  * in a segment (as UnifiedLog.append checks). A refused batch appends nothing.
  */
 import { ErrorCode } from '../protocol/error-codes.js';
-
-/** A batch the log refuses, with Kafka's error code for it. */
-export class AppendRefusal extends Error {
-  constructor(
-    readonly errorCode: number,
-    message: string,
-  ) {
-    super(message);
-  }
-}
+import { refusal, type Refusal } from '../protocol/refusal.js';
 
 export interface BatchLimits {
   readonly maxMessageBytes: number;
@@ -21,15 +12,15 @@ export interface BatchLimits {
 }
 
 /** Kafka's refusal of a batch of `bytes` for partition `topicPartition` (Kafka's "topic-0"), in Kafka's words; undefined if it fits. */
-export function batchSizeRefusal(bytes: number, topicPartition: string, limits: BatchLimits): AppendRefusal | undefined {
+export function batchSizeRefusal(bytes: number, topicPartition: string, limits: BatchLimits): Refusal | undefined {
   if (bytes > limits.maxMessageBytes) {
-    return new AppendRefusal(
+    return refusal(
       ErrorCode.MESSAGE_TOO_LARGE,
       `The record batch size in the append to ${topicPartition} is ${bytes} bytes which exceeds the maximum configured value of ${limits.maxMessageBytes}.`,
     );
   }
   if (bytes > limits.segmentBytes) {
-    return new AppendRefusal(
+    return refusal(
       ErrorCode.RECORD_LIST_TOO_LARGE,
       `Message batch size is ${bytes} bytes in append to partition ${topicPartition} which exceeds the maximum configured segment size of ${limits.segmentBytes}.`,
     );

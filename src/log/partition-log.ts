@@ -10,18 +10,20 @@
  * - housekeeping in the background: background-tasks.ts; its timers: partition-timers.ts.
  */
 import { basename } from 'node:path';
-import { UNCHECKED, type AppendContext, type Refused } from '../idempotence/producer-decision.js';
+import { UNCHECKED, type AppendContext } from '../idempotence/producer-decision.js';
 import { unbounded } from '../memory/memory-budget.js';
 import { assignBaseOffset, type BatchHeader, type Marker } from '../protocol/record-batch.js';
 import type { ReadMemory } from './batch-file.js';
 import { BackgroundTasks } from './background-tasks.js';
-import { batchSizeRefusal, type AppendRefusal } from './batch-size.js';
+import type { Refusal } from '../protocol/refusal.js';
+import { batchSizeRefusal } from './batch-size.js';
 import { OffsetIndex } from './offset-index.js';
 import { resolveLogOptions, type LogOptions, type ResolvedLogOptions } from './options.js';
 import { pruneSnapshots, readLogStartOffset, writeLogStartOffset, writeRecoveryPoint, writeSnapshot } from './partition-files.js';
 import { PartitionReader } from './partition-reader.js';
 import { startTimers } from './partition-timers.js';
 import { PartitionWriter } from './partition-writer.js';
+import { producerRefusal, refusedAppend, type RefusedAppend } from './producer-refusals.js';
 import type { AbortedTxn, ProducerEntry, ProducerStates, TransactionOutcome } from './producer-states.js';
 import { recoverPartition, type RecoveryReport } from './recovery.js';
 import { segmentsBelowStart, segmentsPastRetention } from './retention.js';
@@ -31,10 +33,11 @@ import { shouldRoll } from './segment-roll.js';
 import { TailCache } from './tail-cache.js';
 
 export type { AbortedTxn, ProducerEntry, TransactionOutcome } from './producer-states.js';
+export type { RefusedAppend } from './producer-refusals.js';
 export type { RecoveryReport } from './recovery.js';
 
 /** What became of a batch given to append: written, or a duplicate (its first copy's offset), or refused. */
-export type Appended = Written | Refused;
+export type Appended = Written | RefusedAppend;
 
 /** A batch written at `baseOffset`, or a duplicate whose first copy was. */
 export interface Written {
@@ -180,7 +183,7 @@ export class PartitionLog {
   }
 
   /** Why the log would refuse a batch of `bytes` (max.message.bytes, segment.bytes); undefined if it takes it. */
-  sizeRefusal(bytes: number): AppendRefusal | undefined {
+  sizeRefusal(bytes: number): Refusal | undefined {
     // The directory is named as Kafka's `LocalLog.logDirName` names a partition: topic-index.
     return batchSizeRefusal(bytes, basename(this.dir), this.options);
   }
@@ -191,18 +194,19 @@ export class PartitionLog {
    * ProducerAppendInfo: writes its base offset into `batch` and copies it, so the caller may reuse
    * `batch`'s memory once this returns. A duplicate or refused batch changes nothing. `context`
    * is what the broker knows of the producer beyond the partition; `marker` says what a control
-   * batch marks. Throws the AppendRefusal of a batch too large for the log, appending nothing.
+   * batch marks. A batch too large for the log is refused as the decision's refusals are,
+   * appending nothing; only a failed or closed log throws.
    */
   append(batch: Buffer, header: BatchHeader, now: number, context: AppendContext = UNCHECKED, marker?: Marker): Appended {
     if (this.writer.failed) throw this.writer.failedError();
     if (this.closing !== undefined) throw new Error(`partition log ${this.dir} is closed`);
     if (header.size !== batch.length) throw new RangeError(`batch holds ${batch.length} bytes, its header says ${header.size}`);
-    const refusal = this.sizeRefusal(batch.length);
-    if (refusal !== undefined) throw refusal;
+    const tooLarge = this.sizeRefusal(batch.length);
+    if (tooLarge !== undefined) return refusedAppend(tooLarge);
     const baseOffset = this.logEnd;
     // Before the log is touched: a duplicate or refused batch changes nothing.
     const decision = this.states.decide(header, baseOffset, context);
-    if (decision !== undefined && decision.kind !== 'append') return decision;
+    if (decision !== undefined && decision.kind !== 'append') return decision.kind === 'duplicate' ? decision : producerRefusal(decision.kind);
     const end = baseOffset + header.lastOffsetDelta + 1;
     let segment = this.segments.active;
     if (shouldRoll(segment, header, baseOffset, now, this.activeSince, this.options)) segment = this.roll(now);

@@ -1,11 +1,14 @@
 /**
  * A view of RecordBatch v2 (magic 2): the fixed 61-byte header and the checks a broker makes
- * before it stores a batch. Records are walked, never decoded into objects.
+ * before it stores a batch. Records are walked, never decoded into objects. The walk leaves at the
+ * first fault by throwing MalformedRecords, so that its tight loop tests nothing else; the
+ * produced-batch validator turns that into the Refusal it returns.
  */
-import { CorruptPayload, gunzip, PayloadTooLarge, unlz4, unsnappy, unzstd } from './compression.js';
+import { CorruptPayload, gunzip, LargePayload, PayloadTooLarge, unlz4, unsnappy, unzstd } from './compression.js';
 import { crc32c } from './crc32c.js';
 import { ErrorCode } from './error-codes.js';
 import { readInt64AsNumber, writeSafeInt64 } from './primitives/int64.js';
+import { refusal, type RecordError, type Refusal } from './refusal.js';
 
 export const BATCH_HEADER_SIZE = 61;
 /** Bytes before batchLength's count starts: baseOffset (8) + batchLength (4). */
@@ -30,21 +33,27 @@ const LOG_APPEND_TIME = 0x08;
 /** A record's or batch's timestamp when it has none. */
 const NO_TIMESTAMP = -1;
 
-/** What is wrong with one record of a batch: the Produce answer's record errors. */
-export interface RecordError {
-  readonly batchIndex: number;
-  readonly message: string;
-}
-
-export class RecordBatchError extends Error {
-  constructor(
-    readonly errorCode: typeof CORRUPT_MESSAGE | typeof MESSAGE_TOO_LARGE | typeof INVALID_RECORD | typeof INVALID_TIMESTAMP,
-    message: string,
-    readonly recordErrors: readonly RecordError[] = [],
-  ) {
-    super(message);
+/**
+ * Records that do not hold together, with Kafka's refusal of them. validateProducedBatch returns
+ * the refusal; readers of stored batches (compaction, ListOffsets by time, the console) meet it as
+ * damage, thrown as a read's damage is.
+ */
+export class MalformedRecords extends Error {
+  constructor(readonly refusal: Refusal) {
+    super(refusal.message ?? `error ${refusal.errorCode}`);
   }
 }
+
+function malformed(
+  errorCode: typeof CORRUPT_MESSAGE | typeof MESSAGE_TOO_LARGE | typeof INVALID_RECORD | typeof INVALID_TIMESTAMP,
+  message: string,
+  recordErrors?: readonly RecordError[],
+): MalformedRecords {
+  return new MalformedRecords(refusal(errorCode, message, recordErrors));
+}
+
+/** validateProducedBatch's answer for records that may decompress to more than it was told to take on: they are to be checked elsewhere. */
+export const CHECK_ELSEWHERE = 'elsewhere';
 
 /** Kafka's message.timestamp.type values. */
 export const TIMESTAMP_TYPES = ['CreateTime', 'LogAppendTime'] as const;
@@ -169,13 +178,13 @@ export function crcMatches(buf: Buffer, pos: number, size: number): boolean {
 
 /**
  * Checks that `records` (a Produce partition's records field) holds exactly one well-formed
- * v2 batch with every record's time within `rules` at `now`, and returns its header. Throws
- * RecordBatchError naming what is wrong. A compressed batch is decompressed to walk its records,
- * into at most `room.bytes`, which it then takes from `room`. As Kafka's `LogValidator`, the
- * header's max timestamp is set to what the records say (a client may leave it -1), or to `now`
- * under LogAppendTime, with the CRC to match; nothing else of the batch changes. Records that
- * may decompress to more than `decompressNow` bytes are not decompressed: LargePayload is thrown,
- * after every check made before decompression.
+ * v2 batch with every record's time within `rules` at `now`, and returns its header, or the
+ * Refusal naming what is wrong. A compressed batch is decompressed to walk its records, into at
+ * most `room.bytes`, which it then takes from `room`. As Kafka's `LogValidator`, the header's max
+ * timestamp is set to what the records say (a client may leave it -1), or to `now` under
+ * LogAppendTime, with the CRC to match; nothing else of the batch changes. Records that may
+ * decompress to more than `decompressNow` bytes are not decompressed: CHECK_ELSEWHERE is
+ * answered, after every check made before decompression.
  */
 export function validateProducedBatch(
   records: Buffer,
@@ -183,31 +192,63 @@ export function validateProducedBatch(
   rules: TimestampRules,
   now: number,
   keysRequiredIn?: string,
+): BatchHeader | Refusal;
+export function validateProducedBatch(
+  records: Buffer,
+  room: DecompressionRoom,
+  rules: TimestampRules,
+  now: number,
+  keysRequiredIn: string | undefined,
+  decompressNow: number,
+): BatchHeader | Refusal | typeof CHECK_ELSEWHERE;
+export function validateProducedBatch(
+  records: Buffer,
+  room: DecompressionRoom,
+  rules: TimestampRules,
+  now: number,
+  keysRequiredIn?: string,
   decompressNow = Infinity,
+): BatchHeader | Refusal | typeof CHECK_ELSEWHERE {
+  try {
+    return checkProducedBatch(records, room, rules, now, keysRequiredIn, decompressNow);
+  } catch (err) {
+    if (err instanceof MalformedRecords) return err.refusal;
+    if (err instanceof LargePayload) return CHECK_ELSEWHERE;
+    throw err;
+  }
+}
+
+function checkProducedBatch(
+  records: Buffer,
+  room: DecompressionRoom,
+  rules: TimestampRules,
+  now: number,
+  keysRequiredIn: string | undefined,
+  decompressNow: number,
 ): BatchHeader {
   if (records.length < BATCH_HEADER_SIZE) {
-    throw new RecordBatchError(CORRUPT_MESSAGE, `records hold ${records.length} bytes, less than a batch header`);
+    throw malformed(CORRUPT_MESSAGE, `records hold ${records.length} bytes, less than a batch header`);
   }
   const magic = records.readInt8(MAGIC);
-  if (magic !== 2) throw new RecordBatchError(INVALID_RECORD, `record batch magic ${magic}: only magic 2 is accepted`);
+  if (magic !== 2) throw malformed(INVALID_RECORD, `record batch magic ${magic}: only magic 2 is accepted`);
   const header = readBatchHeader(records, 0);
   if (header.size < BATCH_HEADER_SIZE || header.size > records.length) {
-    throw new RecordBatchError(CORRUPT_MESSAGE, `batch length ${header.size - BATCH_LOG_OVERHEAD} does not fit the ${records.length} bytes sent`);
+    throw malformed(CORRUPT_MESSAGE, `batch length ${header.size - BATCH_LOG_OVERHEAD} does not fit the ${records.length} bytes sent`);
   }
   if (header.size !== records.length) {
-    throw new RecordBatchError(INVALID_RECORD, 'a produce request must carry exactly one record batch per partition');
+    throw malformed(INVALID_RECORD, 'a produce request must carry exactly one record batch per partition');
   }
-  if (!crcMatches(records, 0, header.size)) throw new RecordBatchError(CORRUPT_MESSAGE, 'record batch CRC does not match its contents');
-  if (header.recordCount < 1) throw new RecordBatchError(INVALID_RECORD, `record count ${header.recordCount} is not positive`);
+  if (!crcMatches(records, 0, header.size)) throw malformed(CORRUPT_MESSAGE, 'record batch CRC does not match its contents');
+  if (header.recordCount < 1) throw malformed(INVALID_RECORD, `record count ${header.recordCount} is not positive`);
   if (header.lastOffsetDelta !== header.recordCount - 1) {
-    throw new RecordBatchError(INVALID_RECORD, `lastOffsetDelta ${header.lastOffsetDelta} does not match ${header.recordCount} records`);
+    throw malformed(INVALID_RECORD, `lastOffsetDelta ${header.lastOffsetDelta} does not match ${header.recordCount} records`);
   }
-  if (isControl(header.attributes)) throw new RecordBatchError(INVALID_RECORD, 'clients may not produce control batches');
+  if (isControl(header.attributes)) throw malformed(INVALID_RECORD, 'clients may not produce control batches');
   if (header.producerId >= 0n && (header.baseSequence < 0 || header.producerEpoch < 0)) {
-    throw new RecordBatchError(INVALID_RECORD, 'an idempotent batch needs a base sequence and epoch of at least 0');
+    throw malformed(INVALID_RECORD, 'an idempotent batch needs a base sequence and epoch of at least 0');
   }
   const codec = compressionOf(header.attributes);
-  if (codec > Compression.Zstd) throw new RecordBatchError(INVALID_RECORD, `unknown compression codec ${codec}`);
+  if (codec > Compression.Zstd) throw malformed(INVALID_RECORD, `unknown compression codec ${codec}`);
   const body =
     codec === Compression.None
       ? { buf: records, start: BATCH_HEADER_SIZE }
@@ -223,7 +264,7 @@ function refuseKeyless(body: RecordsBody, count: number, partition: string): nev
   const message = `Compacted topic cannot accept message without key in topic partition ${partition}.`;
   walkRecords(body.buf, body.start, count, { keyless: (batchIndex) => recordErrors.push({ batchIndex, message }) });
   const shown = recordErrors.slice(0, 3).map((e) => `RecordError(batchIndex=${e.batchIndex}, message='${e.message}')`);
-  throw new RecordBatchError(
+  throw malformed(
     INVALID_RECORD,
     `One or more records have been rejected due to ${recordErrors.length} record errors in total, and only showing the first three errors at most: [${shown.join(', ')}]`,
     recordErrors,
@@ -243,7 +284,7 @@ function stampTimes(batch: Buffer, header: BatchHeader, body: RecordsBody, rules
       batchIndex,
       message: 'a producer may not mark its batch LogAppendTime',
     }));
-    throw new RecordBatchError(INVALID_TIMESTAMP, 'the batch claims LogAppendTime, which only the broker sets', recordErrors);
+    throw malformed(INVALID_TIMESTAMP, 'the batch claims LogAppendTime, which only the broker sets', recordErrors);
   }
   let attributes = header.attributes;
   let maxTimestamp: number;
@@ -269,7 +310,7 @@ function stampTimes(batch: Buffer, header: BatchHeader, body: RecordsBody, rules
         },
       });
       if (recordErrors.length > 0)
-        throw new RecordBatchError(INVALID_TIMESTAMP, `${recordErrors.length} of ${header.recordCount} records have timestamps out of range`, recordErrors);
+        throw malformed(INVALID_TIMESTAMP, `${recordErrors.length} of ${header.recordCount} records have timestamps out of range`, recordErrors);
     }
     maxTimestamp = Math.max(NO_TIMESTAMP, header.baseTimestamp + walk.maxDelta);
   }
@@ -297,7 +338,7 @@ const DECOMPRESS = {
 
 /**
  * A payload its codec cannot open is INVALID_RECORD, as records that do not parse are: a batch
- * whose CRC matches was sent this way, so retrying cannot help (Kafka answers most such with
+ * whose CRC matches was sent this way, so retrying cannot help (Kafka's `ReplicaManager.appendToLocalLog` answers most such with
  * UNKNOWN_SERVER_ERROR, an exception it does not classify). Records too large once decompressed
  * are MESSAGE_TOO_LARGE, the code for a batch larger than the broker accepts, on which Java
  * producers split the batch and send the halves.
@@ -308,8 +349,8 @@ export function decompressRecords(codec: Exclude<Compression, Compression.None>,
     room.bytes -= records.length;
     return records;
   } catch (err) {
-    if (err instanceof CorruptPayload) throw new RecordBatchError(INVALID_RECORD, err.message);
-    if (err instanceof PayloadTooLarge) throw new RecordBatchError(MESSAGE_TOO_LARGE, err.message);
+    if (err instanceof CorruptPayload) throw malformed(INVALID_RECORD, err.message);
+    if (err instanceof PayloadTooLarge) throw malformed(MESSAGE_TOO_LARGE, err.message);
     throw err;
   }
 }
@@ -349,7 +390,7 @@ export function firstRecordAtOrAfter(batch: Buffer, timestamp: number, from = 0)
 
 /**
  * The records of a stored batch, decompressed if need be (into at most `limit` bytes), each as
- * compaction judges it; RecordBatchError where they do not hold together.
+ * compaction judges it; MalformedRecords where they do not hold together.
  */
 export function storedRecords(batch: Buffer, limit: number): { readonly body: Buffer; readonly records: RecordSpan[] } {
   const header = readBatchHeader(batch);
@@ -425,17 +466,17 @@ function walkRecords(buf: Buffer, start: number, count: number, visitors: Record
   walk.minDelta = Infinity;
   walk.maxDelta = -Infinity;
   for (let i = 0; i < count; i++) {
-    if (walk.pos >= buf.length) throw new RecordBatchError(INVALID_RECORD, `batch claims ${count} records but holds ${i}`);
+    if (walk.pos >= buf.length) throw malformed(INVALID_RECORD, `batch claims ${count} records but holds ${i}`);
     const recordStart = walk.pos;
     const length = readVarint(buf, buf.length);
     const end = walk.pos + length;
-    if (length < 0 || end > buf.length) throw new RecordBatchError(INVALID_RECORD, `record ${i} length ${length} runs past the batch`);
+    if (length < 0 || end > buf.length) throw malformed(INVALID_RECORD, `record ${i} length ${length} runs past the batch`);
     walk.pos++; // attributes
     const timestampDelta = readVarint(buf, end); // a varlong, exact while under 2^53
     const offsetDelta = readVarint(buf, end);
     if (timestampDelta < walk.minDelta) walk.minDelta = timestampDelta;
     if (timestampDelta > walk.maxDelta) walk.maxDelta = timestampDelta;
-    if (sparse ? offsetDelta <= previousDelta : offsetDelta !== i) throw new RecordBatchError(INVALID_RECORD, `record ${i} has offset delta ${offsetDelta}`);
+    if (sparse ? offsetDelta <= previousDelta : offsetDelta !== i) throw malformed(INVALID_RECORD, `record ${i} has offset delta ${offsetDelta}`);
     previousDelta = offsetDelta;
     if (visit?.(offsetDelta, timestampDelta)) return;
     const hasKey = !skipBytes(buf, end, true);
@@ -446,15 +487,15 @@ function walkRecords(buf: Buffer, start: number, count: number, visitors: Record
     const key = hasKey && each !== undefined ? buf.subarray(walk.fieldStart, walk.pos) : undefined;
     const tombstone = skipBytes(buf, end, true); // value
     const headers = readVarint(buf, end);
-    if (headers < 0) throw new RecordBatchError(INVALID_RECORD, `record ${i} has ${headers} headers`);
+    if (headers < 0) throw malformed(INVALID_RECORD, `record ${i} has ${headers} headers`);
     for (let h = 0; h < headers; h++) {
       skipBytes(buf, end, false);
       skipBytes(buf, end, true);
     }
-    if (walk.pos !== end) throw new RecordBatchError(INVALID_RECORD, `record ${i} fields do not fill its length ${length}`);
+    if (walk.pos !== end) throw malformed(INVALID_RECORD, `record ${i} fields do not fill its length ${length}`);
     each?.({ offsetDelta, start: recordStart, end, key, tombstone });
   }
-  if (walk.pos !== buf.length) throw new RecordBatchError(INVALID_RECORD, `batch holds bytes after its ${count} records`);
+  if (walk.pos !== buf.length) throw malformed(INVALID_RECORD, `batch holds bytes after its ${count} records`);
 }
 
 /** A zigzag varint of up to 10 bytes (varlongs included); values past 2^53 lose their low bits. */
@@ -462,7 +503,7 @@ function readVarint(buf: Buffer, end: number): number {
   // Up to four bytes in 32-bit integer arithmetic: nearly every length, delta and count.
   let zigzag = 0;
   for (let shift = 0; shift < 28; shift += 7) {
-    if (walk.pos >= end) throw new RecordBatchError(INVALID_RECORD, 'a record varint runs past its record');
+    if (walk.pos >= end) throw malformed(INVALID_RECORD, 'a record varint runs past its record');
     const byte = buf[walk.pos++]!;
     zigzag |= (byte & 0x7f) << shift;
     if (byte < 0x80) return (zigzag >>> 1) ^ -(zigzag & 1);
@@ -475,21 +516,21 @@ function readVarintRest(buf: Buffer, end: number, low: number): number {
   let value = low;
   let scale = 2 ** 28;
   for (let i = 4; i < 10; i++) {
-    if (walk.pos >= end) throw new RecordBatchError(INVALID_RECORD, 'a record varint runs past its record');
+    if (walk.pos >= end) throw malformed(INVALID_RECORD, 'a record varint runs past its record');
     const byte = buf[walk.pos++]!;
     value += (byte & 0x7f) * scale;
     // The sign is the lowest bit, which `value` loses past 2^53: it is read from `low`.
     if ((byte & 0x80) === 0) return (low & 1) === 0 ? value / 2 : -(value + 1) / 2;
     scale *= 128;
   }
-  throw new RecordBatchError(INVALID_RECORD, 'a record varint is longer than 10 bytes');
+  throw malformed(INVALID_RECORD, 'a record varint is longer than 10 bytes');
 }
 
 /** Skips a bytes field; whether it was null. */
 function skipBytes(buf: Buffer, end: number, nullable: boolean): boolean {
   const length = readVarint(buf, end);
   if (length === -1 && nullable) return true;
-  if (length < 0 || walk.pos + length > end) throw new RecordBatchError(INVALID_RECORD, `a record field length ${length} is invalid`);
+  if (length < 0 || walk.pos + length > end) throw malformed(INVALID_RECORD, `a record field length ${length} is invalid`);
   walk.fieldStart = walk.pos;
   walk.pos += length;
   return false;
@@ -547,7 +588,7 @@ export function markerOf(buf: Buffer, pos: number, header: BatchHeader): Marker 
     const type = buf.readInt16BE(walk.pos + 2);
     return type === 1 ? 'commit' : type === 0 ? 'abort' : undefined;
   } catch (err) {
-    if (err instanceof RecordBatchError) return undefined;
+    if (err instanceof MalformedRecords) return undefined;
     throw err;
   }
 }

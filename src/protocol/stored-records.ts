@@ -16,11 +16,12 @@ import {
   isLogAppendTime,
   markerOf,
   readBatchHeader,
-  RecordBatchError,
+  MalformedRecords,
   type BatchHeader,
   type Marker,
 } from './record-batch.js';
 import { ErrorCode } from './error-codes.js';
+import { refusal } from './refusal.js';
 
 export interface RecordHeader {
   readonly key: string;
@@ -102,7 +103,7 @@ function readBatchRecords(raw: Buffer, batch: BatchHeader, from: number, max: nu
       if (offset >= from) into.push({ offset, timestamp, key, value, headers, batch });
     }
   } catch (err) {
-    if (err instanceof ProtocolError) throw new RecordBatchError(ErrorCode.CORRUPT_MESSAGE, err.message);
+    if (err instanceof ProtocolError) throw new MalformedRecords(refusal(ErrorCode.CORRUPT_MESSAGE, err.message));
     throw err;
   }
 }

@@ -4,7 +4,7 @@
  * background into a snapshot (files/compacted-log.ts; `transactions-<g>.log` and `.snapshot`). A
  * state is stored (in the page cache, or under `--flush always` on disk) before it is taken: the
  * coordinator acts on nothing it could forget. An expired id's removal is a record too, as Kafka's
- * tombstone is, so that it stays forgotten across a restart.
+ * tombstone is (`TransactionStateManager.removeExpiredTransactionalIds`), so that it stays forgotten across a restart.
  */
 import { CompactedLog, type CompactedLogOptions, type CompactedState } from '../files/compacted-log.js';
 import { GenerationFiles } from '../files/generation-files.js';

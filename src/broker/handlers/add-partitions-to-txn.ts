@@ -4,13 +4,13 @@
  * OPERATION_NOT_ATTEMPTED, as Kafka's `KafkaApis.handleAddPartitionsToTxnRequest` answers. v4+ (sent by brokers) batch transactions; a
  * verify-only one asks whether its partitions are in the transaction, changing nothing.
  */
+import { producerRefusal } from '../../log/producer-refusals.js';
 import { ErrorCode } from '../../protocol/error-codes.js';
 import { AddPartitionsToTxnRequest, AddPartitionsToTxnResponse } from '../../protocol/messages/add-partitions-to-txn.js';
 import type { TxnPartition } from '../../transactions/txn-coordinator.js';
 import { defineApi } from '../api-handler.js';
 import type { BrokerContext } from '../broker-context.js';
 import { fencedError } from '../fenced-error.js';
-import { VERDICT_ERRORS } from '../verdict-errors.js';
 
 type Topics = AddPartitionsToTxnRequest['v3AndBelowTopics'];
 type TopicResults = AddPartitionsToTxnResponse['resultsByTopicV3AndBelow'];
@@ -41,7 +41,7 @@ async function add(broker: BrokerContext, t: Adding, version: number): Promise<T
   if (t.verifyOnly)
     return resultsOf(t.topics, (topic, partition) => {
       const refused = broker.transactions.verify(t.transactionalId, t.producerId, t.producerEpoch, { topic, partition });
-      return refused === undefined ? ErrorCode.NONE : VERDICT_ERRORS[refused.kind];
+      return refused === undefined ? ErrorCode.NONE : producerRefusal(refused.kind).errorCode;
     });
   const errorCode = fencedError(await broker.transactions.addPartitions(t.transactionalId, t.producerId, t.producerEpoch, partitions), version, FENCED_SINCE);
   return resultsOf(t.topics, () => errorCode);

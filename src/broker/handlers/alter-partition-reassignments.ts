@@ -1,5 +1,5 @@
 /**
- * AlterPartitionReassignments, as Kafka's controller answers it where node 1 is the only broker:
+ * AlterPartitionReassignments, as Kafka's controller (`ReplicationControlManager.alterPartitionReassignments`) answers it where node 1 is the only broker:
  * reassigning a partition to [1], where it is, changes nothing; other brokers are not registered
  * (INVALID_REPLICA_ASSIGNMENT); cancelling finds no reassignment in progress.
  */

@@ -1,8 +1,8 @@
 /**
  * AlterUserScramCredentials: upserts and deletes users of the SASL users file, stored before
  * the answer and used from the next authentication. Without the file brook has no SCRAM to
- * manage: each alteration Kafka would take is UNSUPPORTED_VERSION, as Kafka answers when its
- * metadata version has no SCRAM.
+ * manage: each alteration Kafka would take is UNSUPPORTED_VERSION, as Kafka's
+ * `ControllerApis.handleAlterUserScramCredentials` answers when its metadata version has no SCRAM.
  */
 import { alterationResults, checkAlterations } from '../../auth/credential-store.js';
 import { AlterUserScramCredentialsRequest, AlterUserScramCredentialsResponse } from '../../protocol/messages/alter-user-scram-credentials.js';

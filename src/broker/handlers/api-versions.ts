@@ -12,7 +12,7 @@ export function apiVersions(table: ReadonlyMap<number, ApiHandler>, features: Fe
     minVersion: 0,
     maxVersion: 4,
     handle(request, info): ApiVersionsResponse {
-      // v3 names the client's software; Kafka refuses names and versions outside its pattern.
+      // v3 names the client's software; Kafka's `ApiVersionsRequest.isValid` refuses names and versions outside its pattern.
       if (info.apiVersion >= 3 && !(SOFTWARE.test(request.clientSoftwareName) && SOFTWARE.test(request.clientSoftwareVersion))) {
         return { ...response(ErrorCode.INVALID_REQUEST, features), apiKeys: [] };
       }

@@ -1,6 +1,6 @@
 /**
  * ConsumerGroupHeartbeat (KIP-848): brook's group coordinator speaks the classic protocol only,
- * as Kafka 3.9's does by default, and answers it as Kafka then does: UNSUPPORTED_VERSION.
+ * as Kafka 3.9's does by default, and answers it as Kafka's `KafkaApis.handleConsumerGroupHeartbeat` then does: UNSUPPORTED_VERSION.
  */
 import { ErrorCode } from '../../protocol/error-codes.js';
 import { ConsumerGroupHeartbeatRequest, ConsumerGroupHeartbeatResponse } from '../../protocol/messages/consumer-group-heartbeat.js';

@@ -1,6 +1,6 @@
 /**
- * CreateTopics: one replica on this broker; -1 partitions means num.partitions. Checked as Kafka
- * checks, validateOnly alike: a name given twice in one request is INVALID_REQUEST and created
+ * CreateTopics: one replica on this broker; -1 partitions means num.partitions. Checked as Kafka's
+ * `ControllerApis.createTopics` and `ReplicationControlManager.createTopics` check, validateOnly alike: a name given twice in one request is INVALID_REQUEST and created
  * not at all; configs must be Kafka's topic configs with values they take, and are the topic's
  * own from then on, stored with it.
  */

@@ -4,6 +4,7 @@ import { ErrorCode } from '../../protocol/error-codes.js';
 import { DeleteRecordsRequest, DeleteRecordsResponse } from '../../protocol/messages/delete-records.js';
 import { defineApi } from '../api-handler.js';
 import type { BrokerContext } from '../broker-context.js';
+import { storageFailure } from '../storage-error.js';
 
 type Wanted = DeleteRecordsRequest['topics'][number]['partitions'][number];
 type Result = DeleteRecordsResponse['topics'][number]['partitions'][number];
@@ -32,8 +33,9 @@ async function deleteBefore(broker: BrokerContext, topic: string, p: Wanted): Pr
     await log.advanceLogStart(p.offset === HIGH_WATERMARK ? log.highWatermark : Number(p.offset));
   } catch (err) {
     if (err instanceof OffsetOutOfRangeError) return answer(ErrorCode.OFFSET_OUT_OF_RANGE);
-    broker.logger.error({ topic, partition: p.partitionIndex, err }, 'deleting records failed');
-    return answer(ErrorCode.KAFKA_STORAGE_ERROR);
+    // Its topic deleted meanwhile, which closed the log under the request.
+    if (broker.storage.partition(topic, p.partitionIndex) !== log) return answer(ErrorCode.UNKNOWN_TOPIC_OR_PARTITION);
+    return answer(storageFailure(broker.logger, err, { topic, partition: p.partitionIndex }, 'deleting records failed'));
   }
   return answer(ErrorCode.NONE, log.logStartOffset);
 }

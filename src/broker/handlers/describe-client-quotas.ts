@@ -1,6 +1,6 @@
 /**
  * DescribeClientQuotas: brook enforces no quotas and stores none, so a valid filter matches
- * nothing; a filter Kafka refuses is refused with its error.
+ * nothing; a filter Kafka refuses (`ClientQuotaCache.describeClientQuotas`) is refused with its error.
  */
 import { ErrorCode } from '../../protocol/error-codes.js';
 import { DescribeClientQuotasRequest, DescribeClientQuotasResponse } from '../../protocol/messages/describe-client-quotas.js';

@@ -9,6 +9,7 @@ import { ErrorCode } from '../../protocol/error-codes.js';
 import { DescribeLogDirsRequest, DescribeLogDirsResponse } from '../../protocol/messages/describe-log-dirs.js';
 import { defineApi } from '../api-handler.js';
 import type { BrokerContext } from '../broker-context.js';
+import { storageFailure } from '../storage-error.js';
 
 type Topic = DescribeLogDirsResponse['results'][number]['topics'][number];
 
@@ -24,8 +25,8 @@ export const describeLogDirs = defineApi({
       const [topics, space] = await Promise.all([describeTopics(broker, request.topics), fileSystemSpace(logDir)]);
       result = { errorCode: ErrorCode.NONE, logDir, topics, totalBytes: BigInt(space.totalBytes), usableBytes: BigInt(space.usableBytes) };
     } catch (err) {
-      broker.logger.warn({ logDir, err }, 'describing the log dir failed');
-      result = { errorCode: ErrorCode.KAFKA_STORAGE_ERROR, logDir, topics: [], totalBytes: -1n, usableBytes: -1n };
+      const errorCode = storageFailure(broker.logger, err, { logDir }, 'describing the log dir failed');
+      result = { errorCode, logDir, topics: [], totalBytes: -1n, usableBytes: -1n };
     }
     return { throttleTimeMs: 0, errorCode: ErrorCode.NONE, results: [result] };
   },

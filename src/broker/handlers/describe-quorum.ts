@@ -18,7 +18,7 @@ export const describeQuorum = defineApi({
   handle(request, _info, broker): DescribeQuorumResponse {
     const [topic] = request.topics;
     if (request.topics.length !== 1 || topic!.topicName !== METADATA_TOPIC || topic!.partitions.length !== 1 || topic!.partitions[0]!.partitionIndex !== 0) {
-      // As Kafka: every partition named gets the error.
+      // As Kafka's `DescribeQuorumRequest.getTopicResponseByPartitions` answers: every partition named gets the error.
       const topics = request.topics.map((t) => ({
         topicName: t.topicName,
         partitions: t.partitions.map(({ partitionIndex }) => ({

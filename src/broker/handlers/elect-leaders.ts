@@ -1,5 +1,5 @@
 /**
- * ElectLeaders, as Kafka's controller answers it: every partition is led by node 1, its preferred
+ * ElectLeaders, as Kafka's controller answers it (`ReplicationControlManager.electLeaders`): every partition is led by node 1, its preferred
  * (and only) replica, so neither a preferred nor an unclean election is needed. Asked for every
  * partition (a null list), the answer leaves out those that need none: each topic comes empty.
  */
@@ -25,7 +25,7 @@ export const electLeaders = defineApi({
       replicaElectionResults,
     });
     if (request.electionType !== PREFERRED && request.electionType !== UNCLEAN) {
-      // As Kafka: the whole request fails, each partition named with the same error.
+      // As Kafka's `ReplicationControlManager.electLeaders`: the whole request fails, each partition named with the same error.
       const message = `Unknown election type ${request.electionType}`;
       return answer(
         ErrorCode.INVALID_REQUEST,

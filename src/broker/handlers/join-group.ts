@@ -15,7 +15,7 @@ export const joinGroup = defineApi({
       protocolType: request.protocolType,
       protocols: request.protocols,
       sessionTimeoutMs: request.sessionTimeoutMs,
-      // v0 has no rebalance timeout; Kafka uses the session timeout for it.
+      // v0 has no rebalance timeout; Kafka's `GroupCoordinatorAdapter.joinGroup` uses the session timeout for it.
       rebalanceTimeoutMs: info.apiVersion === 0 ? request.sessionTimeoutMs : request.rebalanceTimeoutMs,
       clientId: info.clientId ?? '',
       // Kafka shows a member's host as "/<address>", without the port.

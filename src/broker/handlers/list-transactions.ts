@@ -2,7 +2,7 @@
  * ListTransactions: the transactional ids the coordinator holds, filtered as Kafka's `TransactionStateManager.listTransactionStates` filters them
  * (by state, producer id, and from v1 by how long the transaction has been open); state filters
  * Kafka does not know come back as unknown. Only the ids the caller may DESCRIBE are listed, as
- * Kafka's KafkaApis lists them.
+ * Kafka's `KafkaApis.handleListTransactionsRequest` lists them.
  */
 import { ErrorCode } from '../../protocol/error-codes.js';
 import { ListTransactionsRequest, ListTransactionsResponse } from '../../protocol/messages/list-transactions.js';

@@ -90,7 +90,7 @@ async function autoCreate(broker: BrokerContext, name: string): Promise<Response
 }
 
 /**
- * Below v12 Kafka refuses a whole request naming a topic by id (or with a null name) and answers
+ * Below v12 Kafka's `KafkaApis.handleTopicMetadataRequest` refuses a whole request naming a topic by id (or with a null name) and answers
  * every topic INVALID_REQUEST. The response's name is not nullable before v12, so a null name is
  * answered as "", as Kafka's MetadataRequest.getErrorResponse does.
  */

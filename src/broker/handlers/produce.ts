@@ -4,7 +4,6 @@
  * duplicate is answered with the offset its first copy got, after that copy is written.
  */
 import { UNCHECKED, type AppendContext } from '../../idempotence/producer-decision.js';
-import { LargePayload } from '../../protocol/compression.js';
 import { ErrorCode } from '../../protocol/error-codes.js';
 import { ProduceRequest, ProduceResponse, type ProduceResponsePartitionProduceResponse } from '../../protocol/messages/produce.js';
 import {
@@ -14,13 +13,13 @@ import {
   isTransactional,
   producedCompression,
   readBatchHeader,
-  RecordBatchError,
+  CHECK_ELSEWHERE,
   validateProducedBatch,
   type BatchHeader,
   type DecompressionRoom,
   type TimestampRules,
 } from '../../protocol/record-batch.js';
-import { AppendRefusal } from '../../log/batch-size.js';
+import { isRefusal, refusal, type Refusal } from '../../protocol/refusal.js';
 import type { Appended, PartitionLog } from '../../log/partition-log.js';
 import type { TopicConfig } from '../../settings/topic-configs.js';
 import { defineApi } from '../api-handler.js';
@@ -29,9 +28,11 @@ import type { BrokerContext } from '../broker-context.js';
 import { LEADER_EPOCH } from '../config.js';
 import type { Partition } from '../partition.js';
 import { storageFailure } from '../storage-error.js';
-import { VERDICT_ERRORS } from '../verdict-errors.js';
 
 type PartitionResponse = ProduceResponsePartitionProduceResponse;
+
+/** A produced batch's header once checked, or why it is refused. */
+type Checked = BatchHeader | Refusal;
 
 /** As Kafka (KIP-110): older Produce versions predate zstd, so their clients may not send it. */
 const ZSTD_MIN_VERSION = 7;
@@ -134,36 +135,24 @@ function appendPartition(
   }
   // The log's size limits, asked before the batch is decompressed, as Kafka's `UnifiedLog.analyzeAndValidateRecords` checks them first.
   const tooLarge = records === null ? undefined : log.sizeRefusal(records.length);
-  if (tooLarge !== undefined) {
-    response.errorCode = tooLarge.errorCode;
-    response.errorMessage = tooLarge.message;
-    return [];
-  }
+  if (tooLarge !== undefined) return refuse(tooLarge, response);
   const { timestamps: rules, compacted } = produceRules(broker.storage.topicConfig(topic)!);
   const now = Date.now();
   const keysRequiredIn = compacted ? `${topic}-${index}` : undefined;
   // A compressed batch may be decompressed after this call, and the request's memory is lent for the call only.
   const compressed = codec !== undefined && codec !== Compression.None;
   const batch = compressed ? Buffer.from(records!) : records;
-  let header: BatchHeader | Promise<BatchHeader>;
-  try {
-    if (batch === null) throw new RecordBatchError(ErrorCode.CORRUPT_MESSAGE, 'records are null');
-    header = compressed ? validateCompressed(batch, order, rules, now, keysRequiredIn) : validateProducedBatch(batch, order.room, rules, now, keysRequiredIn);
-  } catch (err) {
-    refuse(err, response);
-    return [];
-  }
+  let header: Checked | Promise<Checked>;
+  if (batch === null) header = refusal(ErrorCode.CORRUPT_MESSAGE, 'records are null');
+  else if (compressed) header = validateCompressed(batch, order, rules, now, keysRequiredIn);
+  else header = validateProducedBatch(batch, order.room, rules, now, keysRequiredIn);
   if (version >= ADDS_PARTITION_VERSION && transactionalId !== null) header = addedToTxn(broker, transactionalId, topic, index, header);
-  if (!(header instanceof Promise) && !partition.turnsWaiting) return store(broker, partition, batch!, header, now, rules, response);
+  if (!(header instanceof Promise)) {
+    if (isRefusal(header)) return refuse(header, response);
+    if (!partition.turnsWaiting) return store(broker, partition, batch!, header, now, rules, response);
+  }
   // Behind a batch still being checked, or checked on the thread: in a copy of its own.
   return waitTurn(broker, partition, compressed ? batch! : Buffer.from(batch!), header, { now, rules, response });
-}
-
-/** The coordinator's refusal to add a batch's partition to its transaction, answered for the partition. */
-class AddRefused extends Error {
-  constructor(readonly errorCode: number) {
-    super('the partition could not be added to the transaction');
-  }
 }
 
 /**
@@ -178,15 +167,15 @@ function addedToTxn(
   transactionalId: string,
   topic: string,
   partition: number,
-  header: BatchHeader | Promise<BatchHeader>,
-): BatchHeader | Promise<BatchHeader> {
-  const add = (h: BatchHeader): BatchHeader | Promise<BatchHeader> => {
-    if (!isTransactional(h.attributes) || h.producerId < 0n) return h;
+  header: Checked | Promise<Checked>,
+): Checked | Promise<Checked> {
+  const add = (h: Checked): Checked | Promise<Checked> => {
+    if (isRefusal(h) || !isTransactional(h.attributes) || h.producerId < 0n) return h;
     const view = broker.transactions.view(h.producerId, { topic, partition });
     if (view.partitionAdded || view.epoch !== h.producerEpoch) return h;
     return broker.transactions.addPartitions(transactionalId, h.producerId, h.producerEpoch, [{ topic, partition }]).then((code) => {
       if (code === ErrorCode.NONE) return h;
-      throw new AddRefused(code === ErrorCode.PRODUCER_FENCED ? ErrorCode.INVALID_PRODUCER_EPOCH : code);
+      return refusal(code === ErrorCode.PRODUCER_FENCED ? ErrorCode.INVALID_PRODUCER_EPOCH : code, null);
     });
   };
   return header instanceof Promise ? header.then(add) : add(header);
@@ -203,14 +192,10 @@ function validateCompressed(
   rules: TimestampRules,
   now: number,
   keysRequiredIn: string | undefined,
-): BatchHeader | Promise<BatchHeader> {
-  const validate = (): BatchHeader | Promise<BatchHeader> => {
-    try {
-      return validateProducedBatch(batch, order.room, rules, now, keysRequiredIn, DECOMPRESS_NOW_BYTES);
-    } catch (err) {
-      if (err instanceof LargePayload) return validateOffThread(batch, order.room, rules, now, keysRequiredIn);
-      throw err;
-    }
+): Checked | Promise<Checked> {
+  const validate = (): Checked | Promise<Checked> => {
+    const checked = validateProducedBatch(batch, order.room, rules, now, keysRequiredIn, DECOMPRESS_NOW_BYTES);
+    return checked === CHECK_ELSEWHERE ? validateOffThread(batch, order.room, rules, now, keysRequiredIn) : checked;
   };
   const header = order.opening === undefined ? validate() : order.opening.then(validate);
   if (header instanceof Promise) order.opening = header.then(ignore, ignore);
@@ -225,13 +210,11 @@ interface Waiting {
 }
 
 /** Stores `batch` (memory of its own) once its header is known and the batches before it in its partition are judged and appended. */
-function waitTurn(broker: BrokerContext, partition: Partition, batch: Buffer, header: BatchHeader | Promise<BatchHeader>, at: Waiting): Promise<void>[] {
+function waitTurn(broker: BrokerContext, partition: Partition, batch: Buffer, header: Checked | Promise<Checked>, at: Waiting): Promise<void>[] {
   const { now, rules, response } = at;
-  const validated = Promise.resolve(header).then(
-    (valid) => valid,
-    (err: unknown) => refuse(err, response),
+  const stored = partition.turn(header, (valid) =>
+    isRefusal(valid) ? refuse(valid, response) : store(broker, partition, batch, valid, now, rules, response, true),
   );
-  const stored = partition.turn(validated, (valid) => (valid === undefined ? [] : store(broker, partition, batch, valid, now, rules, response, true)));
   return [
     Promise.resolve(stored)
       .then((written) => Promise.all(written))
@@ -239,17 +222,12 @@ function waitTurn(broker: BrokerContext, partition: Partition, batch: Buffer, he
   ];
 }
 
-/** Answers a batch that does not validate with its error; undefined. Anything else is no answer of Produce's and is thrown on. */
-function refuse(err: unknown, response: PartitionResponse): undefined {
-  if (err instanceof AddRefused) {
-    response.errorCode = err.errorCode;
-    return undefined;
-  }
-  if (!(err instanceof RecordBatchError)) throw err;
-  response.errorCode = err.errorCode;
-  response.errorMessage = err.message;
-  response.recordErrors = err.recordErrors.map(({ batchIndex, message }) => ({ batchIndex, batchIndexErrorMessage: message }));
-  return undefined;
+/** Answers a refused batch with its refusal, as it is; nothing to write. */
+function refuse(refused: Refusal, response: PartitionResponse): Promise<void>[] {
+  response.errorCode = refused.errorCode;
+  response.errorMessage = refused.message;
+  response.recordErrors = refused.recordErrors.map(({ batchIndex, message }) => ({ batchIndex, batchIndexErrorMessage: message }));
+  return [];
 }
 
 /**
@@ -280,16 +258,13 @@ function store(
   try {
     appended = partition.append(batch, header, now, appendContext(broker, topic, index, header));
   } catch (err) {
-    // Too large for a config altered while the batch waited; else the partition's log has failed
-    // (a write error; it takes nothing until a restart), or a bug.
-    response.errorCode = err instanceof AppendRefusal ? err.errorCode : storageFailure(broker.logger, err, { topic, partition: index }, 'append failed');
+    // The partition's log has failed (a write error; it takes nothing until a restart), or a bug.
+    response.errorCode = storageFailure(broker.logger, err, { topic, partition: index }, 'append failed');
     response.errorMessage = (err as Error).message;
     return [];
   }
-  if (appended.kind !== 'append' && appended.kind !== 'duplicate') {
-    response.errorCode = VERDICT_ERRORS[appended.kind];
-    return [];
-  }
+  // Too large (for a config altered while the batch waited, too), or the producer decision's refusal.
+  if (appended.kind === 'refused') return refuse(appended, response);
   const { kind, baseOffset } = appended;
   response.baseOffset = BigInt(baseOffset);
   const written = durable(broker, partition, baseOffset + header.recordCount - 1, response);

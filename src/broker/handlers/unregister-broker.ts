@@ -1,5 +1,5 @@
 /**
- * UnregisterBroker, as Kafka's controller answers it: node 1 is registered, and being alive it
+ * UnregisterBroker, as Kafka's controller answers it (`ClusterControlManager.unregisterBroker`): node 1 is registered, and being alive it
  * registers again at once, so unregistering it changes nothing; other ids are not registered.
  */
 import { ErrorCode } from '../../protocol/error-codes.js';
