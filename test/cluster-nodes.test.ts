@@ -193,3 +193,24 @@ async function closed(client: WireClient): Promise<boolean> {
     return true;
   }
 }
+
+test('an isolated node drops out of Metadata and its leaderships move; healed, it is listed again', async () => {
+  assert.equal(await create('cut-off', 3, 3), 0);
+  const before = (await metadata(1, 'cut-off')).topics[0]!.partitions.map((p) => [p.leaderId, p.leaderEpoch]);
+  broker.cluster.isolate(2);
+  const during = await metadata(1, 'cut-off');
+  assert.deepEqual(
+    during.brokers.map((b) => b.nodeId),
+    [1, 3],
+  );
+  const moved = during.topics[0]!.partitions.map((p) => [p.leaderId, p.leaderEpoch]);
+  assert.deepEqual(
+    moved,
+    before.map(([leader, epoch]) => (leader === 2 ? [3, epoch! + 1] : [leader, epoch])),
+  );
+  broker.cluster.heal(2);
+  assert.deepEqual(
+    (await metadata(1, 'cut-off')).brokers.map((b) => b.nodeId),
+    [1, 2, 3],
+  );
+});
