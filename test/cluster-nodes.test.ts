@@ -17,6 +17,8 @@ import { valuesBatch } from './helpers/batch.js';
 import { WireClient } from './helpers/wire-client.js';
 import { fetchOf } from './helpers/wire-fetch.js';
 import { produceBatch } from './helpers/wire-produce.js';
+import { startServe } from './helpers/serve-process.js';
+import { until } from './helpers/until.js';
 
 const NOT_LEADER_OR_FOLLOWER = 6;
 const NOT_COORDINATOR = 16;
@@ -213,4 +215,30 @@ test('an isolated node drops out of Metadata and its leaderships move; healed, i
     (await metadata(1, 'cut-off')).brokers.map((b) => b.nodeId),
     [1, 2, 3],
   );
+});
+
+test('brook serve --nodes 3 prints where each node listens, and each answers as one of three', async () => {
+  const serve = await startServe(['--nodes', '3', '--port', '0']);
+  try {
+    await until(() => /brook node 3 listening on /.test(serve.output()), 'node 3 is announced');
+    const ports = [...serve.output().matchAll(/^brook (?:node \d+ )?listening on [^\s]*:(\d+)$/gm)].map((m) => Number(m[1]));
+    assert.equal(ports.length, 3);
+    const client = await WireClient.connect(ports[2]!);
+    try {
+      const answer = await client.request(MetadataRequest, MetadataResponse, 12, {
+        topics: [],
+        allowAutoTopicCreation: false,
+        includeClusterAuthorizedOperations: false,
+        includeTopicAuthorizedOperations: false,
+      });
+      assert.deepEqual(
+        answer.brokers.map((b) => [b.nodeId, b.port]),
+        ports.map((port, i) => [i + 1, port]),
+      );
+    } finally {
+      client.close();
+    }
+  } finally {
+    await serve.stop();
+  }
 });
