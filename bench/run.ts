@@ -19,6 +19,7 @@ import { decompressionBench } from './decompression.js';
 import { decompressionMemoryBench } from './decompression-memory.js';
 import { buildKafkaLoad, PARTITIONS } from './kafka-load.js';
 import { memoryBench } from './memory.js';
+import { nodesBench } from './nodes.js';
 import { offsetCommitBench } from './offsets.js';
 import { partitionMemoryBench } from './partition-memory.js';
 import { produceLatency, produceThroughput, produceTransactional } from './produce.js';
@@ -69,6 +70,7 @@ async function main(): Promise<void> {
     ['recovery', () => recoveryBench(smoke)],
     ['roll-latency', () => rollLatencyBench(smoke)],
     ['memory', () => memoryBench(smoke)],
+    ['nodes', () => nodesBench(smoke)],
     ['partition-memory', () => partitionMemoryBench(smoke)],
     ['rules', () => rulesBench(smoke)],
     ['replay', () => replayBench(smoke)],

@@ -1,4 +1,5 @@
 export { startBroker, type Broker, type BrokerOptions, type RestartOptions } from './broker/start-broker.js';
+export type { ClusterControl, ClusterNode } from './broker/cluster-control.js';
 export type { BrokerConfig } from './settings/settings.js';
 export type { FlushPolicy } from './settings/kinds.js';
 export type { FaultHandle, Faults } from './faults/registry.js';

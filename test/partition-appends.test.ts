@@ -21,7 +21,7 @@ test("a transaction's marker waits for the partition's turn behind a batch still
   const groups = closeAtEnd(t, await GroupCoordinator.open(dir, { log: pino({ level: 'silent' }) }));
   await storage.createTopic('t', 1);
   const partitions = new Partitions(storage, new ProducerActivity(), () => {});
-  const participants = txnParticipants(partitions, groups);
+  const participants = txnParticipants(partitions, groups, () => 0);
   const partition = partitions.get('t', 0)!;
   const now = Date.now();
 

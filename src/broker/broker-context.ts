@@ -15,6 +15,7 @@ import type { FaultRegistry } from '../faults/registry.js';
 import type { TxnCoordinator } from '../transactions/txn-coordinator.js';
 import type { ProducerActivity } from './producer-activity.js';
 import type { ProducerIdQuota } from './producer-id-quota.js';
+import type { Cluster } from './cluster.js';
 
 export interface BrokerContext {
   /** The settings in force: those started with, under the dynamic broker configs altered since. */
@@ -28,8 +29,12 @@ export interface BrokerContext {
   readonly transactions: TxnCoordinator;
   readonly logger: Logger;
   readonly metrics: BrokerMetrics;
-  /** The host and port clients are told to connect to. */
+  /** The host and port clients are told to connect to this node at. */
   readonly advertised: { readonly host: string; readonly port: number };
+  /** The node id requests reached. */
+  readonly nodeId: number;
+  /** The nodes served, who leads each partition and who coordinates each key. */
+  readonly cluster: Cluster;
   readonly clusterId: string;
   /** Present when the listener requires SASL authentication. */
   readonly sasl: SaslGate | undefined;

@@ -19,7 +19,9 @@ import { RequestRejected } from './request-rejected.js';
 import { handleFaulted } from './faulted-request.js';
 import { callHandler } from './handler-call.js';
 import { decide } from '../faults/matching.js';
-import { named } from '../faults/request-layouts.js';
+import { addErrors, named } from '../faults/request-layouts.js';
+import { withErrors } from './faulted-request.js';
+import { nodeView } from './node-view.js';
 
 /**
  * A frame is lent for the call only (its memory is reused for the next large request), and
@@ -59,18 +61,29 @@ export function createDispatcher(table: ReadonlyMap<number, ApiHandler>, broker:
     }
     const info: RequestInfo = { apiVersion, clientId: header.clientId, connection, sent };
     const headerVersion = responseHeaderVersion(apiKey, apiVersion);
+    const respond = (response: unknown): Buffer | Buffer[] => encode(handler, apiVersion, correlationId, headerVersion, response);
+    // A node of a simulated cluster answers first for what it does not lead or coordinate.
+    const view = broker.cluster.simulated ? nodeView(broker, apiKey, apiVersion, request) : undefined;
+    if (view !== undefined && 'answer' in view) return respond(view.answer);
+    const misdirected = view?.errors ?? [];
+    if (view !== undefined) request = view.request;
     if (broker.faults.installed.length !== 0) {
       const names = named(apiKey, request);
       const outcome = decide(broker.faults.installed, apiKey, names);
       if (outcome !== undefined) {
-        return handleFaulted(outcome, names, handler, request, info, broker, (response) => encode(handler, apiVersion, correlationId, headerVersion, response));
+        return handleFaulted(outcome, names, handler, request, info, broker, (response) => {
+          if (misdirected.length > 0) addErrors(apiKey, response, misdirected);
+          return respond(response);
+        });
       }
     }
     const result = callHandler(handler, request, info, broker);
+    if (misdirected.length > 0)
+      return withErrors(result, misdirected, apiKey, info).then((response) => (response === undefined ? undefined : respond(response)));
     if (result instanceof Promise) {
-      return result.then((response) => (response === undefined ? undefined : encode(handler, apiVersion, correlationId, headerVersion, response)));
+      return result.then((response) => (response === undefined ? undefined : respond(response)));
     }
-    return result === undefined ? undefined : encode(handler, apiVersion, correlationId, headerVersion, result);
+    return result === undefined ? undefined : respond(result);
   };
 }
 

@@ -1,15 +1,18 @@
-/** Replica assignments a client may ask for: with one broker, each new partition's can only be [NODE_ID]. */
+/** Replica assignments a client may ask for: each new partition's on nodes the broker serves, each once. */
 import { NODE_ID } from './config.js';
 
-/** What is wrong with `assignments` for `added` new partitions, in Kafka's words; undefined if nothing. */
-export function assignmentProblem(assignments: readonly { readonly brokerIds: readonly number[] }[], added: number): string | undefined {
+/** What is wrong with `assignments` for `added` new partitions over node ids `nodes`, in Kafka's words; undefined if nothing. */
+export function assignmentProblem(
+  assignments: readonly { readonly brokerIds: readonly number[] }[],
+  added: number,
+  nodes: readonly number[],
+): string | undefined {
   if (assignments.length !== added) return `Increasing the number of partitions by ${added} but ${assignments.length} assignments provided.`;
   for (const { brokerIds } of assignments) {
     if (brokerIds.length === 0) return 'The manual partition assignment includes an empty replica list.';
-    const unknown = new Set(brokerIds.filter((id) => id !== NODE_ID));
+    const unknown = new Set(brokerIds.filter((id) => !nodes.includes(id)));
     if (unknown.size > 0) return `Unknown broker(s) in replica assignment: ${[...unknown].join(', ')}.`;
-    // Only this broker is left, so more than one replica names it again.
-    if (brokerIds.length > 1) return `Duplicate brokers not allowed in replica assignment: ${brokerIds.join(', ')}.`;
+    if (new Set(brokerIds).size < brokerIds.length) return `Duplicate brokers not allowed in replica assignment: ${brokerIds.join(', ')}.`;
   }
   return undefined;
 }

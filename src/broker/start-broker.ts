@@ -34,6 +34,10 @@ import { FaultRegistry, type Faults } from '../faults/registry.js';
 import { serveConsole } from '../console/console-server.js';
 import { ProducerActivity } from './producer-activity.js';
 import { ProducerIdQuota } from './producer-id-quota.js';
+import { Cluster } from './cluster.js';
+import { NODE_ID } from './config.js';
+import { NodeListeners } from './node-listeners.js';
+import { clusterControl, type ClusterControl } from './cluster-control.js';
 
 /** Free memory kept for Fetch reads between responses. */
 const KEPT_FETCH_BYTES = 16 * 1024 * 1024;
@@ -60,6 +64,8 @@ export interface Broker {
   readonly consolePort: number | undefined;
   /** Faults that make requests fail as they fail with Kafka: errors, lost answers, delays, closed connections. */
   readonly faults: Faults;
+  /** The nodes served (`nodes`), and the controls that move leaders and stop, start or isolate nodes. */
+  readonly cluster: ClusterControl;
   /**
    * Stops as close() does, but for the data directory: every connection closed, the log closed
    * cleanly. After `downMs` it starts again on the same port and data, with the same faults
@@ -72,6 +78,9 @@ export interface Broker {
 /** One start of a broker, up to its stop. */
 interface Running {
   readonly port: number;
+  /** Each live node's listener, by node id. */
+  readonly ports: ReadonlyMap<number, number>;
+  readonly listeners: NodeListeners;
   readonly metricsPort: number | undefined;
   readonly consolePort: number | undefined;
   close(): Promise<void>;
@@ -89,9 +98,10 @@ export async function startBroker(options: BrokerOptions = {}): Promise<Broker> 
   const dataDir = options.dataDir ?? (await mkdtemp(join(tmpdir(), 'brook-')));
   const removeTemporary = (): Promise<void> => (temporary ? rm(dataDir, { recursive: true, force: true }) : Promise.resolve());
   const config: BrokerConfig = { ...DEFAULT_CONFIG, ...withoutUndefined(options), dataDir, port: options.port ?? (temporary ? 0 : DEFAULT_CONFIG.port) };
+  const cluster = new Cluster(config.nodes);
   let running: Running;
   try {
-    running = await run(config, logger, faults);
+    running = await run(config, logger, faults, cluster, new Map());
   } catch (err) {
     await removeTemporary();
     throw err;
@@ -100,7 +110,16 @@ export async function startBroker(options: BrokerOptions = {}): Promise<Broker> 
   // Restarts and the close happen one after another, in the order asked for.
   let lifecycle = Promise.resolve();
   let closing: Promise<void> | undefined;
+  // Each node keeps its port across restarts and stops.
+  const ports = new Map(running.ports);
   return {
+    cluster: clusterControl(
+      cluster,
+      config.host,
+      () => running.listeners,
+      ports,
+      (work) => (lifecycle = lifecycle.catch(() => undefined).then(work)),
+    ),
     bootstrap: formatHostPort(config.host, port),
     host: config.host,
     port,
@@ -118,7 +137,7 @@ export async function startBroker(options: BrokerOptions = {}): Promise<Broker> 
           logger.info({ downMs }, 'restarting');
           await running.close();
           await sleep(downMs);
-          running = await run({ ...config, port, metricsPort, consolePort }, logger, faults);
+          running = await run({ ...config, port, metricsPort, consolePort }, logger, faults, cluster, ports);
         });
       return lifecycle;
     },
@@ -133,7 +152,7 @@ export async function startBroker(options: BrokerOptions = {}): Promise<Broker> 
 }
 
 /** Opens the data directory and listens; on failure, closes what it opened. */
-async function run(config: BrokerConfig, logger: Logger, faults: FaultRegistry): Promise<Running> {
+async function run(config: BrokerConfig, logger: Logger, faults: FaultRegistry, cluster: Cluster, ports: ReadonlyMap<number, number>): Promise<Running> {
   const { dataDir } = config;
   // What is open so far, closed in reverse order on stop or on a failed start.
   const closers: (() => Promise<void>)[] = [];
@@ -159,6 +178,7 @@ async function run(config: BrokerConfig, logger: Logger, faults: FaultRegistry):
         : undefined,
     });
     closers.push(() => storage.close());
+    cluster.attach(storage);
     const groups = await GroupCoordinator.open(dataDir, {
       log: logger,
       flush: config.flush,
@@ -171,15 +191,19 @@ async function run(config: BrokerConfig, logger: Logger, faults: FaultRegistry):
     const producerActivity = new ProducerActivity();
     const partitions = new Partitions(storage, producerActivity, (verdict) => metrics.idempotence(verdict));
     // Opened once partitions and groups are: it completes what a stop left decided.
-    const transactions = await TxnCoordinator.open(dataDir, txnParticipants(partitions, groups), {
-      flush: config.flush,
-      maxTimeoutMs: config.transactionMaxTimeoutMs,
-      abortIntervalMs: config.transactionAbortTimedOutTransactionCleanupIntervalMs,
-      idExpirationMs: config.transactionalIdExpirationMs,
-      removeExpiredIntervalMs: config.transactionRemoveExpiredTransactionCleanupIntervalMs,
-      log: logger,
-      events: { begun: () => metrics.transactionBegun(), ended: (outcome) => metrics.transactionEnded(outcome) },
-    });
+    const transactions = await TxnCoordinator.open(
+      dataDir,
+      txnParticipants(partitions, groups, (topic, index) => cluster.epochOf(topic, index)),
+      {
+        flush: config.flush,
+        maxTimeoutMs: config.transactionMaxTimeoutMs,
+        abortIntervalMs: config.transactionAbortTimedOutTransactionCleanupIntervalMs,
+        idExpirationMs: config.transactionalIdExpirationMs,
+        removeExpiredIntervalMs: config.transactionRemoveExpiredTransactionCleanupIntervalMs,
+        log: logger,
+        events: { begun: () => metrics.transactionBegun(), ended: (outcome) => metrics.transactionEnded(outcome) },
+      },
+    );
     closers.push(() => transactions.close());
     const producerEpochs = await ProducerEpochs.open(dataDir, config.producerIdExpirationMs, Date.now());
     const credentials = config.saslUsersFile === undefined ? undefined : await CredentialStore.open(config.saslUsersFile);
@@ -199,6 +223,8 @@ async function run(config: BrokerConfig, logger: Logger, faults: FaultRegistry):
       logger,
       metrics,
       advertised: config.advertisedListener ?? { host: config.host, port: config.port },
+      nodeId: NODE_ID,
+      cluster,
       clusterId: storage.clusterId,
       sasl,
       credentials,
@@ -208,22 +234,33 @@ async function run(config: BrokerConfig, logger: Logger, faults: FaultRegistry):
       producerActivity,
       producerIdQuota: config.producerIdsPerHour === undefined ? undefined : new ProducerIdQuota(config.producerIdsPerHour),
     };
-    const server = new TcpServer(
-      createDispatcher(authorizer === undefined ? buildApiTable(sasl, config.kafkaVersion) : guardedTable(buildApiTable(sasl, config.kafkaVersion)), context),
-      {
-        maxRequestBytes: config.maxRequestBytes,
-        maxQueuedResponses: config.maxQueuedResponsesPerConnection,
-        maxUnsentResponseBytes: config.fetchMaxBytes,
-        maxConnections: config.maxConnections,
-        maxConnectionsPerAddress: config.maxConnectionsPerIp,
-        addressOverrides: config.maxConnectionsPerIpOverrides,
-        maxPendingRequestBytes: config.queuedMaxRequestBytes,
-        idleTimeoutMs: config.connectionsMaxIdleMs,
+    const table = authorizer === undefined ? buildApiTable(sasl, config.kafkaVersion) : guardedTable(buildApiTable(sasl, config.kafkaVersion));
+    const limits = {
+      maxRequestBytes: config.maxRequestBytes,
+      maxQueuedResponses: config.maxQueuedResponsesPerConnection,
+      maxUnsentResponseBytes: config.fetchMaxBytes,
+      maxConnections: config.maxConnections,
+      maxConnectionsPerAddress: config.maxConnectionsPerIp,
+      addressOverrides: config.maxConnectionsPerIpOverrides,
+      maxPendingRequestBytes: config.queuedMaxRequestBytes,
+      idleTimeoutMs: config.connectionsMaxIdleMs,
+    };
+    // Node 1 is the broker itself; each other node sees it with its own id and address.
+    const nodeContext = (nodeId: number): BrokerContext =>
+      nodeId === NODE_ID ? context : Object.create(context, { nodeId: { value: nodeId }, advertised: { get: () => cluster.address(nodeId) } });
+    const listeners = new NodeListeners(
+      cluster,
+      config.host,
+      (nodeId, port) => {
+        const shift = nodeId - NODE_ID;
+        return config.advertisedListener === undefined
+          ? { host: config.host, port }
+          : { ...config.advertisedListener, port: config.advertisedListener.port + shift };
       },
-      logger,
-      config.tls,
+      (handler) => new TcpServer(handler, limits, logger, config.tls),
+      (nodeId) => createDispatcher(table, nodeContext(nodeId)),
     );
-    metrics.countConnections(() => server.connectionCount);
+    metrics.countConnections(() => listeners.connectionCount);
     metrics.countFailedPartitions(() => storage.failedPartitions());
     const { cleaner } = storage;
     if (cleaner !== undefined) metrics.countCleaner({ stats: cleaner.stats, dirtyRatios: () => cleaner.dirtyRatios() });
@@ -232,9 +269,16 @@ async function run(config: BrokerConfig, logger: Logger, faults: FaultRegistry):
     metrics.countUnstableOffsets(() => storage.unstableOffsets());
     closers.push(async () => {
       partitions.close();
-      await server.close();
+      await listeners.close();
     });
-    const bound = await server.listen(config.host, config.port);
+    const boundPorts = new Map<number, number>();
+    for (const nodeId of cluster.leadership.nodes) {
+      if (cluster.stopped.has(nodeId)) continue;
+      // Consecutive ports from the first, or free ones; after a restart, the port a node had.
+      const port = nodeId === NODE_ID ? config.port : (ports.get(nodeId) ?? (config.port === 0 ? 0 : config.port + nodeId - NODE_ID));
+      boundPorts.set(nodeId, await listeners.start(nodeId, port));
+    }
+    const bound = { port: boundPorts.get(NODE_ID) ?? config.port };
     const metricsServer = config.metricsPort === undefined ? undefined : await serveMetrics(metrics.registry, config.host, config.metricsPort);
     if (metricsServer !== undefined) metrics.collectProcessMetrics();
     if (metricsServer !== undefined) closers.push(() => metricsServer.close());
@@ -255,6 +299,8 @@ async function run(config: BrokerConfig, logger: Logger, faults: FaultRegistry):
     let closing: Promise<void> | undefined;
     return {
       port: bound.port,
+      ports: boundPorts,
+      listeners,
       metricsPort,
       consolePort: consoleServer?.port,
       close() {

@@ -4,13 +4,13 @@ import type { GroupCoordinator } from '../groups/group-coordinator.js';
 import { assignPartitionLeaderEpoch, markerBatch, readBatchHeader } from '../protocol/record-batch.js';
 import type { TxnParticipants } from '../transactions/txn-coordinator.js';
 import { ErrorCode } from '../protocol/error-codes.js';
-import { LEADER_EPOCH } from './config.js';
 import type { Partitions } from './partition.js';
 
 /** As the coordinator epoch of Kafka's `TransactionStateManager`, were its partition never to move: brook's coordinator never moves. */
 const COORDINATOR_EPOCH = 0;
 
-export function txnParticipants(partitions: Partitions, groups: GroupCoordinator): TxnParticipants {
+/** `epochOf`: the partition's leader epoch, which its leader stamps on the markers it stores. */
+export function txnParticipants(partitions: Partitions, groups: GroupCoordinator, epochOf: (topic: string, index: number) => number): TxnParticipants {
   return {
     async writeMarker({ topic, partition: index }, producerId, epoch, marker) {
       const partition = partitions.get(topic, index);
@@ -22,7 +22,7 @@ export function txnParticipants(partitions: Partitions, groups: GroupCoordinator
         if (partition.gone === ErrorCode.UNKNOWN_TOPIC_OR_PARTITION) return undefined;
         const now = Date.now();
         const batch = markerBatch(producerId, epoch, marker, COORDINATOR_EPOCH, now);
-        assignPartitionLeaderEpoch(batch, 0, LEADER_EPOCH);
+        assignPartitionLeaderEpoch(batch, 0, epochOf(topic, index));
         return partition.append(batch, readBatchHeader(batch), now, UNCHECKED, marker);
       });
       if (appended === undefined) return;

@@ -72,5 +72,6 @@ export function addServeCommand(program: Command): void {
     for (const signal of ['SIGINT', 'SIGTERM', 'SIGHUP'] as const) process.once(signal, stop);
     // Announced only once the signals are handled, so that a stop right after it is a clean one.
     process.stdout.write(`brook listening on ${broker.bootstrap}\n`);
+    for (const node of broker.cluster.nodes.slice(1)) process.stdout.write(`brook node ${node.nodeId} listening on ${node.bootstrap}\n`);
   });
 }

@@ -80,6 +80,13 @@ export const SETTINGS = {
     embedded: '0 (a free port) without `dataDir`, 9092 with one',
     description: 'port to listen on',
   }),
+  nodes: setting({
+    kind: int(1, 16),
+    default: 1,
+    kafka: '`node.id`',
+    description:
+      'node ids served, 1 up, each on its own port from `port` on (or a free one each), over one store: a simulated cluster for client tests, not replication',
+  }),
   dataDir: setting({
     kind: text('a directory path', '<dir>'),
     default: './data',

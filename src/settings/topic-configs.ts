@@ -67,7 +67,7 @@ const ROWS = [
   row({ name: 'message.timestamp.type', type: { oneOf: TIMESTAMP_TYPES }, setting: 'messageTimestampType', field: 'timestampType' }),
   row({ name: 'min.cleanable.dirty.ratio', type: 'double', range: [0, 1], setting: 'cleanerMinCleanableRatio', field: 'minCleanableDirtyRatio' }),
   row({ name: 'min.compaction.lag.ms', type: 'long', range: atLeast(0), setting: 'cleanerMinCompactionLagMs', field: 'minCompactionLagMs' }),
-  row({ name: 'min.insync.replicas', type: 'int', range: atLeast(1), fixed: { value: '1', broker: 'min.insync.replicas' }, field: undefined }),
+  row({ name: 'min.insync.replicas', type: 'int', range: atLeast(1), fixed: { value: '1', broker: 'min.insync.replicas' }, field: 'minInsyncReplicas' }),
   row({ name: 'preallocate', type: 'boolean', field: undefined }),
   row({ name: 'remote.log.copy.disable', type: 'boolean', field: undefined }),
   row({ name: 'remote.log.delete.on.disable', type: 'boolean', field: undefined }),

@@ -33,7 +33,7 @@ async function growTopic(broker: BrokerContext, t: Wanted, validateOnly: boolean
   if (topic === undefined) return unknownTopic(t.name);
   const countProblem = partitionIncreaseProblem(topic, t.count);
   if (countProblem !== undefined) return result(t.name, ErrorCode.INVALID_PARTITIONS, countProblem);
-  const assignmentsProblem = t.assignments === null ? undefined : assignmentProblem(t.assignments, t.count - topic.partitions);
+  const assignmentsProblem = t.assignments === null ? undefined : assignmentProblem(t.assignments, t.count - topic.partitions, broker.cluster.leadership.nodes);
   if (assignmentsProblem !== undefined) return result(t.name, ErrorCode.INVALID_REPLICA_ASSIGNMENT, assignmentsProblem);
   if (validateOnly) return result(t.name, ErrorCode.NONE, null);
   try {

@@ -1,5 +1,5 @@
 /**
- * CreateTopics: one replica on this broker; -1 partitions means num.partitions. Checked as Kafka's
+ * CreateTopics: replicas on the nodes served, as many as live (one copy stored); -1 partitions means num.partitions. Checked as Kafka's
  * `ControllerApis.createTopics` and `ReplicationControlManager.createTopics` check, validateOnly alike: a name given twice in one request is INVALID_REQUEST and created
  * not at all; configs must be Kafka's topic configs with values they take, and are the topic's
  * own from then on, stored with it.
@@ -45,10 +45,18 @@ async function create(broker: BrokerContext, t: CreateTopicsRequestCreatableTopi
   const refusal = refusalOf(broker, t, partitions);
   if (refusal !== undefined) return failure(t.name, refusal);
   let topicId = ZERO_UUID;
+  // Kafka's default.replication.factor is 1; manual assignments give their own.
+  const replicationFactor = t.assignments.length > 0 ? t.assignments[0]!.brokerIds.length : t.replicationFactor === -1 ? 1 : t.replicationFactor;
   const own = Object.fromEntries(t.configs.flatMap(({ name, value }) => (value === null ? [] : [[name, value.trim()]])));
   if (!validateOnly) {
     try {
-      topicId = (await broker.storage.createTopic(t.name, partitions, own)).topicId;
+      const topic = await broker.storage.createTopic(t.name, partitions, own);
+      topicId = topic.topicId;
+      broker.cluster.created(
+        topic,
+        replicationFactor,
+        t.assignments.map((a) => a.brokerIds),
+      );
     } catch (err) {
       if (err instanceof TopicExistsError) return failure(t.name, [ErrorCode.TOPIC_ALREADY_EXISTS, err.message]);
       if (err instanceof TopicCollisionError) return failure(t.name, [ErrorCode.INVALID_TOPIC_EXCEPTION, err.message]);
@@ -63,7 +71,7 @@ async function create(broker: BrokerContext, t: CreateTopicsRequestCreatableTopi
     readOnly: false,
     isSensitive: false,
   }));
-  return { name: t.name, topicId, errorCode: ErrorCode.NONE, errorMessage: null, numPartitions: partitions, replicationFactor: 1, configs };
+  return { name: t.name, topicId, errorCode: ErrorCode.NONE, errorMessage: null, numPartitions: partitions, replicationFactor, configs };
 }
 
 /** Why the topic cannot be created as asked, if it cannot. */
@@ -77,15 +85,20 @@ function refusalOf(broker: BrokerContext, t: CreateTopicsRequestCreatableTopic, 
     if (t.numPartitions !== -1 || t.replicationFactor !== -1) {
       return [ErrorCode.INVALID_REQUEST, 'Both numPartitions or replicationFactor and replicasAssignments were set. Both cannot be used at the same time.'];
     }
-    const problem = topicAssignmentProblem(t.assignments);
+    const problem = topicAssignmentProblem(t.assignments, broker.cluster.leadership.nodes);
     if (problem !== undefined) return [ErrorCode.INVALID_REPLICA_ASSIGNMENT, problem];
   }
   if (partitions < 1 || partitions > MAX_PARTITIONS)
     return [ErrorCode.INVALID_PARTITIONS, `Number of partitions must be between 1 and ${MAX_PARTITIONS}, not ${partitions}.`];
   if (t.replicationFactor === 0 || t.replicationFactor < -1)
     return [ErrorCode.INVALID_REPLICATION_FACTOR, `Replication factor must be larger than 0, or -1 to use the default.`];
-  if (t.replicationFactor > 1) {
-    return [ErrorCode.INVALID_REPLICATION_FACTOR, `Unable to replicate the partition ${t.replicationFactor} time(s): only 1 broker is registered.`];
+  const registered = broker.cluster.leadership.live().length;
+  if (t.replicationFactor > registered) {
+    // As Kafka's `StripedReplicaPlacer` refuses it, over the nodes not stopped or isolated.
+    return [
+      ErrorCode.INVALID_REPLICATION_FACTOR,
+      `Unable to replicate the partition ${t.replicationFactor} time(s): The target replication factor of ${t.replicationFactor} cannot be reached because only ${registered} broker(s) are registered.`,
+    ];
   }
   for (const { name, value } of t.configs) {
     if (value === null) return [ErrorCode.INVALID_REQUEST, `Null value not supported for topic configs: ${name}`];
@@ -97,11 +110,11 @@ function refusalOf(broker: BrokerContext, t: CreateTopicsRequestCreatableTopic, 
   return undefined;
 }
 
-/** Manual assignments are accepted as Kafka's `ReplicationControlManager.createTopic` accepts them: partitions 0, 1, 2, …, each on this broker alone. */
-function topicAssignmentProblem(assignments: CreateTopicsRequestCreatableTopic['assignments']): string | undefined {
+/** Manual assignments are accepted as Kafka's `ReplicationControlManager.createTopic` accepts them: partitions 0, 1, 2, …, each on nodes served. */
+function topicAssignmentProblem(assignments: CreateTopicsRequestCreatableTopic['assignments'], nodes: readonly number[]): string | undefined {
   const indexes = new Set(assignments.map((a) => a.partitionIndex));
   if (indexes.size !== assignments.length || assignments.some((a) => a.partitionIndex < 0 || a.partitionIndex >= assignments.length)) {
     return 'partitions should be a consecutive 0-based integer sequence';
   }
-  return assignmentProblem(assignments, assignments.length);
+  return assignmentProblem(assignments, assignments.length, nodes);
 }

@@ -1,9 +1,8 @@
-/** DescribeCluster: this broker, as controller too, answered on a broker endpoint. */
+/** DescribeCluster: the live nodes, the first as controller, answered on a broker endpoint. */
 import { ErrorCode } from '../../protocol/error-codes.js';
 import { DescribeClusterRequest, DescribeClusterResponse } from '../../protocol/messages/describe-cluster.js';
 import { defineApi } from '../api-handler.js';
 import { clusterOperations, NOT_ASKED } from '../access.js';
-import { NODE_ID } from '../config.js';
 
 /** Kafka's EndpointType ids. */
 const BROKER_ENDPOINT = 1;
@@ -36,8 +35,8 @@ export const describeCluster = defineApi({
       errorMessage: null,
       endpointType: BROKER_ENDPOINT,
       clusterId: broker.clusterId,
-      controllerId: NODE_ID,
-      brokers: [{ brokerId: NODE_ID, host: broker.advertised.host, port: broker.advertised.port, rack: null }],
+      controllerId: broker.cluster.controller,
+      brokers: broker.cluster.brokers().map(({ nodeId, host, port }) => ({ brokerId: nodeId, host, port, rack: null })),
       clusterAuthorizedOperations: clusterOperations(request.includeClusterAuthorizedOperations, info.connection, broker),
     };
   },

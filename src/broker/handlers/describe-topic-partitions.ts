@@ -9,7 +9,6 @@ import { DescribeTopicPartitionsRequest, DescribeTopicPartitionsResponse } from 
 import { defineApi } from '../api-handler.js';
 import { AclOperation, ResourceType } from '../../acl/acl-binding.js';
 import { authorizedOperations, mayDo, NOT_ASKED } from '../access.js';
-import { LEADER_EPOCH, NODE_ID } from '../config.js';
 import { topicNameProblem } from '../../log/topic-name.js';
 
 /** max.request.partition.size.limit's default. */
@@ -62,13 +61,9 @@ export const describeTopicPartitions = defineApi({
       const partitions = Array.from({ length: Math.max(end - first, 0) }, (_, i) => ({
         errorCode: ErrorCode.NONE,
         partitionIndex: first + i,
-        leaderId: NODE_ID,
-        leaderEpoch: LEADER_EPOCH,
-        replicaNodes: [NODE_ID],
-        isrNodes: [NODE_ID],
+        ...broker.cluster.describe(info, first + i),
         eligibleLeaderReplicas: [],
         lastKnownElr: [],
-        offlineReplicas: [],
       }));
       topics.push({ errorCode: ErrorCode.NONE, name, topicId: info.topicId, isInternal: false, partitions, topicAuthorizedOperations: operations(name) });
       if (end < info.partitions) {

@@ -119,7 +119,7 @@ async function readPartitions(fetched: ReadonlyMap<string, Fetched>, maxBytes: n
       partitions.push(partitionData(p.partition, ErrorCode.UNKNOWN_TOPIC_OR_PARTITION, -1, -1, EMPTY));
       continue;
     }
-    const epochError = leaderEpochError(p.currentLeaderEpoch);
+    const epochError = leaderEpochError(p.currentLeaderEpoch, broker.cluster.epochOf(topic, p.partition));
     if (epochError !== ErrorCode.NONE) {
       answerNow = true;
       partitions.push(partitionData(p.partition, epochError, -1, -1, EMPTY));

@@ -1,10 +1,10 @@
-/** FindCoordinator: this broker coordinates every group and transactional id the client may describe. */
+/** FindCoordinator: the node coordinating each group or transactional id the client may describe (one node: this one). */
 import { ErrorCode } from '../../protocol/error-codes.js';
 import { FindCoordinatorRequest, FindCoordinatorResponse } from '../../protocol/messages/find-coordinator.js';
 import { AclOperation, ResourceType } from '../../acl/acl-binding.js';
 import { defineApi } from '../api-handler.js';
 import { mayDo } from '../access.js';
-import { NODE_ID } from '../config.js';
+import type { BrokerContext } from '../broker-context.js';
 
 export const findCoordinator = defineApi({
   request: FindCoordinatorRequest,
@@ -12,20 +12,25 @@ export const findCoordinator = defineApi({
   minVersion: 0,
   maxVersion: 6,
   handle(request, { apiVersion, connection }, broker): FindCoordinatorResponse {
-    const { host, port } = broker.advertised;
+    const transactional = request.keyType === TRANSACTION_KEY;
     const found = (key: string) => {
-      const transactional = request.keyType === TRANSACTION_KEY;
       const allowed = mayDo(connection, broker, transactional ? ResourceType.TRANSACTIONAL_ID : ResourceType.GROUP, key, AclOperation.DESCRIBE);
-      if (allowed) return { nodeId: NODE_ID, host, port, errorCode: ErrorCode.NONE, errorMessage: null };
+      if (allowed) return { ...coordinator(broker, transactional, key), errorCode: ErrorCode.NONE, errorMessage: null };
       const errorCode = transactional ? ErrorCode.TRANSACTIONAL_ID_AUTHORIZATION_FAILED : ErrorCode.GROUP_AUTHORIZATION_FAILED;
       return { nodeId: -1, host: '', port: -1, errorCode, errorMessage: null };
     };
     // Below v4 one key, the request's own; from v4 several.
     if (apiVersion < 4) return { throttleTimeMs: 0, ...found(request.key), coordinators: [] };
     const coordinators = request.coordinatorKeys.map((key) => ({ key, ...found(key) }));
-    return { throttleTimeMs: 0, errorCode: ErrorCode.NONE, errorMessage: null, nodeId: NODE_ID, host, port, coordinators };
+    return { throttleTimeMs: 0, errorCode: ErrorCode.NONE, errorMessage: null, ...broker.cluster.address(broker.nodeId), coordinators };
   },
 });
+
+/** Where the key's coordinator is reached: this node's own address when it is the one. */
+function coordinator(broker: BrokerContext, transactional: boolean, key: string): { nodeId: number; host: string; port: number } {
+  const nodeId = broker.cluster.coordinator(transactional ? 'transaction' : 'group', key);
+  return nodeId === broker.nodeId ? { nodeId, ...broker.advertised } : broker.cluster.address(nodeId);
+}
 
 /** Kafka's CoordinatorType of a transactional id (0: a group). */
 const TRANSACTION_KEY = 1;

@@ -6,7 +6,7 @@
 import { ErrorCode } from '../../protocol/error-codes.js';
 import { ListOffsetsRequest, ListOffsetsResponse } from '../../protocol/messages/list-offsets.js';
 import { defineApi } from '../api-handler.js';
-import { LEADER_EPOCH, leaderEpochError } from '../config.js';
+import { leaderEpochError } from '../config.js';
 import type { PartitionLog } from '../../log/partition-log.js';
 import { firstRecordAtOrAfter, readBatchHeader } from '../../protocol/record-batch.js';
 import { readFailure } from '../storage-error.js';
@@ -36,7 +36,7 @@ export const listOffsets = defineApi({
             ? ErrorCode.INVALID_REQUEST
             : log === undefined
               ? ErrorCode.UNKNOWN_TOPIC_OR_PARTITION
-              : leaderEpochError(p.currentLeaderEpoch);
+              : leaderEpochError(p.currentLeaderEpoch, broker.cluster.epochOf(t.name, p.partitionIndex));
         let found: { offset: number; timestamp: number } | undefined;
         if (log !== undefined && errorCode === ErrorCode.NONE) {
           try {
@@ -53,7 +53,7 @@ export const listOffsets = defineApi({
           oldStyleOffsets: found === undefined ? [] : [BigInt(offset)],
           timestamp: BigInt(found?.timestamp ?? -1),
           offset: BigInt(offset),
-          leaderEpoch: found === undefined ? -1 : LEADER_EPOCH,
+          leaderEpoch: found === undefined ? -1 : broker.cluster.epochOf(t.name, p.partitionIndex),
         });
       }
       topics.push({ name: t.name, partitions });

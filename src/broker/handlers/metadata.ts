@@ -1,4 +1,4 @@
-/** Metadata: one broker, leader of every partition and controller; unknown topics are created on request. */
+/** Metadata: the live nodes, each partition's leader, replicas and ISR; unknown topics are created on request. */
 import { ErrorCode } from '../../protocol/error-codes.js';
 import { MetadataRequest, MetadataResponse, type MetadataRequestTopic } from '../../protocol/messages/metadata.js';
 import { ZERO_UUID } from '../../protocol/primitives/reader.js';
@@ -6,7 +6,6 @@ import { defineApi } from '../api-handler.js';
 import { AclOperation, CLUSTER_NAME, ResourceType } from '../../acl/acl-binding.js';
 import { authorizedOperations, clusterOperations, mayDo, NOT_ASKED } from '../access.js';
 import type { ConnectionContext } from '../../server/connection.js';
-import { LEADER_EPOCH, NODE_ID } from '../config.js';
 import { topicNameProblem } from '../../log/topic-name.js';
 import { TopicCollisionError, TopicExistsError, type TopicInfo } from '../../log/storage.js';
 import type { BrokerContext } from '../broker-context.js';
@@ -30,7 +29,7 @@ export const metadata = defineApi({
       topics = broker.storage
         .topics()
         .filter((t) => mayDescribe(info.connection, broker, t.name, true))
-        .map(describeTopic);
+        .map((t) => describeTopic(broker, t));
     else if (info.apiVersion < 12 && wanted.some((w) => w.name === null || w.topicId !== ZERO_UUID)) topics = wanted.map(rejectedTopic);
     else for (const w of wanted) topics.push(await answerTopic(broker, info.connection, w, request.allowAutoTopicCreation));
     for (const t of topics)
@@ -38,9 +37,9 @@ export const metadata = defineApi({
         t.topicAuthorizedOperations = authorizedOperations(request.includeTopicAuthorizedOperations, info.connection, broker, ResourceType.TOPIC, t.name!);
     return {
       throttleTimeMs: 0,
-      brokers: [{ nodeId: NODE_ID, host: broker.advertised.host, port: broker.advertised.port, rack: null }],
+      brokers: broker.cluster.brokers().map((b) => ({ ...b, rack: null })),
       clusterId: broker.clusterId,
-      controllerId: NODE_ID,
+      controllerId: broker.cluster.controller,
       topics,
       clusterAuthorizedOperations: clusterOperations(request.includeClusterAuthorizedOperations, info.connection, broker),
     };
@@ -57,12 +56,12 @@ async function answerTopic(
   if (wanted.name === null) {
     const byId = broker.storage.topicById(wanted.topicId);
     if (byId === undefined) return errorTopic(null, wanted.topicId, ErrorCode.UNKNOWN_TOPIC_ID);
-    return mayDescribe(connection, broker, byId.name) ? describeTopic(byId) : errorTopic(null, wanted.topicId, ErrorCode.TOPIC_AUTHORIZATION_FAILED);
+    return mayDescribe(connection, broker, byId.name) ? describeTopic(broker, byId) : errorTopic(null, wanted.topicId, ErrorCode.TOPIC_AUTHORIZATION_FAILED);
   }
   // Refused whether it exists or not, so that a client learns nothing of topics it may not see.
   if (!mayDescribe(connection, broker, wanted.name)) return errorTopic(wanted.name, ZERO_UUID, ErrorCode.TOPIC_AUTHORIZATION_FAILED);
   const topic = broker.storage.topic(wanted.name);
-  if (topic !== undefined) return describeTopic(topic);
+  if (topic !== undefined) return describeTopic(broker, topic);
   if (topicNameProblem(wanted.name) !== undefined) return errorTopic(wanted.name, ZERO_UUID, ErrorCode.INVALID_TOPIC_EXCEPTION);
   if (!broker.config.autoCreateTopics || !allowAutoCreation) return errorTopic(wanted.name, ZERO_UUID, ErrorCode.UNKNOWN_TOPIC_OR_PARTITION);
   const mayCreate =
@@ -81,9 +80,9 @@ async function autoCreate(broker: BrokerContext, name: string): Promise<Response
   try {
     const topic = await broker.storage.createTopic(name, broker.config.partitions);
     broker.logger.info({ topic: name, partitions: broker.config.partitions }, 'topic created on metadata request');
-    return describeTopic(topic);
+    return describeTopic(broker, topic);
   } catch (err) {
-    if (err instanceof TopicExistsError) return describeTopic(err.existing);
+    if (err instanceof TopicExistsError) return describeTopic(broker, err.existing);
     if (err instanceof TopicCollisionError) return errorTopic(name, ZERO_UUID, ErrorCode.INVALID_TOPIC_EXCEPTION);
     return errorTopic(name, ZERO_UUID, storageFailure(broker.logger, err, { topic: name }, 'creating a topic on metadata request failed'));
   }
@@ -98,7 +97,7 @@ function rejectedTopic(wanted: MetadataRequestTopic): ResponseTopic {
   return errorTopic(wanted.name ?? '', wanted.topicId, ErrorCode.INVALID_REQUEST);
 }
 
-function describeTopic(topic: TopicInfo): ResponseTopic {
+function describeTopic(broker: BrokerContext, topic: TopicInfo): ResponseTopic {
   return {
     errorCode: ErrorCode.NONE,
     name: topic.name,
@@ -107,11 +106,7 @@ function describeTopic(topic: TopicInfo): ResponseTopic {
     partitions: Array.from({ length: topic.partitions }, (_, partitionIndex) => ({
       errorCode: ErrorCode.NONE,
       partitionIndex,
-      leaderId: NODE_ID,
-      leaderEpoch: LEADER_EPOCH,
-      replicaNodes: [NODE_ID],
-      isrNodes: [NODE_ID],
-      offlineReplicas: [],
+      ...broker.cluster.describe(topic, partitionIndex),
     })),
     topicAuthorizedOperations: NOT_ASKED,
   };

@@ -1,13 +1,13 @@
 /**
  * OffsetForLeaderEpoch: where a leader epoch ended, for a client checking its position after a
- * leader change (KIP-320). brook's one epoch ends at the high watermark, the log end readers see.
+ * leader change (KIP-320). The current epoch ends at the high watermark, the log end readers see.
  */
 import { ErrorCode } from '../../protocol/error-codes.js';
 import { OffsetForLeaderEpochRequest, OffsetForLeaderEpochResponse } from '../../protocol/messages/offset-for-leader-epoch.js';
 import { AclOperation, ResourceType } from '../../acl/acl-binding.js';
 import { defineApi } from '../api-handler.js';
 import { mayDo } from '../access.js';
-import { epochEndOffset, leaderEpochError } from '../config.js';
+import { leaderEpochError } from '../config.js';
 
 export const offsetForLeaderEpoch = defineApi({
   request: OffsetForLeaderEpochRequest,
@@ -29,9 +29,10 @@ export const offsetForLeaderEpoch = defineApi({
           if (!allowed) return answer(ErrorCode.TOPIC_AUTHORIZATION_FAILED);
           const log = broker.storage.partition(t.topic, p.partition);
           if (log === undefined) return answer(ErrorCode.UNKNOWN_TOPIC_OR_PARTITION);
-          const fenced = leaderEpochError(p.currentLeaderEpoch);
+          const leadership = broker.cluster.partition(t.topic, p.partition)!;
+          const fenced = leaderEpochError(p.currentLeaderEpoch, leadership.epoch);
           if (fenced !== ErrorCode.NONE) return answer(fenced);
-          const { leaderEpoch, endOffset } = epochEndOffset(p.leaderEpoch, log.logStartOffset, log.highWatermark);
+          const { leaderEpoch, endOffset } = broker.cluster.epochEnd(leadership, p.leaderEpoch, log.logStartOffset, log.highWatermark);
           return answer(ErrorCode.NONE, leaderEpoch, endOffset);
         }),
       };

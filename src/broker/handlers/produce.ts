@@ -25,7 +25,6 @@ import type { TopicConfig } from '../../settings/topic-configs.js';
 import { defineApi } from '../api-handler.js';
 import { validateOffThread } from '../batch-checks-thread.js';
 import type { BrokerContext } from '../broker-context.js';
-import { LEADER_EPOCH } from '../config.js';
 import type { Partition } from '../partition.js';
 import { storageFailure } from '../storage-error.js';
 
@@ -253,7 +252,7 @@ function store(
   }
   broker.metrics.batchReceived(batch.length);
   // The leader stamps its epoch on what it stores, as Kafka's `UnifiedLog.append` does; consumers commit it back.
-  assignPartitionLeaderEpoch(batch, 0, LEADER_EPOCH);
+  assignPartitionLeaderEpoch(batch, 0, broker.cluster.epochOf(topic, index));
   let appended: Appended;
   try {
     appended = partition.append(batch, header, now, appendContext(broker, topic, index, header));

@@ -1,0 +1,143 @@
+/**
+ * The nodes a broker serves (`nodes`): one node by default, or a simulated cluster of several
+ * node ids in front of one store. Handlers ask it who leads a partition, at which epoch, which
+ * nodes are live and where they listen, and which node coordinates a group or transactional id.
+ */
+import { epochEnd, Leadership, type PartitionLeadership } from '../cluster/leadership.js';
+import { coordinatorPartition } from '../cluster/placement.js';
+import type { Storage, TopicInfo } from '../log/storage.js';
+import { NODE_ID } from './config.js';
+
+export interface NodeAddress {
+  readonly nodeId: number;
+  readonly host: string;
+  readonly port: number;
+}
+
+/** Kafka's offsets.topic.num.partitions and transaction.state.log.num.partitions, at their defaults. */
+const COORDINATOR_PARTITIONS = 50;
+/** Kafka's offsets.topic.replication.factor and transaction.state.log.replication.factor, at their defaults. */
+const COORDINATOR_REPLICATION = 3;
+/** The coordinators' topics, by kind of key; no topic id looks like these. */
+const COORDINATOR_TOPICS = { group: '__consumer_offsets', transaction: '__transaction_state' } as const;
+
+export class Cluster {
+  readonly leadership: Leadership;
+  private readonly addresses = new Map<number, { host: string; port: number }>();
+  /** Nodes whose listener is closed. */
+  readonly stopped = new Set<number>();
+  /** Nodes whose listener answers nothing. */
+  readonly isolated = new Set<number>();
+  private storage: Storage | undefined;
+
+  constructor(nodes: number) {
+    this.leadership = new Leadership(Array.from({ length: nodes }, (_, i) => NODE_ID + i));
+    for (const topic of Object.values(COORDINATOR_TOPICS)) this.leadership.setReplicationFactor(topic, Math.min(COORDINATOR_REPLICATION, nodes));
+  }
+
+  /** More than one node: requests may reach a node that does not lead or coordinate what they name. */
+  get simulated(): boolean {
+    return this.leadership.nodes.length > 1;
+  }
+
+  /** The store of the broker's current start. */
+  attach(storage: Storage): void {
+    this.storage = storage;
+  }
+
+  /** Where node `nodeId` is reached. */
+  setAddress(nodeId: number, host: string, port: number): void {
+    this.addresses.set(nodeId, { host, port });
+  }
+
+  address(nodeId: number): NodeAddress {
+    const { host, port } = this.addresses.get(nodeId)!;
+    return { nodeId, host, port };
+  }
+
+  /** The live nodes, as Metadata and DescribeCluster list them. */
+  brokers(): NodeAddress[] {
+    return this.leadership.live().map((n) => this.address(n));
+  }
+
+  /** The controller Metadata names: the first live node. */
+  get controller(): number {
+    return this.leadership.live()[0]!;
+  }
+
+  /** Partition `index` of `topic` (which has it). */
+  partitionOf(topic: TopicInfo, index: number): PartitionLeadership {
+    return this.leadership.partition(topic.topicId, index);
+  }
+
+  /** Partition `index` of the topic named `topic`; undefined if there is no such partition. */
+  partition(topic: string, index: number): PartitionLeadership | undefined {
+    const info = this.storage!.topic(topic);
+    return info === undefined || index < 0 || index >= info.partitions ? undefined : this.leadership.partition(info.topicId, index);
+  }
+
+  /** Partition `index` of `topic` as Metadata and DescribeTopicPartitions describe it. */
+  describe(topic: TopicInfo, index: number): { leaderId: number; leaderEpoch: number; replicaNodes: number[]; isrNodes: number[]; offlineReplicas: number[] } {
+    const p = this.partitionOf(topic, index);
+    const isrNodes = this.isr(p);
+    return {
+      leaderId: p.leader,
+      leaderEpoch: p.epoch,
+      replicaNodes: [...p.replicas],
+      isrNodes,
+      offlineReplicas: p.replicas.filter((n) => !isrNodes.includes(n)),
+    };
+  }
+
+  /** The leader epoch of partition `index` of `topic`, which the leader stamps on what it stores. */
+  epochOf(topic: string, index: number): number {
+    // One node leads everything from epoch 0 for good: Produce asks nothing more on its path.
+    if (!this.simulated) return 0;
+    return this.partition(topic, index)?.epoch ?? 0;
+  }
+
+  /** The partition's in-sync replicas. */
+  isr(p: PartitionLeadership): number[] {
+    return this.leadership.isr(p);
+  }
+
+  /** Where the partition's leader epoch `requested` ended (OffsetForLeaderEpoch). */
+  epochEnd(p: PartitionLeadership, requested: number, logStartOffset: number, logEndOffset: number): { leaderEpoch: number; endOffset: number } {
+    return epochEnd(p, requested, logStartOffset, logEndOffset);
+  }
+
+  /** The node coordinating group or transactional id `key`: the leader of its partition of the coordinators' topic. */
+  coordinator(kind: keyof typeof COORDINATOR_TOPICS, key: string): number {
+    return this.leadership.partition(COORDINATOR_TOPICS[kind], coordinatorPartition(key, COORDINATOR_PARTITIONS)).leader;
+  }
+
+  /** Sets the replication factor of a topic created with one. */
+  created(topic: TopicInfo, replicationFactor: number, assignments: readonly (readonly number[])[]): void {
+    if (assignments.length > 0) this.leadership.assign(topic.topicId, assignments);
+    else this.leadership.setReplicationFactor(topic.topicId, replicationFactor);
+  }
+
+  /** Makes `node` lead partition `index` of `topic`, at the next leader epoch. */
+  moveLeader(topic: string, index: number, node: number): void {
+    const info = this.storage!.topic(topic);
+    if (info === undefined || index < 0 || index >= info.partitions) throw new RangeError(`no partition ${topic}-${index}`);
+    this.leadership.moveLeader(info.topicId, index, node, this.logEnd(info.name, index));
+  }
+
+  /** Takes `node` down: what it leads moves to other live nodes. */
+  stop(node: number): void {
+    const names = new Map(this.storage!.topics().map((t) => [t.topicId, t.name]));
+    for (const [key] of this.leadership.placed()) {
+      // A deleted topic's leaderships go with it.
+      if (!names.has(key) && !Object.values<string>(COORDINATOR_TOPICS).includes(key)) this.leadership.forget(key);
+    }
+    this.leadership.stop(node, (key, index) => {
+      const name = names.get(key);
+      return name === undefined ? 0 : this.logEnd(name, index);
+    });
+  }
+
+  private logEnd(topic: string, index: number): number {
+    return this.storage!.partition(topic, index)?.logEndOffset ?? 0;
+  }
+}

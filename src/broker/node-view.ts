@@ -1,0 +1,87 @@
+/**
+ * What one node of a simulated cluster answers for what it does not lead or coordinate, before any
+ * handler sees the request: as Kafka's `ReplicaManager` answers each partition of a broker that
+ * is not its leader NOT_LEADER_OR_FOLLOWER, and `KafkaApis` answers a group or transaction request
+ * sent to a broker that is not its coordinator NOT_COORDINATOR. Partitions whose in-sync replicas
+ * are fewer than `min.insync.replicas` refuse acks=all produces with NOT_ENOUGH_REPLICAS, as
+ * `Partition.appendRecordsToLeader` does. The entries it answers are taken out of the request.
+ */
+import { ErrorCode } from '../protocol/error-codes.js';
+import { ApiKey } from '../protocol/messages/apis.js';
+import { named, without, type NamedError } from '../faults/request-layouts.js';
+import { refusal } from '../faults/refusals.js';
+import type { BrokerContext } from './broker-context.js';
+
+type Obj = Record<string, unknown>;
+
+/** APIs a partition's leader serves. */
+const LED = new Set<number>([ApiKey.Produce, ApiKey.Fetch, ApiKey.ListOffsets, ApiKey.OffsetForLeaderEpoch, ApiKey.DeleteRecords, ApiKey.DescribeProducers]);
+
+/** acks=all: the write waits for every in-sync replica. */
+const ACKS_ALL = -1;
+
+/** The group or transactional ids a coordinator request names, by kind; undefined for other requests. */
+function coordinated(apiKey: number, apiVersion: number, r: Obj): { kind: 'group' | 'transaction'; keys: readonly string[] } | undefined {
+  switch (apiKey) {
+    case ApiKey.JoinGroup:
+    case ApiKey.SyncGroup:
+    case ApiKey.Heartbeat:
+    case ApiKey.LeaveGroup:
+    case ApiKey.OffsetCommit:
+    case ApiKey.OffsetDelete:
+    case ApiKey.TxnOffsetCommit:
+      return { kind: 'group', keys: [r.groupId as string] };
+    case ApiKey.OffsetFetch:
+      return { kind: 'group', keys: apiVersion < 8 ? [r.groupId as string] : (r.groups as Obj[]).map((g) => g.groupId as string) };
+    case ApiKey.DescribeGroups:
+      return { kind: 'group', keys: r.groups as string[] };
+    case ApiKey.DeleteGroups:
+      return { kind: 'group', keys: r.groupsNames as string[] };
+    case ApiKey.InitProducerId:
+      return r.transactionalId === null ? undefined : { kind: 'transaction', keys: [r.transactionalId as string] };
+    case ApiKey.AddPartitionsToTxn:
+      return {
+        kind: 'transaction',
+        keys: apiVersion < 4 ? [r.v3AndBelowTransactionalId as string] : (r.transactions as Obj[]).map((t) => t.transactionalId as string),
+      };
+    case ApiKey.AddOffsetsToTxn:
+    case ApiKey.EndTxn:
+      return { kind: 'transaction', keys: [r.transactionalId as string] };
+    case ApiKey.DescribeTransactions:
+      return { kind: 'transaction', keys: r.transactionalIds as string[] };
+    default:
+      return undefined;
+  }
+}
+
+export type NodeView =
+  /** The whole request refused: this answer is sent. */
+  | { readonly answer: unknown }
+  /** `request` is handled, and `errors` added to its answer. */
+  | { readonly request: unknown; readonly errors: readonly NamedError[] };
+
+/** What this node does with `request`: undefined when it serves all of it. */
+export function nodeView(broker: BrokerContext, apiKey: number, apiVersion: number, request: unknown): NodeView | undefined {
+  const { cluster, nodeId } = broker;
+  const coordinator = coordinated(apiKey, apiVersion, request as Obj);
+  if (coordinator !== undefined) {
+    const elsewhere = coordinator.keys.some((key) => cluster.coordinator(coordinator.kind, key) !== nodeId);
+    return elsewhere ? { answer: refusal(apiKey, request, ErrorCode.NOT_COORDINATOR) } : undefined;
+  }
+  if (!LED.has(apiKey)) return undefined;
+  const acksAll = apiKey === ApiKey.Produce && (request as Obj).acks === ACKS_ALL;
+  const errors: NamedError[] = [];
+  const taken = new Set<number>();
+  named(apiKey, request)!.forEach((n, i) => {
+    // An unknown topic or partition is the handler's to answer.
+    const p = cluster.partition(n.topic, n.partition!);
+    if (p === undefined) return;
+    let errorCode: number = ErrorCode.NONE;
+    if (p.leader !== nodeId) errorCode = ErrorCode.NOT_LEADER_OR_FOLLOWER;
+    else if (acksAll && cluster.isr(p).length < broker.storage.topicConfig(n.topic)!.minInsyncReplicas) errorCode = ErrorCode.NOT_ENOUGH_REPLICAS;
+    if (errorCode === ErrorCode.NONE) return;
+    errors.push({ ...n, errorCode });
+    taken.add(i);
+  });
+  return taken.size === 0 ? undefined : { request: without(apiKey, request, taken), errors };
+}
