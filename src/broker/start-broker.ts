@@ -19,7 +19,7 @@ import type { BrokerContext } from './broker-context.js';
 import type { ApiHandler } from './api-handler.js';
 import { DEFAULT_CONFIG, type BrokerConfig } from '../settings/settings.js';
 import { MAX_TIMER_MS } from '../settings/kinds.js';
-import { listenerProblem, optionProblem } from './option-checks.js';
+import { listenerProblem, memoryProblem, optionProblem } from './option-checks.js';
 import { formatHostPort } from '../server/host-port.js';
 import { createDispatcher } from './dispatch.js';
 import { guarded } from './authorization.js';
@@ -30,6 +30,7 @@ import { CredentialStore } from '../auth/credential-store.js';
 import { Authorizer } from '../acl/authorizer.js';
 import { BufferPool } from '../memory/buffer-pool.js';
 import { MemoryBudget } from '../memory/memory-budget.js';
+import { RequestMemoryPool } from '../server/request-memory-pool.js';
 import { FaultRegistry, type Faults } from '../faults/registry.js';
 import { serveConsole } from '../console/console-server.js';
 import { ProducerActivity } from './producer-activity.js';
@@ -82,6 +83,8 @@ export async function startBroker(options: BrokerOptions = {}): Promise<Broker> 
   if (problem !== undefined) throw new TypeError(`startBroker: ${problem}`);
   const unreachable = listenerProblem(options);
   if (unreachable !== undefined) throw new Error(unreachable);
+  const unfit = memoryProblem(options);
+  if (unfit !== undefined) throw new Error(unfit);
   const logger = options.logger ?? pino({ level: 'warn' }, pino.destination(2));
   const faults = new FaultRegistry(buildApiTable(undefined), logger);
   for (const rule of options.faults ?? []) faults.add(rule);
@@ -143,6 +146,7 @@ async function run(config: BrokerConfig, logger: Logger, faults: FaultRegistry):
   try {
     await makeDirectory(dataDir);
     closers.push(await lockDirectory(dataDir));
+    const requestMemory = new RequestMemoryPool(config.queuedMaxRequestBytes, config.maxRequestBytes);
     const partitionMemory = new MemoryBudget(config.partitionMemoryBytes);
     partitionMemory.startSweeping(PARTITION_IDLE_MS);
     closers.push(async () => partitionMemory.stopSweeping());
@@ -203,6 +207,7 @@ async function run(config: BrokerConfig, logger: Logger, faults: FaultRegistry):
       sasl,
       credentials,
       fetchMemory: new BufferPool(KEPT_FETCH_BYTES),
+      requestMemory,
       authorizer,
       faults,
       producerActivity,
@@ -217,9 +222,9 @@ async function run(config: BrokerConfig, logger: Logger, faults: FaultRegistry):
         maxConnections: config.maxConnections,
         maxConnectionsPerAddress: config.maxConnectionsPerIp,
         addressOverrides: config.maxConnectionsPerIpOverrides,
-        maxPendingRequestBytes: config.queuedMaxRequestBytes,
         idleTimeoutMs: config.connectionsMaxIdleMs,
       },
+      requestMemory,
       logger,
       config.tls,
     );
@@ -228,6 +233,7 @@ async function run(config: BrokerConfig, logger: Logger, faults: FaultRegistry):
     const { cleaner } = storage;
     if (cleaner !== undefined) metrics.countCleaner({ stats: cleaner.stats, dirtyRatios: () => cleaner.dirtyRatios() });
     metrics.countPartitionMemory(() => partitionMemory.usedBytes);
+    metrics.countRequestMemory(requestMemory);
     metrics.countOpenTransactions(() => transactions.openCount());
     metrics.countUnstableOffsets(() => storage.unstableOffsets());
     closers.push(async () => {
