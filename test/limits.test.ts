@@ -258,7 +258,7 @@ test('stopping the server waits until every connection is closed', async () => {
       maxConnectionsPerAddress: 10,
       idleTimeoutMs: 60_000,
     },
-    new RequestMemoryPool(10_000, 1000),
+    new RequestMemoryPool(10_000, 1000, 0),
     { info() {}, warn() {} },
   );
   const { port } = await server.listen('127.0.0.1', 0);

@@ -31,6 +31,7 @@ import { Authorizer } from '../acl/authorizer.js';
 import { BufferPool } from '../memory/buffer-pool.js';
 import { MemoryBudget } from '../memory/memory-budget.js';
 import { RequestMemoryPool } from '../server/request-memory-pool.js';
+import { DECOMPRESSION_WORKING_FACTOR } from '../protocol/compression.js';
 import { FaultRegistry, type Faults } from '../faults/registry.js';
 import { serveConsole } from '../console/console-server.js';
 import { ProducerActivity } from './producer-activity.js';
@@ -146,7 +147,9 @@ async function run(config: BrokerConfig, logger: Logger, faults: FaultRegistry):
   try {
     await makeDirectory(dataDir);
     closers.push(await lockDirectory(dataDir));
-    const requestMemory = new RequestMemoryPool(config.queuedMaxRequestBytes, config.maxRequestBytes);
+    // Decompression's share: what one request's records may take while the codecs open them.
+    const decompressing = Math.ceil(config.maxRequestBytes * DECOMPRESSION_WORKING_FACTOR);
+    const requestMemory = new RequestMemoryPool(config.queuedMaxRequestBytes, config.maxRequestBytes, decompressing);
     const partitionMemory = new MemoryBudget(config.partitionMemoryBytes);
     partitionMemory.startSweeping(PARTITION_IDLE_MS);
     closers.push(async () => partitionMemory.stopSweeping());

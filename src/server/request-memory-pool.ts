@@ -100,12 +100,6 @@ export class Lane {
 
 const noop = (): void => {};
 
-/**
- * What the codecs take while they decompress, per byte they give: measured at most 2.4 (LZ4),
- * 2.0 (gzip), 1.8 (zstd) and 1.7 (snappy), as each grows its output and then copies it once.
- */
-export const DECOMPRESSION_WORKING_FACTOR = 2.5;
-
 export class RequestMemoryPool {
   private usedBytes = 0;
   private peakBytes = 0;
@@ -116,15 +110,16 @@ export class RequestMemoryPool {
 
   /**
    * `capacity` (at least `maxRequestBytes`, as Kafka's KafkaConfig requires) shared so that the
-   * largest request always fits, and decompression gets what one request's records take while
-   * decompressed, or what is left.
+   * largest request always fits, and decompression gets `decompressionBytes` (what one request's
+   * records take while they are decompressed), or what is left.
    */
   constructor(
     readonly capacity: number,
     maxRequestBytes: number,
+    decompressionBytes: number,
   ) {
     if (capacity < maxRequestBytes) throw new RangeError(`a pool of ${capacity} bytes cannot hold a request of ${maxRequestBytes}`);
-    const decompression = Math.min(Math.ceil(maxRequestBytes * DECOMPRESSION_WORKING_FACTOR), capacity - maxRequestBytes);
+    const decompression = Math.min(decompressionBytes, capacity - maxRequestBytes);
     this.decompression = new Lane(this, decompression);
     this.requests = new Lane(this, capacity - decompression);
   }

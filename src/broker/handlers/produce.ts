@@ -28,6 +28,7 @@ import { validateOffThread } from '../batch-checks-thread.js';
 import type { BrokerContext } from '../broker-context.js';
 import { LEADER_EPOCH } from '../config.js';
 import type { Partition } from '../partition.js';
+import type { Lane } from '../../server/request-memory-pool.js';
 import { storageFailure } from '../storage-error.js';
 import { VERDICT_ERRORS } from '../verdict-errors.js';
 
@@ -49,7 +50,7 @@ export const produce = defineApi({
     const acksValid = request.acks === 0 || request.acks === 1 || request.acks === -1;
     const written: Promise<void>[] = [];
     // A request's records may take no more once decompressed than brook accepts in a request uncompressed.
-    const order: RequestOrder = { room: { bytes: broker.config.maxRequestBytes }, opening: undefined };
+    const order: RequestOrder = { room: { bytes: broker.config.maxRequestBytes }, opening: undefined, memory: broker.requestMemory.decompression };
     const responses = request.topicData.map((topic) => ({
       name: topic.name,
       partitionResponses: topic.partitionData.map((p) => {
@@ -94,10 +95,15 @@ function partitionResponse(index: number, errorCode: number, baseOffset: number,
  */
 const DECOMPRESS_NOW_BYTES = 64 << 10;
 
-/** What one request's batches share: room to decompress in, and the compressed batch still being checked, which its next one waits for. */
+/**
+ * What one request's batches share: room to decompress in, and the compressed batch still being
+ * checked, which its next one waits for; and the broker's memory that decompressing on the checks
+ * thread takes.
+ */
 interface RequestOrder {
   readonly room: DecompressionRoom;
   opening: Promise<unknown> | undefined;
+  readonly memory: Lane;
 }
 
 const ignore = (): void => {};
@@ -208,7 +214,7 @@ function validateCompressed(
     try {
       return validateProducedBatch(batch, order.room, rules, now, keysRequiredIn, DECOMPRESS_NOW_BYTES);
     } catch (err) {
-      if (err instanceof LargePayload) return validateOffThread(batch, order.room, rules, now, keysRequiredIn);
+      if (err instanceof LargePayload) return validateOffThread(batch, order.room, rules, now, keysRequiredIn, { lane: order.memory, bound: err.bound });
       throw err;
     }
   };
