@@ -38,7 +38,7 @@ export interface BrokerContext {
   readonly credentials: CredentialStore | undefined;
   /** Memory Fetch reads the log into, given back once each response is sent. */
   readonly fetchMemory: BufferPool;
-  /** queued.max.request.bytes: requests, decompressed records and Fetch answers in flight. */
+  /** queued.max.request.bytes: requests and decompressed records in flight. */
   readonly requestMemory: RequestMemoryPool;
   /** Present with --authorizer: the ACLs and the decisions from them. */
   readonly authorizer: Authorizer | undefined;

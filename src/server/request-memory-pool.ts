@@ -1,8 +1,7 @@
 /**
  * The broker's one budget for work in flight (Kafka's queued.max.request.bytes, as its
  * `SocketServer` hands it to a `SimpleMemoryPool`): requests from their size prefix until they are
- * answered, the records the checks thread decompresses, and the log bytes of Fetch answers until
- * they are written. A grant is taken before the memory is: what does not fit waits, first come
+ * answered, and the records the checks thread decompresses. A grant is taken before the memory is: what does not fit waits, first come
  * first served, and never passes the budget (Kafka's pool, not strict, lets one request past it).
  *
  * Decompression has a share of its own, which requests cannot take: a request waiting for the
@@ -103,7 +102,7 @@ const noop = (): void => {};
 export class RequestMemoryPool {
   private usedBytes = 0;
   private peakBytes = 0;
-  /** Requests as they arrive, and the log bytes of Fetch answers. */
+  /** Requests as they arrive. */
   readonly requests: Lane;
   /** Records being decompressed on the checks thread. */
   readonly decompression: Lane;
