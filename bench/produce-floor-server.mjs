@@ -19,6 +19,7 @@ import { ApiKey } from '../dist/protocol/messages/apis.js';
 import { RECORD_COUNT } from '../dist/protocol/record-batch.js';
 import { BrokerMetrics } from '../dist/metrics/broker-metrics.js';
 import { TcpServer } from '../dist/server/tcp-server.js';
+import { RequestMemoryPool } from '../dist/server/request-memory-pool.js';
 
 const HOST = '127.0.0.1';
 const NO_UUID = '00000000-0000-0000-0000-000000000000';
@@ -102,8 +103,9 @@ const server = new TcpServer(
     maxConnections: 100,
     maxConnectionsPerAddress: 100,
     idleTimeoutMs: 600_000,
-    maxPendingRequestBytes: 500 << 20,
   },
+  // Nothing here is decompressed: no share for it.
+  new RequestMemoryPool(500 << 20, 100 << 20, 0),
   log,
 );
 ({ port } = await server.listen(HOST, 0));

@@ -55,7 +55,6 @@ test('a frame still arriving holds memory for what has arrived, doubling as more
   assert.equal(decoder.heldBytes, 0);
   decoder.push(Buffer.from([0, 0, 1, 2]), none);
   assert.equal(decoder.heldBytes, 4096, 'a declared megabyte holds one pooled piece for the 2 bytes in');
-  assert.ok(decoder.needsMoreMemory);
   assert.equal(decoder.readTarget(), undefined, 'too little room to read into in place');
   decoder.push(Buffer.alloc(5000), none);
   assert.equal(decoder.heldBytes, 8192);
@@ -64,32 +63,42 @@ test('a frame still arriving holds memory for what has arrived, doubling as more
   assert.equal(decoder.readTarget()?.length, 65_536 - 35_002, 'the rest of the memory is read into in place');
 });
 
-test('frames held back by goOn come out whole and in order from later pushes, and the bytes held meanwhile are counted', () => {
+test('frames held back by goOn or not admitted come out whole and in order from later pushes, and the bytes held meanwhile are counted', () => {
   fc.assert(
     fc.property(
       fc.array(fc.integer({ min: 1, max: 20_000 }), { minLength: 1, maxLength: 12 }),
       fc.array(fc.integer({ min: 1, max: 70_000 }), { minLength: 1, maxLength: 10 }),
       fc.array(fc.boolean(), { minLength: 1, maxLength: 10 }),
+      // Ending with a yes, so that every frame is admitted in the end.
+      fc.array(fc.boolean(), { maxLength: 10 }).map((a) => [...a, true]),
       fc.boolean(),
-      (sizes, readSizes, answers, readsWhileHeld) => {
+      (sizes, readSizes, answers, admissions, readsWhileHeld) => {
         const frames = sizes.map((size, i) => Buffer.alloc(size, i & 0xff));
         const bytes = stream(frames);
         const decoder = new FrameDecoder(MAX, new BufferPool(4 * MAX));
         const seen: Buffer[] = [];
         let asked = 0;
-        const goOn = (): boolean => answers[asked++ % answers.length]!;
+        let admitAsked = 0;
+        // Each frame's size is asked about until admitted: the sizes asked are those of the next frame not yet seen.
+        const flow = {
+          goOn: (): boolean => answers[asked++ % answers.length]!,
+          admit: (size: number): boolean => {
+            assert.equal(size, frames[seen.length]!.length);
+            return admissions[admitAsked++ % admissions.length]!;
+          },
+        };
         const onFrame = (frame: Buffer): void => void seen.push(Buffer.from(frame));
         for (let at = 0, i = 0; at < bytes.length; i++) {
           const n = Math.min(readSizes[i % readSizes.length]!, bytes.length - at);
           // A connection reads no more while bytes are held back, but pushes no bytes to go on with
           // them; a read that comes all the same is kept behind them.
-          while (decoder.holdsUnread && !readsWhileHeld) decoder.push(Buffer.alloc(0), onFrame, goOn);
-          decoder.push(Buffer.from(bytes.subarray(at, at + n)), onFrame, goOn);
+          while (decoder.holdsUnread && !readsWhileHeld) decoder.push(Buffer.alloc(0), onFrame, flow);
+          decoder.push(Buffer.from(bytes.subarray(at, at + n)), onFrame, flow);
           at += n;
         }
         while (decoder.holdsUnread) {
           assert.ok(decoder.heldBytes > 0);
-          decoder.push(Buffer.alloc(0), onFrame, goOn);
+          decoder.push(Buffer.alloc(0), onFrame, flow);
         }
         assert.equal(seen.length, frames.length);
         seen.forEach((frame, i) => assert.ok(frame.equals(frames[i]!), `frame ${i} of ${frame.length} bytes`));

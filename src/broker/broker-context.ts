@@ -11,6 +11,7 @@ import type { DynamicBrokerConfigs } from './dynamic-configs.js';
 import type { Partitions } from './partition.js';
 import type { SaslGate } from './sasl-gate.js';
 import type { BufferPool } from '../memory/buffer-pool.js';
+import type { RequestMemoryPool } from '../server/request-memory-pool.js';
 import type { FaultRegistry } from '../faults/registry.js';
 import type { TxnCoordinator } from '../transactions/txn-coordinator.js';
 import type { ProducerActivity } from './producer-activity.js';
@@ -42,6 +43,8 @@ export interface BrokerContext {
   readonly credentials: CredentialStore | undefined;
   /** Memory Fetch reads the log into, given back once each response is sent. */
   readonly fetchMemory: BufferPool;
+  /** queued.max.request.bytes: requests and decompressed records in flight. */
+  readonly requestMemory: RequestMemoryPool;
   /** Present with --authorizer: the ACLs and the decisions from them. */
   readonly authorizer: Authorizer | undefined;
   /** Faults installed to act on requests. */

@@ -32,6 +32,14 @@ export function listenerProblem(options: { readonly host?: string; readonly adve
   return `host ${options.host} listens on every address but is not one clients can connect to: give the address they should use as the advertised listener (--advertised-listener HOST:PORT, advertisedListener), as Kafka requires`;
 }
 
+/** As Kafka's KafkaConfig: the memory for requests in flight must hold the largest request. */
+export function memoryProblem(options: { readonly queuedMaxRequestBytes?: number; readonly maxRequestBytes?: number }): string | undefined {
+  const queued = options.queuedMaxRequestBytes ?? DEFAULT_CONFIG.queuedMaxRequestBytes;
+  const largest = options.maxRequestBytes ?? DEFAULT_CONFIG.maxRequestBytes;
+  if (queued >= largest) return undefined;
+  return `queued.max.request.bytes (${queued}) must be at least socket.request.max.bytes (${largest}), as in Kafka: the memory for requests in flight must hold the largest request`;
+}
+
 /** The value as the message shows it: JSON, cut short (a certificate would fill the screen). */
 function describeValue(value: unknown): string {
   const finite = (_: string, v: unknown): unknown => (typeof v === 'number' && !Number.isFinite(v) ? String(v) : v);

@@ -19,7 +19,7 @@ import type { BrokerContext } from './broker-context.js';
 import type { ApiHandler } from './api-handler.js';
 import { DEFAULT_CONFIG, type BrokerConfig } from '../settings/settings.js';
 import { MAX_TIMER_MS } from '../settings/kinds.js';
-import { listenerProblem, optionProblem } from './option-checks.js';
+import { listenerProblem, memoryProblem, optionProblem } from './option-checks.js';
 import { formatHostPort } from '../server/host-port.js';
 import { createDispatcher } from './dispatch.js';
 import { guarded } from './authorization.js';
@@ -30,6 +30,8 @@ import { CredentialStore } from '../auth/credential-store.js';
 import { Authorizer } from '../acl/authorizer.js';
 import { BufferPool } from '../memory/buffer-pool.js';
 import { MemoryBudget } from '../memory/memory-budget.js';
+import { RequestMemoryPool } from '../server/request-memory-pool.js';
+import { DECOMPRESSION_WORKING_FACTOR } from '../protocol/compression.js';
 import { FaultRegistry, type Faults } from '../faults/registry.js';
 import { serveConsole } from '../console/console-server.js';
 import { ProducerActivity } from './producer-activity.js';
@@ -91,6 +93,8 @@ export async function startBroker(options: BrokerOptions = {}): Promise<Broker> 
   if (problem !== undefined) throw new TypeError(`startBroker: ${problem}`);
   const unreachable = listenerProblem(options);
   if (unreachable !== undefined) throw new Error(unreachable);
+  const unfit = memoryProblem(options);
+  if (unfit !== undefined) throw new Error(unfit);
   const logger = options.logger ?? pino({ level: 'warn' }, pino.destination(2));
   const faults = new FaultRegistry(buildApiTable(undefined), logger);
   for (const rule of options.faults ?? []) faults.add(rule);
@@ -162,6 +166,9 @@ async function run(config: BrokerConfig, logger: Logger, faults: FaultRegistry, 
   try {
     await makeDirectory(dataDir);
     closers.push(await lockDirectory(dataDir));
+    // Decompression's share: what one request's records may take while the codecs open them.
+    const decompressing = Math.ceil(config.maxRequestBytes * DECOMPRESSION_WORKING_FACTOR);
+    const requestMemory = new RequestMemoryPool(config.queuedMaxRequestBytes, config.maxRequestBytes, decompressing);
     const partitionMemory = new MemoryBudget(config.partitionMemoryBytes);
     partitionMemory.startSweeping(PARTITION_IDLE_MS);
     closers.push(async () => partitionMemory.stopSweeping());
@@ -229,6 +236,7 @@ async function run(config: BrokerConfig, logger: Logger, faults: FaultRegistry, 
       sasl,
       credentials,
       fetchMemory: new BufferPool(KEPT_FETCH_BYTES),
+      requestMemory,
       authorizer,
       faults,
       producerActivity,
@@ -242,7 +250,6 @@ async function run(config: BrokerConfig, logger: Logger, faults: FaultRegistry, 
       maxConnections: config.maxConnections,
       maxConnectionsPerAddress: config.maxConnectionsPerIp,
       addressOverrides: config.maxConnectionsPerIpOverrides,
-      maxPendingRequestBytes: config.queuedMaxRequestBytes,
       idleTimeoutMs: config.connectionsMaxIdleMs,
     };
     // Node 1 is the broker itself; each other node sees it with its own id and address.
@@ -257,7 +264,7 @@ async function run(config: BrokerConfig, logger: Logger, faults: FaultRegistry, 
           ? { host: config.host, port }
           : { ...config.advertisedListener, port: config.advertisedListener.port + shift };
       },
-      (handler) => new TcpServer(handler, limits, logger, config.tls),
+      (handler) => new TcpServer(handler, limits, requestMemory, logger, config.tls),
       (nodeId) => createDispatcher(table, nodeContext(nodeId)),
     );
     metrics.countConnections(() => listeners.connectionCount);
@@ -265,6 +272,7 @@ async function run(config: BrokerConfig, logger: Logger, faults: FaultRegistry, 
     const { cleaner } = storage;
     if (cleaner !== undefined) metrics.countCleaner({ stats: cleaner.stats, dirtyRatios: () => cleaner.dirtyRatios() });
     metrics.countPartitionMemory(() => partitionMemory.usedBytes);
+    metrics.countRequestMemory(requestMemory);
     metrics.countOpenTransactions(() => transactions.openCount());
     metrics.countUnstableOffsets(() => storage.unstableOffsets());
     closers.push(async () => {

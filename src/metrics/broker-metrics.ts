@@ -143,6 +143,16 @@ export class BrokerMetrics {
     );
   }
 
+  /** What the pool of --queued-max-request-bytes grants now, and the most it has at once. */
+  countRequestMemory(pool: { readonly used: number; readonly peak: number }): void {
+    this.gaugeOf(
+      'brook_request_memory_bytes',
+      'Memory granted to work in flight (requests until answered, records being decompressed), within --queued-max-request-bytes.',
+      () => pool.used,
+    );
+    this.gaugeOf('brook_request_memory_peak_bytes', 'The most memory granted to work in flight at once since the broker started.', () => pool.peak);
+  }
+
   /**
    * The log cleaner's figures, read at each scrape; named after Kafka's LogCleaner and
    * LogCleanerManager metrics where they have one (max-clean-time-secs, max-dirty-percent).

@@ -53,7 +53,12 @@ function malformed(
 }
 
 /** validateProducedBatch's answer for records that may decompress to more than it was told to take on: they are to be checked elsewhere. */
-export const CHECK_ELSEWHERE = 'elsewhere';
+export class CheckElsewhere {
+  constructor(
+    /** The most they may decompress to, as their framing bounds it. */
+    readonly bound: number,
+  ) {}
+}
 
 /** Kafka's message.timestamp.type values. */
 export const TIMESTAMP_TYPES = ['CreateTime', 'LogAppendTime'] as const;
@@ -183,7 +188,7 @@ export function crcMatches(buf: Buffer, pos: number, size: number): boolean {
  * most `room.bytes`, which it then takes from `room`. As Kafka's `LogValidator`, the header's max
  * timestamp is set to what the records say (a client may leave it -1), or to `now` under
  * LogAppendTime, with the CRC to match; nothing else of the batch changes. Records that may
- * decompress to more than `decompressNow` bytes are not decompressed: CHECK_ELSEWHERE is
+ * decompress to more than `decompressNow` bytes are not decompressed: CheckElsewhere is
  * answered, after every check made before decompression.
  */
 export function validateProducedBatch(
@@ -200,7 +205,7 @@ export function validateProducedBatch(
   now: number,
   keysRequiredIn: string | undefined,
   decompressNow: number,
-): BatchHeader | Refusal | typeof CHECK_ELSEWHERE;
+): BatchHeader | Refusal | CheckElsewhere;
 export function validateProducedBatch(
   records: Buffer,
   room: DecompressionRoom,
@@ -208,12 +213,12 @@ export function validateProducedBatch(
   now: number,
   keysRequiredIn?: string,
   decompressNow = Infinity,
-): BatchHeader | Refusal | typeof CHECK_ELSEWHERE {
+): BatchHeader | Refusal | CheckElsewhere {
   try {
     return checkProducedBatch(records, room, rules, now, keysRequiredIn, decompressNow);
   } catch (err) {
     if (err instanceof MalformedRecords) return err.refusal;
-    if (err instanceof LargePayload) return CHECK_ELSEWHERE;
+    if (err instanceof LargePayload) return new CheckElsewhere(err.bound);
     throw err;
   }
 }

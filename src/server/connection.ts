@@ -6,9 +6,9 @@
  */
 import type { Socket } from 'node:net';
 import { TLSSocket } from 'node:tls';
-import { FrameDecoder, FrameError } from './frame-decoder.js';
+import { FrameDecoder, FrameError, type FrameFlow } from './frame-decoder.js';
 import type { BufferPool } from '../memory/buffer-pool.js';
-import type { MemoryBudget } from './memory-budget.js';
+import type { Lane, MemoryGrant } from './request-memory-pool.js';
 import { clientAddress } from './host-port.js';
 
 const NO_BYTES = Buffer.alloc(0);
@@ -83,7 +83,11 @@ class Slot implements SentHooks {
   private bytes = 0;
   private releases: (() => void)[] | undefined;
 
-  constructor(private readonly unsent: UnsentAnswers) {}
+  constructor(
+    private readonly unsent: UnsentAnswers,
+    /** The request's memory in the broker's pool, from its size prefix until it is answered. */
+    private readonly grant: MemoryGrant | undefined,
+  ) {}
 
   afterSent(release: () => void): void {
     (this.releases ??= []).push(release);
@@ -102,6 +106,7 @@ class Slot implements SentHooks {
   }
 
   complete(response: ResponseBytes): void {
+    this.grant?.release();
     this.done = true;
     this.response = response;
     this.count(response === undefined ? 0 : Buffer.isBuffer(response) ? response.length : response.reduce((n, part) => n + part.length, 0));
@@ -138,9 +143,8 @@ export class Connection {
   private readonly slots: Slot[] = [];
   private readonly unsent: UnsentAnswers;
   private paused = false;
-  /** What the budget charges this connection: the decoder's memory when flow was last settled. */
-  private charged = 0;
-  private waitingForMemory = false;
+  /** The pool's memory for the request being received, taken (or waited for) when its size prefix came. */
+  private pending: MemoryGrant | undefined;
   private ending = false;
   /** A cut answer has come up: nothing more is written. */
   private cutOff = false;
@@ -154,7 +158,10 @@ export class Connection {
   };
   private readonly retryFlow = (): void => this.updateFlow();
   private readonly onFrame = (frame: Buffer): void => {
-    if (!this.closing) this.dispatch(frame);
+    const grant = this.pending;
+    this.pending = undefined;
+    if (!this.closing) this.dispatch(frame, grant);
+    else grant?.release();
   };
   /** Whether to hand on more requests now: not while answers pile up, by count or by what they hold, nor while the socket cannot take more. */
   private readonly takesRequests = (): boolean =>
@@ -162,6 +169,17 @@ export class Connection {
     this.slots.length < this.limits.maxQueuedResponses &&
     this.unsent.bytes < this.limits.maxUnsentResponseBytes &&
     !this.socket.writableNeedDrain;
+  /**
+   * As Kafka's `NetworkReceive` asks its `MemoryPool` once a size prefix is read: the request's
+   * declared size is taken from the pool before its body is received, and the connection reads
+   * no more until it is granted.
+   */
+  private readonly flow: FrameFlow = {
+    goOn: this.takesRequests,
+    admit: (size) => (this.pending ??= this.memory.take(size, this.granted)).granted,
+  };
+  // Later, not inside the release that granted it: flow control may hand on more requests.
+  private readonly granted = (): void => queueMicrotask(this.retryFlow);
   readonly context: ConnectionContext;
 
   constructor(
@@ -169,7 +187,8 @@ export class Connection {
     id: number,
     private readonly handler: FrameHandler,
     private readonly limits: ConnectionLimits,
-    private readonly budget: MemoryBudget,
+    /** The broker's pool's share for requests. */
+    private readonly memory: Lane,
     frameMemory: BufferPool,
     private readonly events: ConnectionEvents,
   ) {
@@ -192,9 +211,8 @@ export class Connection {
     socket.on('drain', () => this.updateFlow());
     socket.on('error', () => socket.destroy());
     socket.on('close', () => {
-      budget.cancelWait(this.retryFlow);
-      budget.recharge(this, this.charged, 0);
-      this.charged = 0;
+      this.pending?.release();
+      this.pending = undefined;
       events.onClose(this);
     });
   }
@@ -230,7 +248,7 @@ export class Connection {
   private decode(chunk: Buffer): void {
     this.decoding = true;
     try {
-      this.decoder.push(chunk, this.onFrame, this.takesRequests);
+      this.decoder.push(chunk, this.onFrame, this.flow);
     } catch (err) {
       // A bad size prefix, or memory that could not be had: this connection ends, the broker goes on.
       this.fail(err instanceof FrameError ? err.message : `cannot take this request: ${describe(err)}`);
@@ -239,8 +257,8 @@ export class Connection {
     }
   }
 
-  private dispatch(frame: Buffer): void {
-    const slot = new Slot(this.unsent);
+  private dispatch(frame: Buffer, grant: MemoryGrant | undefined): void {
+    const slot = new Slot(this.unsent, grant);
     this.slots.push(slot);
     let result: ResponseBytes | Promise<ResponseBytes>;
     try {
@@ -317,24 +335,15 @@ export class Connection {
   }
 
   /**
-   * Hands on requests kept unread once answers allow; charges the budget for what the decoder
-   * holds; stops reading while requests are not taken or a request needs memory the budget does
-   * not have, and resumes after.
+   * Hands on requests kept unread once answers and the pool allow; stops reading while requests
+   * are not taken or the next one waits for the pool, and resumes after.
    */
   private updateFlow(): void {
     if (this.closing || this.decoding) return;
     if (this.decoder.holdsUnread && this.takesRequests()) this.decode(NO_BYTES);
     if (this.closing) return;
-    const held = this.decoder.heldBytes;
-    if (held !== this.charged) {
-      this.budget.recharge(this, this.charged, held);
-      this.charged = held;
-    }
-    const waited = this.waitingForMemory;
-    this.waitingForMemory = this.decoder.needsMoreMemory && !this.budget.mayGrow(this);
-    if (this.waitingForMemory) this.budget.wait(this.retryFlow);
-    else if (waited) this.budget.cancelWait(this.retryFlow);
-    const congested = this.waitingForMemory || this.decoder.holdsUnread || !this.takesRequests();
+    const waitingForMemory = this.pending !== undefined && !this.pending.granted;
+    const congested = waitingForMemory || this.decoder.holdsUnread || !this.takesRequests();
     if (congested && !this.paused) {
       this.paused = true;
       this.socket.pause();

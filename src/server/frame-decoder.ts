@@ -8,11 +8,12 @@
  * onFrame returns.
  *
  * A frame's memory grows with the bytes that arrive, doubling up to its declared size, so a size
- * prefix claims no more than the bytes that came with it (in a pooled piece of at least 4 KiB);
- * heldBytes says how much there is, for the server's budget.
+ * prefix allocates no more than the bytes that came with it (in a pooled piece of at least 4 KiB).
  *
- * The caller may stop the frames a chunk completes from being handed on (goOn): the rest of the
- * chunk is then kept, and handed on by the next push, which may be of no bytes.
+ * The caller may stop the frames a chunk completes from being handed on (goOn), and a frame from
+ * being received at all until it says so (admit, asked with each size prefix): the rest of the
+ * chunk, from that prefix on, is then kept, and handed on by the next push, which may be of no
+ * bytes.
  */
 import type { BufferPool } from '../memory/buffer-pool.js';
 import { grownSize } from '../memory/grown-size.js';
@@ -23,6 +24,16 @@ export class FrameError extends Error {}
 const IN_PLACE_READ_BYTES = 16 * 1024;
 
 const always = (): boolean => true;
+
+/** What a push asks of its caller as it goes. */
+export interface FrameFlow {
+  /** Whether to hand on the next frame. */
+  goOn(): boolean;
+  /** Whether to receive a frame of `size` bytes now; asked again, by a later push, until it says yes. */
+  admit(size: number): boolean;
+}
+
+const admitAll: FrameFlow = { goOn: always, admit: always };
 
 export class FrameDecoder {
   /** The frame arriving over several reads: its memory, size, and the bytes in so far. */
@@ -45,11 +56,6 @@ export class FrameDecoder {
     return (this.memory?.length ?? 0) + (this.unread?.memory.length ?? 0);
   }
 
-  /** Whether the frame being received will need more memory than it has. */
-  get needsMoreMemory(): boolean {
-    return this.memory !== undefined && this.memory.length < this.size;
-  }
-
   /** Whether bytes are kept that the next push hands on. */
   get holdsUnread(): boolean {
     return this.unread !== undefined;
@@ -63,22 +69,22 @@ export class FrameDecoder {
   }
 
   /**
-   * Hands each frame the bytes kept and `chunk` complete to onFrame, while goOn says so after each;
+   * Hands each frame the bytes kept and `chunk` complete to onFrame, while the flow says so;
    * throws FrameError on a size it will not accept.
    */
-  push(chunk: Buffer, onFrame: (frame: Buffer) => void, goOn: () => boolean = always): void {
+  push(chunk: Buffer, onFrame: (frame: Buffer) => void, flow: FrameFlow = admitAll): void {
     const unread = this.unread;
-    if (unread === undefined) return this.handOn(chunk, onFrame, goOn);
+    if (unread === undefined) return this.handOn(chunk, onFrame, flow);
     this.unread = undefined;
     const kept = unread.memory.subarray(0, unread.length);
     try {
-      this.handOn(chunk.length === 0 ? kept : Buffer.concat([kept, chunk]), onFrame, goOn);
+      this.handOn(chunk.length === 0 ? kept : Buffer.concat([kept, chunk]), onFrame, flow);
     } finally {
       this.frameMemory.give(unread.memory);
     }
   }
 
-  private handOn(chunk: Buffer, onFrame: (frame: Buffer) => void, goOn: () => boolean): void {
+  private handOn(chunk: Buffer, onFrame: (frame: Buffer) => void, { goOn, admit }: FrameFlow): void {
     let at = 0;
     if (this.memory !== undefined) {
       at = this.fill(chunk);
@@ -94,6 +100,7 @@ export class FrameDecoder {
     }
     while (at < chunk.length) {
       let size: number;
+      let split = false;
       if (this.prefixHave > 0 || chunk.length - at < 4) {
         const n = chunk.copy(this.prefix, this.prefixHave, at, at + 4 - this.prefixHave);
         this.prefixHave += n;
@@ -101,6 +108,7 @@ export class FrameDecoder {
         if (this.prefixHave < 4) return;
         this.prefixHave = 0;
         size = this.prefix.readInt32BE(0);
+        split = true;
       } else {
         size = chunk.readInt32BE(at);
         at += 4;
@@ -108,6 +116,7 @@ export class FrameDecoder {
       if (size <= 0 || size > this.maxFrameBytes) {
         throw new FrameError(`request size ${size} is outside 1..${this.maxFrameBytes}`);
       }
+      if (!admit(size)) return split ? this.keep(chunk, at, this.prefix) : this.keep(chunk, at - 4);
       if (chunk.length - at >= size) {
         onFrame(chunk.subarray(at, at + size));
         at += size;
@@ -121,11 +130,13 @@ export class FrameDecoder {
     }
   }
 
-  /** Keeps the bytes of `chunk` from `at` on for the next push. */
-  private keep(chunk: Buffer, at: number): void {
-    if (at === chunk.length) return;
-    const memory = this.frameMemory.take(chunk.length - at);
-    this.unread = { memory, length: chunk.copy(memory, 0, at) };
+  /** Keeps `before` and the bytes of `chunk` from `at` on for the next push. */
+  private keep(chunk: Buffer, at: number, before?: Buffer): void {
+    const lead = before?.length ?? 0;
+    if (lead === 0 && at === chunk.length) return;
+    const memory = this.frameMemory.take(lead + chunk.length - at);
+    before?.copy(memory);
+    this.unread = { memory, length: lead + chunk.copy(memory, lead, at) };
   }
 
   /** Adds the start of `chunk` to the frame being received; returns how many bytes it took. */

@@ -6,7 +6,7 @@ import { Connection, type ConnectionLimits, type FrameHandler } from './connecti
 import { clientAddress } from './host-port.js';
 import { BufferPool } from '../memory/buffer-pool.js';
 import { withLentReads } from './lent-reads.js';
-import { MemoryBudget } from './memory-budget.js';
+import type { RequestMemoryPool } from './request-memory-pool.js';
 
 /** Memory every plain-TCP read goes into, whichever the connection: reads are handled at once. */
 const READ_BYTES = 64 * 1024;
@@ -20,8 +20,6 @@ export interface ServerLimits extends ConnectionLimits {
   readonly addressOverrides?: Readonly<Record<string, number>>;
   /** Kafka's connections.max.idle.ms: a connection silent this long is closed. */
   readonly idleTimeoutMs: number;
-  /** Kafka's queued.max.request.bytes: memory for requests received only in part. */
-  readonly maxPendingRequestBytes: number;
 }
 
 export interface TlsListener {
@@ -45,7 +43,6 @@ export class TcpServer {
   /** Open connections by client address; an address leaves with its last connection. */
   private readonly byAddress = new Map<string, number>();
   private readonly addressLimits: ReadonlyMap<string, number>;
-  private readonly budget: MemoryBudget;
   private readonly frameMemory = new BufferPool(KEPT_FRAME_BYTES);
   private readonly readMemory = Buffer.allocUnsafeSlow(READ_BYTES);
   private nextId = 1;
@@ -53,10 +50,11 @@ export class TcpServer {
   constructor(
     private readonly handler: FrameHandler,
     private readonly limits: ServerLimits,
+    /** Kafka's queued.max.request.bytes: requests' memory from their size prefix until answered. */
+    private readonly memory: RequestMemoryPool,
     private readonly log: ServerLog,
     tls?: TlsListener,
   ) {
-    this.budget = new MemoryBudget(limits.maxPendingRequestBytes);
     this.addressLimits = new Map(Object.entries(limits.addressOverrides ?? {}).map(([address, n]) => [clientAddress(address), n]));
     if (tls === undefined) {
       this.server = createServer({ pauseOnConnect: true }, (accepted) => this.acceptPlain(accepted));
@@ -125,7 +123,7 @@ export class TcpServer {
     this.byAddress.set(address, fromAddress + 1);
     socket.setNoDelay(true);
     socket.setTimeout(this.limits.idleTimeoutMs, () => socket.destroy());
-    const connection = new Connection(socket, this.nextId++, this.handler, this.limits, this.budget, this.frameMemory, {
+    const connection = new Connection(socket, this.nextId++, this.handler, this.limits, this.memory.requests, this.frameMemory, {
       onProtocolError: (context, message) => this.log.warn({ connection: context.id, remote: context.remoteAddress }, `closing connection: ${message}`),
       onClose: (c) => {
         this.connections.delete(c);

@@ -293,7 +293,8 @@ export const SETTINGS = {
     kind: long(1024, ANY, 'bytes'),
     default: 512 * MiB,
     broker: 'queued.max.request.bytes',
-    description: 'memory for requests received in part, all connections together',
+    description:
+      "memory for work in flight, all connections together: each request's declared size from its size prefix until it is answered, and the records the checks thread decompresses; past it a connection reads no more until memory is given back, first come first served. At least `--max-request-bytes`, as in Kafka, whose default (−1) sets no bound",
   }),
   partitionMemoryBytes: setting({
     kind: long(0, ANY, 'bytes'),

@@ -13,7 +13,7 @@ import {
   isTransactional,
   producedCompression,
   readBatchHeader,
-  CHECK_ELSEWHERE,
+  CheckElsewhere,
   validateProducedBatch,
   type BatchHeader,
   type DecompressionRoom,
@@ -26,6 +26,7 @@ import { defineApi } from '../api-handler.js';
 import { validateOffThread } from '../batch-checks-thread.js';
 import type { BrokerContext } from '../broker-context.js';
 import type { Partition } from '../partition.js';
+import type { Lane } from '../../server/request-memory-pool.js';
 import { storageFailure } from '../storage-error.js';
 
 type PartitionResponse = ProduceResponsePartitionProduceResponse;
@@ -49,7 +50,7 @@ export const produce = defineApi({
     const acksValid = request.acks === 0 || request.acks === 1 || request.acks === -1;
     const written: Promise<void>[] = [];
     // A request's records may take no more once decompressed than brook accepts in a request uncompressed.
-    const order: RequestOrder = { room: { bytes: broker.config.maxRequestBytes }, opening: undefined };
+    const order: RequestOrder = { room: { bytes: broker.config.maxRequestBytes }, opening: undefined, memory: broker.requestMemory.decompression };
     const responses = request.topicData.map((topic) => ({
       name: topic.name,
       partitionResponses: topic.partitionData.map((p) => {
@@ -94,10 +95,15 @@ function partitionResponse(index: number, errorCode: number, baseOffset: number,
  */
 const DECOMPRESS_NOW_BYTES = 64 << 10;
 
-/** What one request's batches share: room to decompress in, and the compressed batch still being checked, which its next one waits for. */
+/**
+ * What one request's batches share: room to decompress in, and the compressed batch still being
+ * checked, which its next one waits for; and the broker's memory that decompressing on the checks
+ * thread takes.
+ */
 interface RequestOrder {
   readonly room: DecompressionRoom;
   opening: Promise<unknown> | undefined;
+  readonly memory: Lane;
 }
 
 const ignore = (): void => {};
@@ -194,7 +200,9 @@ function validateCompressed(
 ): Checked | Promise<Checked> {
   const validate = (): Checked | Promise<Checked> => {
     const checked = validateProducedBatch(batch, order.room, rules, now, keysRequiredIn, DECOMPRESS_NOW_BYTES);
-    return checked === CHECK_ELSEWHERE ? validateOffThread(batch, order.room, rules, now, keysRequiredIn) : checked;
+    return checked instanceof CheckElsewhere
+      ? validateOffThread(batch, order.room, rules, now, keysRequiredIn, { lane: order.memory, bound: checked.bound })
+      : checked;
   };
   const header = order.opening === undefined ? validate() : order.opening.then(validate);
   if (header instanceof Promise) order.opening = header.then(ignore, ignore);
