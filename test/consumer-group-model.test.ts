@@ -24,6 +24,7 @@ function member(memberId: string, topics: readonly string[], regex: string | nul
     state: 'stable',
     assigned: new Map(),
     pendingRevocation: new Map(),
+    assignmentEpochs: new Map(),
   };
 }
 

@@ -4,6 +4,9 @@
  * the members' subscriptions, the partitions of the topics they subscribe to and the target
  * assignment before give the target assignment after. Topics are keyed by topic id.
  */
+import { ASSIGNORS as ASSIGNOR_NAMES, type AssignorName } from '../settings/kinds.js';
+
+export type { AssignorName };
 
 /** Topic id → partitions. */
 export type TopicPartitions = Map<string, Set<number>>;
@@ -25,9 +28,6 @@ export interface AssignmentSpec {
 }
 
 export type Assignor = (spec: AssignmentSpec) => Map<string, TopicPartitions>;
-
-export const ASSIGNOR_NAMES = ['uniform', 'range'] as const;
-export type AssignorName = (typeof ASSIGNOR_NAMES)[number];
 
 /**
  * Every partition to one subscribed member, as evenly as subscriptions allow, keeping each

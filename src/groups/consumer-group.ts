@@ -46,6 +46,11 @@ export interface ConsumerMember {
   assigned: TopicPartitions;
   /** What the member still owns but must give up. */
   pendingRevocation: TopicPartitions;
+  /**
+   * topic id → partition → the member epoch at which it was given the partition, for everything it
+   * owns: a commit at any epoch from then to now is its own (KIP-1251's assignment epochs).
+   */
+  assignmentEpochs: Map<string, Map<number, number>>;
 }
 
 /** The subscribed topics as the broker knows them: id → name and partition count. */
@@ -140,6 +145,7 @@ export class ConsumerGroup {
     next.state = old.state;
     next.assigned = old.assigned;
     next.pendingRevocation = old.pendingRevocation;
+    next.assignmentEpochs = old.assignmentEpochs;
     this.members.set(next.memberId, next);
     if (target !== undefined) this.target.set(next.memberId, target);
     if (next.instanceId !== null) this.staticMembers.set(next.instanceId, next.memberId);
@@ -199,6 +205,7 @@ export class ConsumerGroup {
       // Until the member shows it gave up what it must, it stays where it is (Kafka's `ownsRevokedPartitions`, true when unknown).
       if (owned === null || intersects(owned, member.pendingRevocation)) return false;
       this.disown(member.memberId, member.pendingRevocation);
+      for (const [topic, set] of member.pendingRevocation) for (const p of set) member.assignmentEpochs.get(topic)?.delete(p);
       member.pendingRevocation = new Map();
       member.state = 'stable';
       this.next(member);
@@ -235,6 +242,11 @@ export class ConsumerGroup {
     const state: MemberState = unreleased ? 'unreleased_partitions' : 'stable';
     const changed = member.memberEpoch !== this.assignmentEpoch || member.state !== state || !sameAssignment(member.assigned, assigned);
     this.own(member.memberId, assigned);
+    for (const [topic, partitions] of assigned) {
+      let epochs = member.assignmentEpochs.get(topic);
+      if (epochs === undefined) member.assignmentEpochs.set(topic, (epochs = new Map()));
+      for (const p of partitions) if (!epochs.has(p)) epochs.set(p, this.assignmentEpoch);
+    }
     member.assigned = assigned;
     if (member.memberEpoch !== this.assignmentEpoch) {
       member.previousMemberEpoch = member.memberEpoch;
@@ -258,6 +270,17 @@ export class ConsumerGroup {
       for (const p of set) if (owners?.get(p) === memberId) owners.delete(p);
     }
   }
+}
+
+/**
+ * Whether a commit by the member at `epoch` may be taken for the partition (Kafka's assignment
+ * epoch check, KIP-1251): the member owns it, and the epoch lies between the one that gave it the
+ * partition and its own, so a commit that left before an answer moved the member on still counts.
+ */
+export function mayCommit(member: ConsumerMember, epoch: number, topicId: string, partition: number): boolean {
+  if (epoch === member.memberEpoch) return true;
+  const since = member.assignmentEpochs.get(topicId)?.get(partition);
+  return since !== undefined && since <= epoch && epoch <= member.memberEpoch;
 }
 
 export function add(partitions: TopicPartitions, topic: string, partition: number): void {
