@@ -2,30 +2,15 @@ import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import fc from 'fast-check';
 import { ASSIGNORS, range, uniform, type AssignorMember, type TopicPartitions } from '../src/groups/assignors.js';
-import { ConsumerGroup, size, type ConsumerMember, type TopicImage } from '../src/groups/consumer-group.js';
+import { ConsumerGroup, joiningMember, size, type ConsumerMember, type TopicImage } from '../src/groups/consumer-group.js';
 
 const TOPICS = ['t0', 't1', 't2'];
 
 const matches = (regex: string, topic: string): boolean => new RegExp(`^(?:${regex})$`).test(topic);
 
 function member(memberId: string, topics: readonly string[], regex: string | null): ConsumerMember {
-  return {
-    memberId,
-    instanceId: null,
-    rackId: null,
-    clientId: 'c',
-    clientHost: '/127.0.0.1',
-    rebalanceTimeoutMs: 1000,
-    subscribedTopicNames: [...topics],
-    subscribedTopicRegex: regex,
-    serverAssignor: null,
-    memberEpoch: 0,
-    previousMemberEpoch: -1,
-    state: 'stable',
-    assigned: new Map(),
-    pendingRevocation: new Map(),
-    assignmentEpochs: new Map(),
-  };
+  const identity = { memberId, instanceId: null, rackId: null, clientId: 'c', clientHost: '/127.0.0.1', rebalanceTimeoutMs: 1000 };
+  return joiningMember({ ...identity, subscribedTopicNames: [...topics], subscribedTopicRegex: regex, serverAssignor: null });
 }
 
 type Op =

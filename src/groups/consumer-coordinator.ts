@@ -9,7 +9,16 @@
 import { randomBytes } from 'node:crypto';
 import { ErrorCode } from '../protocol/error-codes.js';
 import { ASSIGNORS, isAssignorName, type AssignorName, type TopicPartitions } from './assignors.js';
-import { ConsumerGroup, isSubset, LEAVE_STATIC_EPOCH, mayCommit, sameAssignment, type ConsumerMember, type TopicImage } from './consumer-group.js';
+import {
+  ConsumerGroup,
+  isSubset,
+  joiningMember,
+  LEAVE_STATIC_EPOCH,
+  mayCommit,
+  sameAssignment,
+  type ConsumerMember,
+  type TopicImage,
+} from './consumer-group.js';
 import type { GroupStore } from './group-store.js';
 import type { Cancel, Scheduler } from './scheduler.js';
 
@@ -367,7 +376,7 @@ function newMemberId(): string {
 }
 
 function newMember(memberId: string, r: ConsumerHeartbeat): ConsumerMember {
-  return {
+  return joiningMember({
     memberId,
     instanceId: r.instanceId,
     rackId: r.rackId,
@@ -377,13 +386,7 @@ function newMember(memberId: string, r: ConsumerHeartbeat): ConsumerMember {
     subscribedTopicNames: [...(r.subscribedTopicNames ?? [])],
     subscribedTopicRegex: r.subscribedTopicRegex === '' ? null : r.subscribedTopicRegex,
     serverAssignor: r.serverAssignor,
-    memberEpoch: 0,
-    previousMemberEpoch: -1,
-    state: 'stable',
-    assigned: new Map(),
-    pendingRevocation: new Map(),
-    assignmentEpochs: new Map(),
-  };
+  });
 }
 
 function toPartitions(list: readonly TopicAssignment[]): TopicPartitions {

@@ -53,6 +53,25 @@ export interface ConsumerMember {
   assignmentEpochs: Map<string, Map<number, number>>;
 }
 
+/** What a member says of itself when it joins. */
+export type MemberIdentity = Pick<
+  ConsumerMember,
+  'memberId' | 'instanceId' | 'rackId' | 'clientId' | 'clientHost' | 'rebalanceTimeoutMs' | 'subscribedTopicNames' | 'subscribedTopicRegex' | 'serverAssignor'
+>;
+
+/** A member joining: epoch 0, owning nothing. */
+export function joiningMember(identity: MemberIdentity): ConsumerMember {
+  return {
+    ...identity,
+    memberEpoch: 0,
+    previousMemberEpoch: -1,
+    state: 'stable',
+    assigned: new Map(),
+    pendingRevocation: new Map(),
+    assignmentEpochs: new Map(),
+  };
+}
+
 /** The subscribed topics as the broker knows them: id → name and partition count. */
 export interface TopicImage {
   readonly byName: ReadonlyMap<string, { readonly topicId: string; readonly partitions: number }>;
