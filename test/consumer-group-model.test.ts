@@ -69,7 +69,10 @@ test('reconciliation: a partition is never owned twice, and a stable group has e
     fc.property(fc.constantFrom('uniform' as const, 'range' as const), fc.array(op, { maxLength: 60 }), (assignorName, ops) => {
       const assignor = ASSIGNORS[assignorName];
       const counts = [3, 2, 4];
-      const image = (): TopicImage => ({ byName: new Map(TOPICS.map((name, i) => [name, { topicId: `id-${name}`, partitions: counts[i]! }])) });
+      const image = (): TopicImage => ({
+        byName: new Map(TOPICS.map((name, i) => [name, { topicId: `id-${name}`, partitions: counts[i]! }])),
+        key: counts.join(),
+      });
       const group = new ConsumerGroup('g');
       const clients = new Map<string, Client>();
       let epochBefore = 0;

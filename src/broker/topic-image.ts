@@ -3,5 +3,9 @@ import type { TopicImage } from '../groups/consumer-group.js';
 import type { Storage } from '../log/storage.js';
 
 export function topicImage(storage: Storage): TopicImage {
-  return { byName: new Map(storage.topics().map((t) => [t.name, { topicId: t.topicId, partitions: t.partitions }])) };
+  const topics = storage.topics();
+  return {
+    byName: new Map(topics.map((t) => [t.name, { topicId: t.topicId, partitions: t.partitions }])),
+    key: topics.map((t) => `${t.topicId}:${t.partitions}`).join(','),
+  };
 }

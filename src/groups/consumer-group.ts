@@ -75,6 +75,8 @@ export function joiningMember(identity: MemberIdentity): ConsumerMember {
 /** The subscribed topics as the broker knows them: id → name and partition count. */
 export interface TopicImage {
   readonly byName: ReadonlyMap<string, { readonly topicId: string; readonly partitions: number }>;
+  /** Changes whenever a topic is created, deleted or gains partitions. */
+  readonly key: string;
 }
 
 export class ConsumerGroup {
@@ -89,6 +91,8 @@ export class ConsumerGroup {
   subscribedPartitions = new Map<string, number>();
   /** topic id → partition → the member owning it (assigned or pending revocation). */
   private readonly owners = new Map<string, Map<number, string>>();
+  /** The group epoch and topics the subscriptions were last resolved at: while both stand, a heartbeat resolves nothing. */
+  private resolvedAt: { epoch: number; key: string } | undefined;
 
   constructor(readonly groupId: string) {}
 
@@ -191,6 +195,7 @@ export class ConsumerGroup {
    * the group's epoch is ahead of it.
    */
   refreshTarget(image: TopicImage, assignor: Assignor, matches: (regex: string, topic: string) => boolean): void {
+    if (this.resolvedAt?.epoch === this.groupEpoch && this.resolvedAt.key === image.key && this.assignmentEpoch === this.groupEpoch) return;
     const subscriptions = new Map<string, Set<string>>();
     const counts = new Map<string, number>();
     const byId = new Map([...image.byName.values()].map((t) => [t.topicId, t.partitions]));
@@ -203,6 +208,7 @@ export class ConsumerGroup {
       this.subscribedPartitions = counts;
       this.groupEpoch++;
     }
+    this.resolvedAt = { epoch: this.groupEpoch, key: image.key };
     if (this.assignmentEpoch === this.groupEpoch) return;
     const members: AssignorMember[] = [...this.members.values()].map((m) => ({
       memberId: m.memberId,

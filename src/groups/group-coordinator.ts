@@ -48,7 +48,7 @@ const DEFAULT_OPTIONS: Omit<CoordinatorOptions, 'log'> = {
   flush: 'none',
   now: Date.now,
   consumer: { sessionTimeoutMs: 45_000, heartbeatIntervalMs: 5000, maxSize: 2 ** 31 - 1, assignors: ['uniform', 'range'] },
-  topics: () => ({ byName: new Map() }),
+  topics: () => ({ byName: new Map(), key: '' }),
 };
 
 export interface MemberRequest {
