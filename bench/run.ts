@@ -20,6 +20,7 @@ import { decompressionMemoryBench } from './decompression-memory.js';
 import { buildKafkaLoad, PARTITIONS } from './kafka-load.js';
 import { memoryBench } from './memory.js';
 import { offsetCommitBench } from './offsets.js';
+import { consumerGroupBench } from './consumer-groups.js';
 import { partitionMemoryBench } from './partition-memory.js';
 import { produceLatency, produceThroughput, produceTransactional } from './produce.js';
 import { recoveryBench } from './recovery.js';
@@ -66,6 +67,7 @@ async function main(): Promise<void> {
     ['decompression-memory', () => decompressionMemoryBench(smoke)],
     ['closed-connections', () => closedConnectionsBench(smoke)],
     ['offset-commit', () => offsetCommitBench(smoke)],
+    ['consumer-groups', () => consumerGroupBench(smoke)],
     ['recovery', () => recoveryBench(smoke)],
     ['roll-latency', () => rollLatencyBench(smoke)],
     ['memory', () => memoryBench(smoke)],
