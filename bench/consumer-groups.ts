@@ -72,16 +72,25 @@ class Target {
     if (r.assignment !== null) m.owned = r.assignment.topicPartitions;
   }
 
-  /** `count` members join one after another, then heartbeat in turn until none is given anything new; ms. */
+  /** A new member joins. */
+  async join(groupId: string, members: Member[]): Promise<void> {
+    const m: Member = { memberId: randomUUID(), epoch: 0, owned: [] };
+    members.push(m);
+    await this.beat(groupId, m);
+  }
+
+  /** Each member heartbeats in turn until the group settles: owners revoke, then the others take what was released. */
+  async settle(groupId: string, members: readonly Member[]): Promise<void> {
+    for (let round = 0; round < 3; round++) for (const m of members) await this.beat(groupId, m);
+  }
+
+  /** `count` members join one after another, the group settling after each; ms. */
   async rebalance(groupId: string, count: number): Promise<{ ms: number; members: Member[] }> {
     const start = performance.now();
     const members: Member[] = [];
     for (let i = 0; i < count; i++) {
-      const m: Member = { memberId: randomUUID(), epoch: 0, owned: [] };
-      members.push(m);
-      await this.beat(groupId, m);
-      // Each member heartbeats in turn until the group settles: owners revoke, then the others take what was released.
-      for (let round = 0; round < 3; round++) for (const other of members) await this.beat(groupId, other);
+      await this.join(groupId, members);
+      await this.settle(groupId, members);
     }
     return { ms: performance.now() - start, members };
   }
@@ -113,12 +122,8 @@ export async function consumerGroupBench(smoke: boolean): Promise<Row[]> {
     // The large group joins once: its members then heartbeat in turn.
     const big = target.newGroup();
     const members: Member[] = [];
-    for (let i = 0; i < large; i++) {
-      const m: Member = { memberId: randomUUID(), epoch: 0, owned: [] };
-      members.push(m);
-      await target.beat(big, m);
-    }
-    for (let round = 0; round < 3; round++) for (const m of members) await target.beat(big, m);
+    for (let i = 0; i < large; i++) await target.join(big, members);
+    await target.settle(big, members);
     const solo = target.newGroup();
     const single = (await target.rebalance(solo, 1)).members;
     const [one, ten, bigBeats, oneBeats] = await alternating(smoke ? 1 : 3, [
