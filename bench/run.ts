@@ -21,6 +21,7 @@ import { buildKafkaLoad, PARTITIONS } from './kafka-load.js';
 import { memoryBench } from './memory.js';
 import { nodesBench } from './nodes.js';
 import { offsetCommitBench } from './offsets.js';
+import { consumerGroupBench } from './consumer-groups.js';
 import { partitionMemoryBench } from './partition-memory.js';
 import { produceLatency, produceThroughput, produceTransactional } from './produce.js';
 import { recoveryBench } from './recovery.js';
@@ -67,6 +68,7 @@ async function main(): Promise<void> {
     ['decompression-memory', () => decompressionMemoryBench(smoke)],
     ['closed-connections', () => closedConnectionsBench(smoke)],
     ['offset-commit', () => offsetCommitBench(smoke)],
+    ['consumer-groups', () => consumerGroupBench(smoke)],
     ['recovery', () => recoveryBench(smoke)],
     ['roll-latency', () => rollLatencyBench(smoke)],
     ['memory', () => memoryBench(smoke)],

@@ -9,7 +9,7 @@ import { releaseApis, KAFKA_VERSIONS, RELEASE_SOURCES } from '../src/protocol/ka
 import { apiName } from '../src/protocol/messages/api-name.js';
 
 /** APIs answered as Kafka answers with the feature off (see docs/departures.md). */
-const FEATURE_OFF = new Set([27, 38, 39, 40, 41, 48, 49, 68, 69, 74]);
+const FEATURE_OFF = new Set([27, 38, 39, 40, 41, 48, 49, 74]);
 /** APIs answering ILLEGAL_SASL_STATE without a SASL users file. */
 const SASL = new Set([17, 36]);
 

@@ -196,12 +196,13 @@ test('Add/RemoveRaftVoter: a static quorum (kraft.version 0) changes no voters; 
   assert.deepEqual(answer(removed), [ErrorCode.UNSUPPORTED_VERSION, "Cluster doesn't support removing voter because the kraft.version feature is 0"]);
 });
 
-test('ApiVersions v3+ report metadata.version 21 (3.9-IV0) and transaction.version 2 as supported and finalized', async () => {
+test('ApiVersions v3+ report metadata.version 21 (3.9-IV0), transaction.version 2 and group.version 1 as supported and finalized', async () => {
   for (const version of [3, 4]) {
     const res = await client.request(ApiVersionsRequest, ApiVersionsResponse, version, { clientSoftwareName: 'features', clientSoftwareVersion: '1' });
     assert.deepEqual(res.supportedFeatures, [
       { name: 'metadata.version', minVersion: 21, maxVersion: 21 },
       { name: 'transaction.version', minVersion: 0, maxVersion: 2 },
+      { name: 'group.version', minVersion: 0, maxVersion: 1 },
     ]);
     assert.deepEqual(
       [res.finalizedFeaturesEpoch, res.finalizedFeatures],
@@ -210,6 +211,7 @@ test('ApiVersions v3+ report metadata.version 21 (3.9-IV0) and transaction.versi
         [
           { name: 'metadata.version', minVersionLevel: 21, maxVersionLevel: 21 },
           { name: 'transaction.version', minVersionLevel: 2, maxVersionLevel: 2 },
+          { name: 'group.version', minVersionLevel: 1, maxVersionLevel: 1 },
         ],
       ],
     );
@@ -236,7 +238,7 @@ test("UpdateFeatures takes only the levels brook runs at, refusing others in the
       {},
       { maxVersionLevel: 20, upgradeType: 2 },
       { feature: 'kraft.version', maxVersionLevel: 1 },
-      { feature: 'group.version', maxVersionLevel: 0 },
+      { feature: 'group.version', maxVersionLevel: 1 },
     ]),
     [
       ['metadata.version', 0, null],

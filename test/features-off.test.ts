@@ -1,7 +1,7 @@
 /**
  * What brook does not have yet is answered as Kafka answers with the feature off: ACLs without an
- * authorizer, quotas, delegation tokens, the KIP-848
- * group protocol, client metrics. On the wire and through kafkajs and @platformatic/kafka.
+ * authorizer, quotas, delegation tokens,
+ * client metrics. On the wire and through kafkajs and @platformatic/kafka.
  */
 import { test, before, after } from 'node:test';
 import assert from 'node:assert/strict';
@@ -9,8 +9,6 @@ import { join } from 'node:path';
 import { startBroker, type Broker, type BrokerOptions } from '../src/broker/start-broker.js';
 import { ErrorCode } from '../src/protocol/error-codes.js';
 import { AlterClientQuotasRequest, AlterClientQuotasResponse } from '../src/protocol/messages/alter-client-quotas.js';
-import { ConsumerGroupDescribeRequest, ConsumerGroupDescribeResponse } from '../src/protocol/messages/consumer-group-describe.js';
-import { ConsumerGroupHeartbeatRequest, ConsumerGroupHeartbeatResponse } from '../src/protocol/messages/consumer-group-heartbeat.js';
 import { CreateAclsRequest, CreateAclsResponse } from '../src/protocol/messages/create-acls.js';
 import { CreateDelegationTokenRequest, CreateDelegationTokenResponse } from '../src/protocol/messages/create-delegation-token.js';
 import { DeleteAclsRequest, DeleteAclsResponse } from '../src/protocol/messages/delete-acls.js';
@@ -213,31 +211,7 @@ test('delegation tokens: from a SASL user or a TLS client certificate DELEGATION
   anonymous.close();
 });
 
-test('the KIP-848 group APIs answer UNSUPPORTED_VERSION, as Kafka 3.9 with its default classic-only coordinator; no client metrics resources', async () => {
-  const beat = await client.request(ConsumerGroupHeartbeatRequest, ConsumerGroupHeartbeatResponse, 0, {
-    groupId: 'g',
-    memberId: '',
-    memberEpoch: 0,
-    instanceId: null,
-    rackId: null,
-    rebalanceTimeoutMs: 30_000,
-    subscribedTopicNames: ['off'],
-    subscribedTopicRegex: null,
-    serverAssignor: null,
-    topicPartitions: [],
-  });
-  assert.deepEqual([beat.errorCode, beat.memberId, beat.assignment], [ErrorCode.UNSUPPORTED_VERSION, null, null]);
-  const described = await client.request(ConsumerGroupDescribeRequest, ConsumerGroupDescribeResponse, 0, {
-    groupIds: ['g', 'h'],
-    includeAuthorizedOperations: false,
-  });
-  assert.deepEqual(
-    described.groups.map((g) => [g.groupId, g.errorCode]),
-    [
-      ['g', ErrorCode.UNSUPPORTED_VERSION],
-      ['h', ErrorCode.UNSUPPORTED_VERSION],
-    ],
-  );
+test('no client metrics resources', async () => {
   const metrics = await client.request(ListConfigResourcesRequest, ListConfigResourcesResponse, 0, { resourceTypes: [] });
   assert.deepEqual([metrics.errorCode, metrics.configResources], [0, []]);
 });

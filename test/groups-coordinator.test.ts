@@ -356,11 +356,11 @@ test('an Empty group keeps its generation and protocol type; the periodic cleanu
 
   await clock.advance(CLEANUP_INTERVAL - clock.now - 1);
   assert.deepEqual(groups.list(), [
-    { groupId: 'g', protocolType: 'consumer', state: 'Empty' },
-    { groupId: 'bare', protocolType: 'consumer', state: 'Empty' },
+    { groupId: 'g', protocolType: 'consumer', state: 'Empty', groupType: 'classic' },
+    { groupId: 'bare', protocolType: 'consumer', state: 'Empty', groupType: 'classic' },
   ]);
   await clock.advance(1);
-  assert.deepEqual(groups.list(), [{ groupId: 'g', protocolType: 'consumer', state: 'Empty' }]);
+  assert.deepEqual(groups.list(), [{ groupId: 'g', protocolType: 'consumer', state: 'Empty', groupType: 'classic' }]);
   assert.equal(groups.describe('bare').state, 'Dead');
   assert.equal((await soleStableMember(groups, clock)).generation, 5);
 });
@@ -536,7 +536,7 @@ test('commits: generation -1 into an empty or unknown group, member and generati
   await clock.advance(1234);
   assert.equal(await commit('simple', -1, ''), ErrorCode.NONE);
   assert.deepEqual(groups.committedOffsets('simple')?.get('t')?.get(0), { offset: 42n, leaderEpoch: 3, metadata: 'm', commitTimestamp: 1234 });
-  assert.deepEqual(groups.list(), [{ groupId: 'simple', protocolType: '', state: 'Empty' }]);
+  assert.deepEqual(groups.list(), [{ groupId: 'simple', protocolType: '', state: 'Empty', groupType: 'classic' }]);
   assert.equal(await commit('simple', 3, 'someone'), ErrorCode.UNKNOWN_MEMBER_ID);
   assert.equal(await commit('nowhere', 1, 'someone'), ErrorCode.ILLEGAL_GENERATION);
   assert.equal(await commit('nowhere', 1, 'someone', 9), ErrorCode.GROUP_ID_NOT_FOUND);
@@ -580,11 +580,11 @@ test('describe, list and delete', async (t) => {
     ],
   });
   assert.deepEqual(groups.describe('unknown'), { groupId: 'unknown', protocolType: '', state: 'Dead', protocolData: '', members: [] });
-  assert.deepEqual(groups.list(), [{ groupId: 'g', protocolType: 'consumer', state: 'Stable' }]);
+  assert.deepEqual(groups.list(), [{ groupId: 'g', protocolType: 'consumer', state: 'Stable', groupType: 'classic' }]);
   assert.equal(await groups.delete('g'), ErrorCode.NON_EMPTY_GROUP);
   assert.equal(await groups.delete('unknown'), ErrorCode.GROUP_ID_NOT_FOUND);
   groups.leave('g', [{ memberId: a.id, groupInstanceId: null }]);
-  assert.deepEqual(groups.list(), [{ groupId: 'g', protocolType: 'consumer', state: 'Empty' }]);
+  assert.deepEqual(groups.list(), [{ groupId: 'g', protocolType: 'consumer', state: 'Empty', groupType: 'classic' }]);
   assert.equal(await groups.delete('g'), ErrorCode.NONE);
   assert.equal(groups.committedOffsets('g'), undefined);
   assert.deepEqual(groups.list(), []);
@@ -643,7 +643,7 @@ test('groups come back from a restart as their last rebalance left them: members
   );
   assert.deepEqual(
     after.list().find((g) => g.groupId === 'left'),
-    { groupId: 'left', protocolType: 'consumer', state: 'Empty' },
+    { groupId: 'left', protocolType: 'consumer', state: 'Empty', groupType: 'classic' },
   );
   assert.equal(heartbeat(after, a.id, 2), ErrorCode.NONE, 'no rebalance: the member goes on');
   const again = await after.sync({
@@ -761,8 +761,8 @@ test('a stored Empty group lists after a restart, is deleted by DeleteGroups, an
   const later = new ManualScheduler();
   const after = await open(later);
   assert.deepEqual(after.list(), [
-    { groupId: 'deleted', protocolType: 'consumer', state: 'Empty' },
-    { groupId: 'cleaned', protocolType: 'consumer', state: 'Empty' },
+    { groupId: 'deleted', protocolType: 'consumer', state: 'Empty', groupType: 'classic' },
+    { groupId: 'cleaned', protocolType: 'consumer', state: 'Empty', groupType: 'classic' },
   ]);
   assert.equal(await after.delete('deleted'), ErrorCode.NONE);
   await later.advance(CLEANUP_INTERVAL);

@@ -52,8 +52,6 @@ const BROOK: Record<number, [number, number]> = {
   57: [0, 1], // UpdateFeatures
   60: [0, 1], // DescribeCluster
   66: [0, 1], // ListTransactions
-  68: [0, 0], // ConsumerGroupHeartbeat, as with group.version 0
-  69: [0, 0], // ConsumerGroupDescribe
   74: [0, 0], // ListConfigResources
   80: [0, 0], // AddRaftVoter
 };
@@ -72,13 +70,13 @@ function expected(version: KafkaVersion): Record<number, [number, number]> {
   return out;
 }
 
-/** metadata.version and transaction.version a new cluster of each release finalizes. */
+/** metadata.version, transaction.version and group.version a new cluster of each release finalizes. */
 const FINALIZED: Record<KafkaVersion, Record<string, number>> = {
   '3.9': { 'metadata.version': 21 },
-  '4.0': { 'metadata.version': 25, 'transaction.version': 2 },
-  '4.1': { 'metadata.version': 27, 'transaction.version': 2 },
-  '4.2': { 'metadata.version': 29, 'transaction.version': 2 },
-  '4.3': { 'metadata.version': 30, 'transaction.version': 2 },
+  '4.0': { 'group.version': 1, 'metadata.version': 25, 'transaction.version': 2 },
+  '4.1': { 'group.version': 1, 'metadata.version': 27, 'transaction.version': 2 },
+  '4.2': { 'group.version': 1, 'metadata.version': 29, 'transaction.version': 2 },
+  '4.3': { 'group.version': 1, 'metadata.version': 30, 'transaction.version': 2 },
 };
 
 for (const version of KAFKA_VERSIONS) {

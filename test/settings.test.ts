@@ -18,6 +18,8 @@ const STATIC_BROKER_CONFIG = 4;
 function otherThanDefault(name: string, s: Setting): { args: string[]; shown: string } {
   const flag = flagOf(name, s);
   if (s.kind.parse === undefined) return { args: [flag], shown: String(!s.default) };
+  // A list: its items but the first.
+  if (Array.isArray(s.default)) return { args: [flag, s.default.slice(1).join(',')], shown: s.default.slice(1).join(',') };
   const d = Number(s.default);
   const text = s.kind.choices?.find((c) => c !== s.default) ?? [d + 1, d - 1, d / 2].map(String).find((t) => s.kind.fits(Number(t)))!;
   return { args: [flag, text], shown: text };

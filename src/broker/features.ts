@@ -22,21 +22,18 @@ const METADATA_VERSION: Readonly<Record<KafkaVersion, number>> = { '3.9': 21, '4
 /** transaction.version: 3.9 has no production level above 0; 4.0 on finalize 2 (KIP-890 part 2). */
 const TRANSACTION_VERSION: Readonly<Record<KafkaVersion, number>> = { '3.9': 0, '4.0': 2, '4.1': 2, '4.2': 2, '4.3': 2 };
 
-/**
- * group.version (KIP-848's consumer groups): Kafka 4.0 on finalize 1. brook answers
- * ConsumerGroupHeartbeat and ConsumerGroupDescribe as Kafka with the feature off, so 0 for now.
- */
+/** group.version (KIP-848's consumer groups): Kafka 4.0 on finalize 1. */
 const GROUP_VERSION: Readonly<Record<KafkaVersion, number>> = {
   '3.9': 0,
-  '4.0': 0,
-  '4.1': 0,
-  '4.2': 0,
-  '4.3': 0,
+  '4.0': 1,
+  '4.1': 1,
+  '4.2': 1,
+  '4.3': 1,
 };
 
 /**
  * The levels of a release, or without one brook's own: Kafka 3.9's metadata.version with
- * transactions v2 finalized (see docs/departures.md).
+ * transactions v2 and consumer groups finalized (see docs/departures.md).
  */
 export function featureLevels(version: KafkaVersion | undefined): FeatureLevels {
   const metadata = version === undefined ? METADATA_VERSION['3.9'] : METADATA_VERSION[version];
@@ -45,7 +42,7 @@ export function featureLevels(version: KafkaVersion | undefined): FeatureLevels 
     if (level > 0) levels.push([feature, { minSupported: 0, maxSupported: level, finalized: level }]);
   };
   upTo('transaction.version', version === undefined ? 2 : TRANSACTION_VERSION[version]);
-  upTo('group.version', version === undefined ? 0 : GROUP_VERSION[version]);
+  upTo('group.version', version === undefined ? 1 : GROUP_VERSION[version]);
   return new Map(levels);
 }
 

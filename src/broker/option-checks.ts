@@ -3,7 +3,7 @@
  * an unknown name, or a value of another type than the setting's, would otherwise be ignored, and
  * a value out of a setting's range would fail later, on some request.
  */
-import { DEFAULT_CONFIG, OPTIONS, type Setting } from '../settings/settings.js';
+import { DEFAULT_CONFIG, OPTIONS, type BrokerConfig, type Setting } from '../settings/settings.js';
 
 const KINDS: ReadonlyMap<string, Setting['kind']> = new Map(OPTIONS.map(([name, s]) => [name, s.kind]));
 const NAMES = [...KINDS.keys()].sort();
@@ -38,6 +38,24 @@ export function memoryProblem(options: { readonly queuedMaxRequestBytes?: number
   const largest = options.maxRequestBytes ?? DEFAULT_CONFIG.maxRequestBytes;
   if (queued >= largest) return undefined;
   return `queued.max.request.bytes (${queued}) must be at least socket.request.max.bytes (${largest}), as in Kafka: the memory for requests in flight must hold the largest request`;
+}
+
+/**
+ * As Kafka's `GroupCoordinatorConfig` requires: the consumer groups' session timeout and heartbeat
+ * interval lie within their minimum and maximum, and the interval is shorter than the timeout.
+ */
+export function consumerGroupTimeProblem(c: BrokerConfig): string | undefined {
+  const pairs = [
+    ['session.timeout.ms', c.consumerGroupMinSessionTimeoutMs, c.consumerGroupSessionTimeoutMs, c.consumerGroupMaxSessionTimeoutMs],
+    ['heartbeat.interval.ms', c.consumerGroupMinHeartbeatIntervalMs, c.consumerGroupHeartbeatIntervalMs, c.consumerGroupMaxHeartbeatIntervalMs],
+  ] as const;
+  for (const [name, min, value, max] of pairs) {
+    if (min > value || value > max)
+      return `group.consumer.${name} must lie between group.consumer.min.${name} and group.consumer.max.${name}: ${min} ≤ ${value} ≤ ${max} does not hold`;
+  }
+  if (c.consumerGroupHeartbeatIntervalMs >= c.consumerGroupSessionTimeoutMs)
+    return 'group.consumer.heartbeat.interval.ms must be less than group.consumer.session.timeout.ms';
+  return undefined;
 }
 
 /** The value as the message shows it: JSON, cut short (a certificate would fill the screen). */

@@ -19,7 +19,8 @@ import type { BrokerContext } from './broker-context.js';
 import type { ApiHandler } from './api-handler.js';
 import { DEFAULT_CONFIG, type BrokerConfig } from '../settings/settings.js';
 import { MAX_TIMER_MS } from '../settings/kinds.js';
-import { listenerProblem, memoryProblem, optionProblem } from './option-checks.js';
+import { consumerGroupTimeProblem, listenerProblem, memoryProblem, optionProblem } from './option-checks.js';
+import { topicImage } from './topic-image.js';
 import { formatHostPort } from '../server/host-port.js';
 import { createDispatcher } from './dispatch.js';
 import { guarded } from './authorization.js';
@@ -102,6 +103,11 @@ export async function startBroker(options: BrokerOptions = {}): Promise<Broker> 
   const dataDir = options.dataDir ?? (await mkdtemp(join(tmpdir(), 'brook-')));
   const removeTemporary = (): Promise<void> => (temporary ? rm(dataDir, { recursive: true, force: true }) : Promise.resolve());
   const config: BrokerConfig = { ...DEFAULT_CONFIG, ...withoutUndefined(options), dataDir, port: options.port ?? (temporary ? 0 : DEFAULT_CONFIG.port) };
+  const outOfRange = consumerGroupTimeProblem(config);
+  if (outOfRange !== undefined) {
+    await removeTemporary();
+    throw new RangeError(`startBroker: ${outOfRange}`);
+  }
   const cluster = new Cluster(config.nodes);
   let running: Running;
   try {
@@ -191,6 +197,13 @@ async function run(config: BrokerConfig, logger: Logger, faults: FaultRegistry, 
       flush: config.flush,
       offsetsRetentionMs: config.offsetsRetentionMinutes * 60_000,
       cleanupIntervalMs: config.offsetsRetentionCheckIntervalMs,
+      consumer: {
+        sessionTimeoutMs: config.consumerGroupSessionTimeoutMs,
+        heartbeatIntervalMs: config.consumerGroupHeartbeatIntervalMs,
+        maxSize: config.consumerGroupMaxSize,
+        assignors: config.consumerGroupAssignors,
+      },
+      topics: () => topicImage(storage),
     });
     closers.push(() => groups.close());
     await groups.deleteOffsetsOfMissingTopics((topic) => storage.topic(topic) !== undefined);

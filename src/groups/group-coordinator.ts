@@ -14,6 +14,8 @@ import { OffsetStore, type CommittedOffset, type GroupOffsets, type PartitionOff
 import { CONSUMER_PROTOCOL_TYPE } from './consumer-protocol.js';
 import { Rebalancer, type JoinRequest, type MemberIdentity, type RebalanceOptions } from './rebalancer.js';
 import { timerScheduler, type Cancel } from './scheduler.js';
+import { ConsumerCoordinator, type ConsumerGroupOptions, type ConsumerHeartbeat, type ConsumerHeartbeatOutcome } from './consumer-coordinator.js';
+import type { ConsumerGroup, ConsumerGroupState, TopicImage } from './consumer-group.js';
 
 export type CoordinatorLog = StoreLog;
 
@@ -30,6 +32,10 @@ export interface CoordinatorOptions extends RebalanceOptions {
   /** The time, ms since the epoch. */
   readonly now: () => number;
   readonly log: CoordinatorLog;
+  /** Consumer-protocol groups' settings (group.consumer.*). */
+  readonly consumer: Omit<ConsumerGroupOptions, 'scheduler' | 'topics' | 'onStoreError'>;
+  /** The topics as the broker has them now, which consumer groups subscribe to. */
+  readonly topics: () => TopicImage;
 }
 
 const DEFAULT_OPTIONS: Omit<CoordinatorOptions, 'log'> = {
@@ -42,6 +48,8 @@ const DEFAULT_OPTIONS: Omit<CoordinatorOptions, 'log'> = {
   offsetsRetentionMs: 7 * 24 * 3_600_000,
   flush: 'none',
   now: Date.now,
+  consumer: { sessionTimeoutMs: 45_000, heartbeatIntervalMs: 5000, maxSize: 2 ** 31 - 1, assignors: ['uniform', 'range'] },
+  topics: () => ({ byName: new Map(), key: '' }),
 };
 
 export interface MemberRequest {
@@ -77,10 +85,13 @@ export interface OffsetDeleteOutcome {
 export interface GroupListing {
   readonly groupId: string;
   readonly protocolType: string;
-  readonly state: GroupState;
+  readonly state: GroupState | ConsumerGroupState;
+  /** Kafka's group types: `classic` or `consumer`. */
+  readonly groupType: 'classic' | 'consumer';
 }
 
-export interface GroupDescription extends GroupListing {
+export interface GroupDescription extends Omit<GroupListing, 'groupType' | 'state'> {
+  readonly state: GroupState;
   readonly protocolData: string;
   readonly members: {
     readonly memberId: string;
@@ -99,6 +110,8 @@ export class GroupCoordinator {
    */
   private readonly groups = new Map<string, ClassicGroup>();
   private readonly rebalancer: Rebalancer;
+  /** The consumer-protocol groups, in the same namespace of group ids. */
+  readonly consumer: ConsumerCoordinator;
   private cancelCleanup: Cancel | undefined;
   private closed = false;
 
@@ -108,6 +121,12 @@ export class GroupCoordinator {
     private readonly options: CoordinatorOptions,
   ) {
     this.rebalancer = new Rebalancer(options, (group) => groupStore.put(group));
+    this.consumer = new ConsumerCoordinator(groupStore, {
+      ...options.consumer,
+      scheduler: options.scheduler,
+      topics: options.topics,
+      onStoreError: (group, err) => options.log.error({ group, err }, 'consumer group not stored'),
+    });
     // As Kafka's `GroupCoordinator.onGroupLoaded` after loading its groups: each member has a session from now to show it is still there.
     for (const group of groupStore.takeGroups(options.now)) {
       this.groups.set(group.groupId, group);
@@ -129,6 +148,12 @@ export class GroupCoordinator {
     if (groupId === '') return Promise.resolve(joinError(memberId, ErrorCode.INVALID_GROUP_ID));
     if (request.sessionTimeoutMs < this.options.minSessionTimeoutMs || request.sessionTimeoutMs > this.options.maxSessionTimeoutMs) {
       return Promise.resolve(joinError(memberId, ErrorCode.INVALID_SESSION_TIMEOUT));
+    }
+    const consumerGroup = this.consumer.groups.get(groupId);
+    if (consumerGroup !== undefined) {
+      // Kafka converts an empty consumer group; one with members does not take classic members (no migration here, docs/departures.md).
+      if (consumerGroup.members.size > 0) return Promise.resolve(joinError(memberId, ErrorCode.INCONSISTENT_GROUP_PROTOCOL));
+      this.consumer.discard(groupId);
     }
     let group = this.groups.get(groupId);
     const created = group === undefined;
@@ -152,6 +177,36 @@ export class GroupCoordinator {
       return Promise.resolve(syncError(ErrorCode.INCONSISTENT_GROUP_PROTOCOL));
     }
     return this.rebalancer.sync(group, member, request.assignments);
+  }
+
+  /** ConsumerGroupHeartbeat: a group id a classic group with members holds is not a consumer group's; an Empty one's becomes one. */
+  consumerHeartbeat(request: ConsumerHeartbeat): Promise<ConsumerHeartbeatOutcome> {
+    const outcome = (errorCode: number, errorMessage: string | null = null): Promise<ConsumerHeartbeatOutcome> =>
+      Promise.resolve({ errorCode, errorMessage, memberId: null, memberEpoch: 0, heartbeatIntervalMs: 0, assignment: null });
+    if (this.closed) return outcome(ErrorCode.NOT_COORDINATOR);
+    const classic = this.groups.get(request.groupId);
+    if (classic !== undefined) {
+      if (!this.removable(classic) && !(classic.is('Empty') && classic.pendingMembers.size === 0)) {
+        return outcome(ErrorCode.GROUP_ID_NOT_FOUND, `Group ${request.groupId} is not a consumer group.`);
+      }
+      this.discard(classic);
+    }
+    return this.consumer.heartbeat(request);
+  }
+
+  /** The consumer group of that id, or the error ConsumerGroupDescribe gives for it, as Kafka's `GroupMetadataManager.consumerGroupDescribe`. */
+  consumerGroup(groupId: string): ConsumerGroup | { errorCode: number; errorMessage: string } {
+    const group = this.consumer.groups.get(groupId);
+    if (group !== undefined) return group;
+    const message = this.groups.has(groupId) ? `Group ${groupId} is not a consumer group.` : `Group ${groupId} not found.`;
+    return { errorCode: ErrorCode.GROUP_ID_NOT_FOUND, errorMessage: message };
+  }
+
+  /** OffsetFetch v9's check of the member named: a consumer group's member must be there at its epoch. */
+  fetchError(groupId: string, memberId: string | null, memberEpoch: number): number {
+    const group = this.consumer.groups.get(groupId);
+    if (group === undefined || (memberId === null && memberEpoch < 0)) return ErrorCode.NONE;
+    return this.consumer.memberEpochError(group, memberId, memberEpoch);
   }
 
   heartbeat(request: MemberRequest): number {
@@ -187,6 +242,13 @@ export class GroupCoordinator {
   txnCommitError(groupId: string, generationId: number, memberId: string, groupInstanceId: string | null): number {
     if (this.closed) return ErrorCode.NOT_COORDINATOR;
     if (groupId === '') return ErrorCode.INVALID_GROUP_ID;
+    const consumerGroup = this.consumer.groups.get(groupId);
+    if (consumerGroup !== undefined) {
+      if (memberId === '' && generationId < 0) return ErrorCode.NONE;
+      // Older producers know a stale generation, not a stale member epoch.
+      const error = this.consumer.memberEpochError(consumerGroup, memberId, generationId);
+      return error === ErrorCode.STALE_MEMBER_EPOCH ? ErrorCode.ILLEGAL_GENERATION : error;
+    }
     const group = this.groups.get(groupId);
     if (group === undefined) return ErrorCode.NONE;
     if (memberId !== '' || groupInstanceId !== null) {
@@ -227,9 +289,16 @@ export class GroupCoordinator {
   }
 
   list(): GroupListing[] {
-    const listings = [...this.groups.values()].map((g) => ({ groupId: g.groupId, protocolType: g.protocolType ?? '', state: g.state }));
+    const listings: GroupListing[] = [...this.groups.values()].map((g) => ({
+      groupId: g.groupId,
+      protocolType: g.protocolType ?? '',
+      state: g.state,
+      groupType: 'classic',
+    }));
+    for (const g of this.consumer.groups.values())
+      listings.push({ groupId: g.groupId, protocolType: CONSUMER_PROTOCOL_TYPE, state: g.state(), groupType: 'consumer' });
     for (const groupId of this.offsetStore.groupIds()) {
-      if (!this.groups.has(groupId)) listings.push({ groupId, protocolType: '', state: 'Empty' });
+      if (!this.groups.has(groupId) && !this.consumer.groups.has(groupId)) listings.push({ groupId, protocolType: '', state: 'Empty', groupType: 'classic' });
     }
     return listings;
   }
@@ -237,7 +306,8 @@ export class GroupCoordinator {
   describe(groupId: string): GroupDescription {
     const group = this.groups.get(groupId);
     if (group === undefined) {
-      const state = this.offsetStore.has(groupId) ? 'Empty' : 'Dead';
+      // A consumer group is not a classic group: DescribeGroups up to v5 shows it Dead, as Kafka's `GroupMetadataManager.describeGroups`.
+      const state = this.offsetStore.has(groupId) && !this.consumer.groups.has(groupId) ? 'Empty' : 'Dead';
       return { groupId, protocolType: '', state, protocolData: '', members: [] };
     }
     // As Kafka's `GroupMetadata.summary`, metadata and assignments are shown only while they are settled.
@@ -261,9 +331,14 @@ export class GroupCoordinator {
   /** Deletes an Empty group and its committed offsets. */
   async delete(groupId: string): Promise<number> {
     if (this.closed) return ErrorCode.NOT_COORDINATOR;
+    const consumerGroup = this.consumer.groups.get(groupId);
+    if (consumerGroup !== undefined) {
+      if (consumerGroup.members.size > 0) return ErrorCode.NON_EMPTY_GROUP;
+      this.consumer.discard(groupId);
+    }
     const group = this.groups.get(groupId);
     if (group !== undefined && !group.is('Empty')) return ErrorCode.NON_EMPTY_GROUP;
-    if (group === undefined && !this.offsetStore.has(groupId)) return ErrorCode.GROUP_ID_NOT_FOUND;
+    if (group === undefined && consumerGroup === undefined && !this.offsetStore.has(groupId)) return ErrorCode.GROUP_ID_NOT_FOUND;
     if (group !== undefined) this.discard(group);
     if (!this.offsetStore.has(groupId)) return ErrorCode.NONE;
     try {
@@ -290,7 +365,12 @@ export class GroupCoordinator {
     const group = this.groups.get(groupId);
     if (group === undefined && !this.offsetStore.has(groupId)) return refused(ErrorCode.GROUP_ID_NOT_FOUND);
     let subscribed = (_topic: string): boolean => false;
-    if (group !== undefined && !group.is('Empty')) {
+    const consumerGroup = this.consumer.groups.get(groupId);
+    if (consumerGroup !== undefined && consumerGroup.members.size > 0) {
+      const image = this.options.topics();
+      const ids = new Set([...consumerGroup.members.values()].flatMap((m) => [...consumerGroup.subscribedTopics(m, image, this.consumer.matches)]));
+      subscribed = (topic) => ids.has(image.byName.get(topic)?.topicId ?? '');
+    } else if (group !== undefined && !group.is('Empty')) {
       if (group.protocolType !== CONSUMER_PROTOCOL_TYPE) return refused(ErrorCode.NON_EMPTY_GROUP);
       const topics = group.subscribedTopics();
       subscribed = (topic) => topics === undefined || topics.has(topic);
@@ -327,6 +407,7 @@ export class GroupCoordinator {
       group.cancelTimers();
     }
     this.groups.clear();
+    this.consumer.close();
     await Promise.all([this.offsetStore.close(), this.groupStore.close()]);
   }
 
@@ -349,6 +430,13 @@ export class GroupCoordinator {
   private commitError(request: CommitRequest): number {
     if (this.closed) return ErrorCode.NOT_COORDINATOR;
     const { groupId, generationId, memberId, groupInstanceId } = request;
+    const consumerGroup = this.consumer.groups.get(groupId);
+    if (consumerGroup !== undefined) {
+      if (generationId < 0 && memberId === '' && consumerGroup.members.size === 0) return ErrorCode.NONE;
+      // As Kafka's `ConsumerGroup.validateOffsetCommit`: members of the consumer protocol commit with v9 or later, naming their epoch.
+      if (consumerGroup.members.has(memberId) && request.apiVersion < 9) return ErrorCode.UNSUPPORTED_VERSION;
+      return this.consumer.memberEpochError(consumerGroup, memberId, generationId, request.offsets);
+    }
     const group = this.groups.get(groupId);
     if (group === undefined) {
       if (generationId < 0) return ErrorCode.NONE;
@@ -379,6 +467,9 @@ export class GroupCoordinator {
     this.cancelCleanup = this.options.scheduler.schedule(this.options.cleanupIntervalMs, () => {
       this.expireOffsets();
       for (const group of [...this.groups.values()]) if (this.removable(group)) this.discard(group);
+      for (const group of [...this.consumer.groups.values()]) {
+        if (group.members.size === 0 && !this.offsetStore.has(group.groupId)) this.consumer.discard(group.groupId);
+      }
       this.scheduleCleanup();
     });
   }
@@ -397,6 +488,8 @@ export class GroupCoordinator {
   private expireOffsets(): void {
     const now = this.options.now();
     for (const groupId of this.offsetStore.groupIds()) {
+      // A consumer group's offsets are kept while it has members; once Empty, each goes that long after its commit.
+      if ((this.consumer.groups.get(groupId)?.members.size ?? 0) > 0) continue;
       const since = this.expiresFrom(this.groups.get(groupId));
       if (since === undefined || this.offsetStore.hasPending(groupId)) continue;
       const expired: TopicPartition[] = [];

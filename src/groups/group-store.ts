@@ -14,6 +14,8 @@ import { mkdir } from 'node:fs/promises';
 import { dirname } from 'node:path';
 import { DurableJsonFile, isJsonObject, isVersion1, writeFileDurably } from '../files/durable-file.js';
 import { ClassicGroup, Member } from './classic-group.js';
+import { ConsumerGroup, type ConsumerMember, type MemberState } from './consumer-group.js';
+import type { TopicPartitions } from './assignors.js';
 
 export const GROUPS_FILE = 'groups.json';
 const RETRY_MS = 5000;
@@ -46,14 +48,50 @@ interface FileGroup {
   readonly currentStateTimestamp?: number;
 }
 
+/** Topic id → partitions, as pairs. */
+type FilePartitions = readonly (readonly [string, readonly number[]])[];
+
+/** A consumer-protocol member: its subscription, epochs, what it owns and its target. */
+interface FileConsumerMember {
+  readonly memberId: string;
+  readonly instanceId: string | null;
+  readonly rackId: string | null;
+  readonly clientId: string;
+  readonly clientHost: string;
+  readonly rebalanceTimeoutMs: number;
+  readonly subscribedTopicNames: readonly string[];
+  readonly subscribedTopicRegex: string | null;
+  readonly serverAssignor: string | null;
+  readonly memberEpoch: number;
+  readonly previousMemberEpoch: number;
+  readonly state: MemberState;
+  readonly assigned: FilePartitions;
+  readonly pendingRevocation: FilePartitions;
+  readonly target: FilePartitions;
+  /** Topic id → [partition, the epoch the member was given it at] pairs. */
+  readonly assignmentEpochs: readonly (readonly [string, readonly (readonly [number, number])[]])[];
+}
+
+/** A consumer-protocol group (Kafka keeps these as its ConsumerGroup* records). */
+interface FileConsumerGroup {
+  readonly groupId: string;
+  readonly groupEpoch: number;
+  readonly assignmentEpoch: number;
+  readonly subscribedPartitions: readonly (readonly [string, number])[];
+  readonly members: readonly FileConsumerMember[];
+}
+
 interface GroupsDocument {
   readonly version: 1;
   readonly groups: readonly FileGroup[];
+  /** Absent in files written before brook served consumer groups. */
+  readonly consumerGroups?: readonly FileConsumerGroup[];
 }
 
 export class GroupStore {
   /** groupId → the group's JSON. */
   private readonly encoded: Map<string, string>;
+  private readonly encodedConsumer: Map<string, string>;
   private dirty = false;
   private writing: Promise<void> | undefined;
   /** Settles each caller waiting for a write that holds its change. */
@@ -64,16 +102,18 @@ export class GroupStore {
   private constructor(
     private readonly path: string,
     private loaded: readonly FileGroup[],
+    private loadedConsumer: readonly FileConsumerGroup[],
     private readonly onError: (err: Error) => void,
   ) {
     this.encoded = new Map(loaded.map((g) => [g.groupId, JSON.stringify(g)]));
+    this.encodedConsumer = new Map(loadedConsumer.map((g) => [g.groupId, JSON.stringify(g)]));
   }
 
   /** The groups in `path`; a file not of brook's form stops the open, naming it. */
   static async open(path: string, onError: (err: Error) => void): Promise<GroupStore> {
     await mkdir(dirname(path), { recursive: true });
     const document = await new DurableJsonFile(path, isGroupsDocument).read();
-    return new GroupStore(path, document?.groups ?? [], onError);
+    return new GroupStore(path, document?.groups ?? [], document?.consumerGroups ?? [], onError);
   }
 
   /** The groups as stored when opened: Stable with their members, or Empty; no timers run yet. Once only. */
@@ -83,6 +123,19 @@ export class GroupStore {
     return groups;
   }
 
+  /** The consumer groups as stored when opened, their members owning what they owned; no timers run yet. Once only. */
+  takeConsumerGroups(): ConsumerGroup[] {
+    const groups = this.loadedConsumer.map(restoreConsumer);
+    this.loadedConsumer = [];
+    return groups;
+  }
+
+  /** Stores what the consumer group is now; resolves once it is written. */
+  putConsumer(group: ConsumerGroup): Promise<void> {
+    this.encodedConsumer.set(group.groupId, JSON.stringify(storedConsumer(group)));
+    return this.save();
+  }
+
   /** Stores what the settled (Stable or Empty) group is now; resolves once it is written. */
   put(group: ClassicGroup): Promise<void> {
     this.encoded.set(group.groupId, JSON.stringify(stored(group)));
@@ -90,7 +143,8 @@ export class GroupStore {
   }
 
   remove(groupId: string): void {
-    if (this.encoded.delete(groupId)) this.save().catch(() => {});
+    const classic = this.encoded.delete(groupId);
+    if (this.encodedConsumer.delete(groupId) || classic) this.save().catch(() => {});
   }
 
   /** Writes what is not written yet, trying once more if the last write failed, and stops retrying. */
@@ -117,7 +171,8 @@ export class GroupStore {
       const waiting = this.waiting;
       this.waiting = [];
       try {
-        await writeFileDurably(this.path, `{"version":1,"groups":[${[...this.encoded.values()].join(',')}]}\n`);
+        const consumer = [...this.encodedConsumer.values()].join(',');
+        await writeFileDurably(this.path, `{"version":1,"groups":[${[...this.encoded.values()].join(',')}],"consumerGroups":[${consumer}]}\n`);
         for (const w of waiting) w.resolve();
       } catch (err) {
         this.onError(err as Error);
@@ -178,6 +233,56 @@ function restore(g: FileGroup, clock: () => number): ClassicGroup {
   return group;
 }
 
+const toFile = (partitions: TopicPartitions): FilePartitions => [...partitions].map(([topic, set]) => [topic, [...set]] as const);
+const fromFile = (partitions: FilePartitions): TopicPartitions => new Map(partitions.map(([topic, list]) => [topic, new Set(list)]));
+
+function storedConsumer(group: ConsumerGroup): FileConsumerGroup {
+  return {
+    groupId: group.groupId,
+    groupEpoch: group.groupEpoch,
+    assignmentEpoch: group.assignmentEpoch,
+    subscribedPartitions: [...group.subscribedPartitions],
+    members: [...group.members.values()].map((m) => ({
+      memberId: m.memberId,
+      instanceId: m.instanceId,
+      rackId: m.rackId,
+      clientId: m.clientId,
+      clientHost: m.clientHost,
+      rebalanceTimeoutMs: m.rebalanceTimeoutMs,
+      subscribedTopicNames: m.subscribedTopicNames,
+      subscribedTopicRegex: m.subscribedTopicRegex,
+      serverAssignor: m.serverAssignor,
+      memberEpoch: m.memberEpoch,
+      previousMemberEpoch: m.previousMemberEpoch,
+      state: m.state,
+      assigned: toFile(m.assigned),
+      pendingRevocation: toFile(m.pendingRevocation),
+      target: toFile(group.target.get(m.memberId) ?? new Map()),
+      assignmentEpochs: [...m.assignmentEpochs].map(([topic, epochs]) => [topic, [...epochs]] as const),
+    })),
+  };
+}
+
+function restoreConsumer(g: FileConsumerGroup): ConsumerGroup {
+  const group = new ConsumerGroup(g.groupId);
+  group.groupEpoch = g.groupEpoch;
+  group.assignmentEpoch = g.assignmentEpoch;
+  group.subscribedPartitions = new Map(g.subscribedPartitions);
+  for (const m of g.members) {
+    const { target: _target, ...fields } = m;
+    const member: ConsumerMember = {
+      ...fields,
+      subscribedTopicNames: [...m.subscribedTopicNames],
+      assigned: fromFile(m.assigned),
+      pendingRevocation: fromFile(m.pendingRevocation),
+      assignmentEpochs: new Map(m.assignmentEpochs.map(([topic, epochs]) => [topic, new Map(epochs)])),
+    };
+    group.restoreMember(member);
+    group.target.set(m.memberId, fromFile(m.target));
+  }
+  return group;
+}
+
 const isString = (v: unknown): v is string => typeof v === 'string';
 const isStringOrNull = (v: unknown): boolean => v === null || isString(v);
 const isCount = (v: unknown): boolean => Number.isSafeInteger(v) && (v as number) >= 0;
@@ -203,6 +308,48 @@ function isFileGroup(g: unknown): boolean {
   return members.length === 0 ? g.leaderId === null : members.some((m) => m.memberId === g.leaderId) && g.protocolName !== null;
 }
 
+const isEpoch = (v: unknown): boolean => Number.isSafeInteger(v) && (v as number) >= -2;
+const isFilePartitions = (v: unknown): boolean =>
+  Array.isArray(v) && v.every((e) => Array.isArray(e) && e.length === 2 && isString(e[0]) && Array.isArray(e[1]) && (e[1] as unknown[]).every(isCount));
+
+function isFileConsumerMember(m: unknown): boolean {
+  return (
+    isJsonObject(m) &&
+    [m.memberId, m.clientId, m.clientHost].every(isString) &&
+    [m.instanceId, m.rackId, m.subscribedTopicRegex, m.serverAssignor].every(isStringOrNull) &&
+    isCount(m.rebalanceTimeoutMs) &&
+    Array.isArray(m.subscribedTopicNames) &&
+    m.subscribedTopicNames.every(isString) &&
+    isEpoch(m.memberEpoch) &&
+    isEpoch(m.previousMemberEpoch) &&
+    ['stable', 'unrevoked_partitions', 'unreleased_partitions'].includes(m.state as string) &&
+    [m.assigned, m.pendingRevocation, m.target].every(isFilePartitions) &&
+    Array.isArray(m.assignmentEpochs) &&
+    m.assignmentEpochs.every(
+      (e: unknown) =>
+        Array.isArray(e) &&
+        e.length === 2 &&
+        isString(e[0]) &&
+        Array.isArray(e[1]) &&
+        (e[1] as unknown[]).every((pe) => Array.isArray(pe) && pe.length === 2 && isCount(pe[0]) && isCount(pe[1])),
+    )
+  );
+}
+
+function isFileConsumerGroup(g: unknown): boolean {
+  return (
+    isJsonObject(g) &&
+    isString(g.groupId) &&
+    isCount(g.groupEpoch) &&
+    isCount(g.assignmentEpoch) &&
+    Array.isArray(g.subscribedPartitions) &&
+    g.subscribedPartitions.every((e: unknown) => Array.isArray(e) && e.length === 2 && isString(e[0]) && isCount(e[1])) &&
+    Array.isArray(g.members) &&
+    g.members.every(isFileConsumerMember)
+  );
+}
+
 function isGroupsDocument(value: unknown): value is GroupsDocument {
-  return isVersion1(value) && Array.isArray(value.groups) && value.groups.every(isFileGroup);
+  if (!isVersion1(value) || !Array.isArray(value.groups) || !value.groups.every(isFileGroup)) return false;
+  return value.consumerGroups === undefined || (Array.isArray(value.consumerGroups) && value.consumerGroups.every(isFileConsumerGroup));
 }

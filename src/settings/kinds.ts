@@ -205,6 +205,24 @@ export const principals: Kind<readonly string[]> = {
   flagSaid: 'principals such as `User:admin`, separated by `;`',
 };
 
+/** The server-side assignors of consumer groups (KIP-848), by the names Kafka gives them. */
+export const ASSIGNORS = ['uniform', 'range'] as const;
+export type AssignorName = (typeof ASSIGNORS)[number];
+
+/** The names of the consumer group assignors, as `group.consumer.assignors` lists them, separated by `,`. */
+export const assignorList: Kind<readonly AssignorName[]> = {
+  fits: (v) => Array.isArray(v) && v.length > 0 && v.every((a) => (ASSIGNORS as readonly unknown[]).includes(a)),
+  said: `a non-empty array of ${ASSIGNORS.map((a) => `'${a}'`).join(' and ')}`,
+  arg: '<assignors>',
+  parse(text) {
+    const list = text.split(',').map((a) => a.trim());
+    const bad = list.find((a) => !(ASSIGNORS as readonly string[]).includes(a));
+    if (bad !== undefined) throw new Error(`'${bad}' is not an assignor: ${ASSIGNORS.join(', ')}`);
+    return list as AssignorName[];
+  },
+  flagSaid: `${ASSIGNORS.map((a) => `\`${a}\``).join(', ')}, separated by \`,\``,
+};
+
 export const pinoLogger: Kind<Logger> = {
   fits: (v) => ['info', 'warn', 'error'].every((level) => typeof field(v, level) === 'function'),
   said: 'a pino logger',

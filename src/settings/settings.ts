@@ -10,6 +10,7 @@ import { TIMESTAMP_TYPES } from '../protocol/record-batch.js';
 import {
   addressCounts,
   ANY,
+  assignorList,
   bool,
   clientAuth,
   faultRules,
@@ -257,6 +258,54 @@ export const SETTINGS = {
     default: 600_000,
     broker: 'offsets.retention.check.interval.ms',
     description: 'how often expired offsets, and Empty groups without offsets, are removed',
+  }),
+  consumerGroupSessionTimeoutMs: setting({
+    kind: int(1, INT32_MAX, 'ms'),
+    default: 45_000,
+    broker: 'group.consumer.session.timeout.ms',
+    description: 'how long a consumer-protocol member may go without a heartbeat before it is removed from its group',
+  }),
+  consumerGroupMinSessionTimeoutMs: setting({
+    kind: int(1, INT32_MAX, 'ms'),
+    default: 45_000,
+    broker: 'group.consumer.min.session.timeout.ms',
+    description: 'the least `group.consumer.session.timeout.ms` may be',
+  }),
+  consumerGroupMaxSessionTimeoutMs: setting({
+    kind: int(1, INT32_MAX, 'ms'),
+    default: 60_000,
+    broker: 'group.consumer.max.session.timeout.ms',
+    description: 'the most `group.consumer.session.timeout.ms` may be',
+  }),
+  consumerGroupHeartbeatIntervalMs: setting({
+    kind: int(1, INT32_MAX, 'ms'),
+    default: 5000,
+    broker: 'group.consumer.heartbeat.interval.ms',
+    description: 'how often consumer-protocol members are told to heartbeat',
+  }),
+  consumerGroupMinHeartbeatIntervalMs: setting({
+    kind: int(1, INT32_MAX, 'ms'),
+    default: 5000,
+    broker: 'group.consumer.min.heartbeat.interval.ms',
+    description: 'the least `group.consumer.heartbeat.interval.ms` may be',
+  }),
+  consumerGroupMaxHeartbeatIntervalMs: setting({
+    kind: int(1, INT32_MAX, 'ms'),
+    default: 15_000,
+    broker: 'group.consumer.max.heartbeat.interval.ms',
+    description: 'the most `group.consumer.heartbeat.interval.ms` may be',
+  }),
+  consumerGroupMaxSize: setting({
+    kind: int(1, INT32_MAX),
+    default: INT32_MAX,
+    broker: 'group.consumer.max.size',
+    description: 'members a consumer-protocol group may have; one more is refused with GROUP_MAX_SIZE_REACHED',
+  }),
+  consumerGroupAssignors: setting({
+    kind: assignorList,
+    default: ['uniform', 'range'],
+    broker: 'group.consumer.assignors',
+    description: 'the server-side assignors consumer-protocol members may name, the first used when they name none',
   }),
   // Kafka 4.0's hour: a batch stamped further ahead would start a segment of its own.
   messageTimestampAfterMaxMs: setting({

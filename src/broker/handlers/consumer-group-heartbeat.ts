@@ -1,25 +1,39 @@
 /**
- * ConsumerGroupHeartbeat (KIP-848): brook's group coordinator speaks the classic protocol only,
- * as Kafka 3.9's does by default, and answers it as Kafka's `KafkaApis.handleConsumerGroupHeartbeat` then does: UNSUPPORTED_VERSION.
+ * ConsumerGroupHeartbeat (KIP-848): a consumer-protocol member joins, heartbeats, reconciles and
+ * leaves through it; the group coordinator answers once what it promises is stored. As Kafka's
+ * `KafkaApis.handleConsumerGroupHeartbeatRequest`, topics named in the subscription need DESCRIBE.
  */
 import { ErrorCode } from '../../protocol/error-codes.js';
 import { ConsumerGroupHeartbeatRequest, ConsumerGroupHeartbeatResponse } from '../../protocol/messages/consumer-group-heartbeat.js';
+import { AclOperation, ResourceType } from '../../acl/acl-binding.js';
 import { defineApi } from '../api-handler.js';
+import { mayDo } from '../access.js';
 
 export const consumerGroupHeartbeat = defineApi({
   request: ConsumerGroupHeartbeatRequest,
   response: ConsumerGroupHeartbeatResponse,
   minVersion: 0,
-  maxVersion: 0,
-  handle(): ConsumerGroupHeartbeatResponse {
-    return {
-      throttleTimeMs: 0,
-      errorCode: ErrorCode.UNSUPPORTED_VERSION,
-      errorMessage: null,
-      memberId: null,
-      memberEpoch: 0,
-      heartbeatIntervalMs: 0,
-      assignment: null,
-    };
+  maxVersion: 1,
+  async handle(request, info, broker): Promise<ConsumerGroupHeartbeatResponse> {
+    const refused = request.subscribedTopicNames?.find((t) => !mayDo(info.connection, broker, ResourceType.TOPIC, t, AclOperation.DESCRIBE));
+    if (refused !== undefined) {
+      return {
+        throttleTimeMs: 0,
+        errorCode: ErrorCode.TOPIC_AUTHORIZATION_FAILED,
+        errorMessage: null,
+        memberId: null,
+        memberEpoch: 0,
+        heartbeatIntervalMs: 0,
+        assignment: null,
+      };
+    }
+    const outcome = await broker.groups.consumerHeartbeat({
+      ...request,
+      apiVersion: info.apiVersion,
+      clientId: info.clientId ?? '',
+      // Kafka shows a member's host as "/<address>", without the port.
+      clientHost: `/${info.connection.address}`,
+    });
+    return { throttleTimeMs: 0, ...outcome };
   },
 });

@@ -24,7 +24,12 @@ export const offsetFetch = defineApi({
   handle(request, info, broker): OffsetFetchResponse {
     // v8 asks for several groups at once.
     if (info.apiVersion >= 8) {
-      const groups = request.groups.map((g) => ({ groupId: g.groupId, ...committed(broker, info.connection, g.groupId, g.topics) }));
+      const groups = request.groups.map((g) => {
+        const answer = committed(broker, info.connection, g.groupId, g.topics);
+        // v9 names the member asking: in a consumer group it must be there, at its epoch.
+        const errorCode = answer.errorCode === ErrorCode.NONE ? broker.groups.fetchError(g.groupId, g.memberId, g.memberEpoch) : answer.errorCode;
+        return errorCode === ErrorCode.NONE ? { groupId: g.groupId, ...answer } : { groupId: g.groupId, errorCode, topics: [] };
+      });
       return { throttleTimeMs: 0, topics: [], errorCode: ErrorCode.NONE, groups };
     }
     const answer = committed(broker, info.connection, request.groupId, request.topics);

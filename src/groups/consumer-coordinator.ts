@@ -1,0 +1,398 @@
+/**
+ * The coordinator of consumer-protocol groups (KIP-848), the aims of Kafka's
+ * `GroupMetadataManager.consumerGroupHeartbeat`: it checks a heartbeat against the group and the
+ * member, applies joins, leaves and subscription changes to the group's rules
+ * (`consumer-group.ts`), moves the member one step towards its target, stores what changed, and
+ * only then answers. Sessions and rebalance timeouts run on the scheduler; a member past either is
+ * removed and the others are given its partitions.
+ */
+import { randomBytes } from 'node:crypto';
+import { ErrorCode } from '../protocol/error-codes.js';
+import { ASSIGNORS, isAssignorName, type AssignorName, type TopicPartitions } from './assignors.js';
+import {
+  ConsumerGroup,
+  isSubset,
+  joiningMember,
+  LEAVE_STATIC_EPOCH,
+  mayCommit,
+  sameAssignment,
+  type ConsumerMember,
+  type TopicImage,
+} from './consumer-group.js';
+import type { GroupStore } from './group-store.js';
+import type { Cancel, Scheduler } from './scheduler.js';
+
+/** A member leaving for good (Kafka's `LEAVE_GROUP_MEMBER_EPOCH`). */
+export const LEAVE_EPOCH = -1;
+
+export interface ConsumerGroupOptions {
+  /** group.consumer.session.timeout.ms */
+  readonly sessionTimeoutMs: number;
+  /** group.consumer.heartbeat.interval.ms */
+  readonly heartbeatIntervalMs: number;
+  /** group.consumer.max.size */
+  readonly maxSize: number;
+  /** group.consumer.assignors: the first is used when members name none. */
+  readonly assignors: readonly AssignorName[];
+  readonly scheduler: Scheduler;
+  /** The topics as the broker has them now. */
+  readonly topics: () => TopicImage;
+  readonly onStoreError: (groupId: string, err: Error) => void;
+}
+
+export interface TopicAssignment {
+  readonly topicId: string;
+  readonly partitions: number[];
+}
+
+export interface ConsumerHeartbeat {
+  readonly groupId: string;
+  readonly memberId: string;
+  readonly memberEpoch: number;
+  readonly instanceId: string | null;
+  readonly rackId: string | null;
+  readonly rebalanceTimeoutMs: number;
+  readonly subscribedTopicNames: readonly string[] | null;
+  readonly subscribedTopicRegex: string | null;
+  readonly serverAssignor: string | null;
+  readonly topicPartitions: readonly TopicAssignment[] | null;
+  readonly apiVersion: number;
+  readonly clientId: string;
+  readonly clientHost: string;
+}
+
+export interface ConsumerHeartbeatOutcome {
+  readonly errorCode: number;
+  readonly errorMessage: string | null;
+  readonly memberId: string | null;
+  readonly memberEpoch: number;
+  readonly heartbeatIntervalMs: number;
+  readonly assignment: { topicPartitions: TopicAssignment[] } | null;
+}
+
+const refused = (errorCode: number, errorMessage: string | null = null): ConsumerHeartbeatOutcome => ({
+  errorCode,
+  errorMessage,
+  memberId: null,
+  memberEpoch: 0,
+  heartbeatIntervalMs: 0,
+  assignment: null,
+});
+
+/** Regexes compiled, kept while few: a bound on what a client's regexes may hold. */
+const REGEX_CACHE_LIMIT = 1000;
+
+export class ConsumerCoordinator {
+  readonly groups = new Map<string, ConsumerGroup>();
+  /** `groupId\0memberId` → the member's session timer. */
+  private readonly sessions = new Map<string, Cancel>();
+  /** `groupId\0memberId` → the timer that fences a member slow to revoke. */
+  private readonly rebalances = new Map<string, Cancel>();
+  private readonly regexes = new Map<string, RegExp>();
+
+  constructor(
+    private readonly store: GroupStore,
+    private readonly options: ConsumerGroupOptions,
+  ) {
+    // As after Kafka loads its groups: each member has a session from now to show it is still there.
+    for (const group of store.takeConsumerGroups()) {
+      this.groups.set(group.groupId, group);
+      for (const member of group.members.values()) this.keepAlive(group, member);
+    }
+  }
+
+  /** Whether `regex` compiles; brook compiles JavaScript regular expressions, not RE2/J's (docs/departures.md). */
+  validRegex(regex: string): boolean {
+    try {
+      this.compiled(regex);
+      return true;
+    } catch {
+      return false;
+    }
+  }
+
+  readonly matches = (regex: string, topic: string): boolean => this.compiled(regex).test(topic);
+
+  async heartbeat(request: ConsumerHeartbeat): Promise<ConsumerHeartbeatOutcome> {
+    const problem = this.requestProblem(request);
+    if (problem !== undefined) return refused(ErrorCode.INVALID_REQUEST, problem);
+    if (request.serverAssignor !== null && !(isAssignorName(request.serverAssignor) && this.options.assignors.includes(request.serverAssignor))) {
+      return refused(ErrorCode.UNSUPPORTED_ASSIGNOR, `the assignor ${request.serverAssignor} is not one of ${this.options.assignors.join(', ')}`);
+    }
+    if (request.subscribedTopicRegex !== null && request.subscribedTopicRegex !== '' && !this.validRegex(request.subscribedTopicRegex)) {
+      return refused(ErrorCode.INVALID_REGULAR_EXPRESSION, `${request.subscribedTopicRegex} is not a valid regular expression`);
+    }
+    if (request.memberEpoch === LEAVE_EPOCH || request.memberEpoch === LEAVE_STATIC_EPOCH) return this.leave(request);
+    let group = this.groups.get(request.groupId);
+    let member: ConsumerMember;
+    let changed = false;
+    if (request.memberEpoch === 0) {
+      group ??= new ConsumerGroup(request.groupId);
+      const joined = this.join(group, request);
+      if (typeof joined === 'number') return refused(joined);
+      this.groups.set(group.groupId, group);
+      member = joined;
+      changed = true;
+    } else {
+      if (group === undefined) return refused(ErrorCode.UNKNOWN_MEMBER_ID, `group ${request.groupId} not found`);
+      const found = this.findMember(group, request);
+      if (typeof found === 'number') return refused(found);
+      member = found;
+      changed = this.updateFields(member, request);
+      const epochBefore = group.groupEpoch;
+      group.subscribe(member, { topicNames: request.subscribedTopicNames, topicRegex: request.subscribedTopicRegex, serverAssignor: request.serverAssignor });
+      changed ||= group.groupEpoch !== epochBefore;
+    }
+    this.keepAlive(group, member);
+    const before = member.assigned;
+    const epochsBefore = [group.groupEpoch, group.assignmentEpoch];
+    group.refreshTarget(this.options.topics(), ASSIGNORS[this.assignorOf(group)], this.matches);
+    changed ||= group.groupEpoch !== epochsBefore[0] || group.assignmentEpoch !== epochsBefore[1];
+    changed = group.reconcile(member, request.topicPartitions === null ? null : toPartitions(request.topicPartitions)) || changed;
+    this.watchRevocation(group, member);
+    if (changed) {
+      try {
+        await this.store.putConsumer(group);
+      } catch {
+        return refused(ErrorCode.COORDINATOR_NOT_AVAILABLE);
+      }
+    }
+    // Kafka answers the assignment when a member joins, sends a full request, or its assignment changed.
+    const full =
+      request.rebalanceTimeoutMs !== -1 && (request.subscribedTopicNames !== null || request.subscribedTopicRegex !== null) && request.topicPartitions !== null;
+    const send = request.memberEpoch === 0 || full || !sameAssignment(before, member.assigned);
+    return {
+      errorCode: ErrorCode.NONE,
+      errorMessage: null,
+      memberId: member.memberId,
+      memberEpoch: member.memberEpoch,
+      heartbeatIntervalMs: this.options.heartbeatIntervalMs,
+      assignment: send ? { topicPartitions: fromPartitions(member.assigned) } : null,
+    };
+  }
+
+  /**
+   * The error an offset commit or fetch in the name of a member gets, as Kafka's
+   * `ConsumerGroup.validateOffsetCommit` and `validateOffsetFetch`: none from a client outside the group
+   * (epoch below 0, no member id) while the group is Empty; else the member must be there, at its epoch.
+   */
+  memberEpochError(
+    group: ConsumerGroup,
+    memberId: string | null,
+    memberEpoch: number,
+    partitions: readonly { topic: string; partition: number }[] = [],
+  ): number {
+    if (memberEpoch < 0 && (memberId === null || memberId === '') && group.members.size === 0) return ErrorCode.NONE;
+    const member = memberId === null ? undefined : group.members.get(memberId);
+    if (member === undefined) return ErrorCode.UNKNOWN_MEMBER_ID;
+    if (memberEpoch === member.memberEpoch) return ErrorCode.NONE;
+    // A commit at an older epoch is the member's for partitions it has owned since (KIP-1251).
+    const image = this.options.topics().byName;
+    const own = (p: { topic: string; partition: number }): boolean => mayCommit(member, memberEpoch, image.get(p.topic)?.topicId ?? '', p.partition);
+    return partitions.length > 0 && partitions.every(own) ? ErrorCode.NONE : ErrorCode.STALE_MEMBER_EPOCH;
+  }
+
+  /** The assignor the group uses: the one most of its members name, else the first configured (Kafka's `ConsumerGroup.computePreferredServerAssignor`). */
+  assignorOf(group: ConsumerGroup): AssignorName {
+    const counts = new Map<AssignorName, number>();
+    for (const m of group.members.values()) {
+      if (m.serverAssignor !== null && isAssignorName(m.serverAssignor)) counts.set(m.serverAssignor, (counts.get(m.serverAssignor) ?? 0) + 1);
+    }
+    let best: AssignorName = this.options.assignors[0]!;
+    let most = 0;
+    for (const [name, n] of counts) if (n > most) [best, most] = [name, n];
+    return best;
+  }
+
+  /** Forgets an Empty group (deleted). */
+  discard(groupId: string): void {
+    this.groups.delete(groupId);
+    this.store.remove(groupId);
+  }
+
+  close(): void {
+    for (const cancel of [...this.sessions.values(), ...this.rebalances.values()]) cancel();
+    this.sessions.clear();
+    this.rebalances.clear();
+    this.groups.clear();
+  }
+
+  /** Kafka's `throwIfConsumerGroupHeartbeatRequestIsInvalid`: what is wrong with the request, in a sentence. */
+  private requestProblem(r: ConsumerHeartbeat): string | undefined {
+    if (r.groupId === '') return 'GroupId can not be empty.';
+    if (r.instanceId === '') return 'InstanceId can not be empty.';
+    if (r.rackId === '') return 'RackId can not be empty.';
+    // From v1 the client names itself (KIP-1082).
+    if (r.apiVersion >= 1 && r.memberId === '') return 'MemberId can not be empty.';
+    if ((r.memberEpoch > 0 || r.memberEpoch === LEAVE_EPOCH) && r.memberId === '') return 'MemberId can not be empty.';
+    if (r.memberEpoch === 0) {
+      if (r.rebalanceTimeoutMs === -1) return 'RebalanceTimeoutMs must be provided in first request.';
+      if (r.topicPartitions === null || r.topicPartitions.length > 0) return 'TopicPartitions must be empty when (re-)joining.';
+      if (r.subscribedTopicNames === null && r.subscribedTopicRegex === null)
+        return 'SubscribedTopicNames or SubscribedTopicRegex must be set in first request.';
+    } else if (r.memberEpoch === LEAVE_STATIC_EPOCH) {
+      if (r.instanceId === null) return 'InstanceId can not be null.';
+    } else if (r.memberEpoch < LEAVE_STATIC_EPOCH) {
+      return `MemberEpoch ${r.memberEpoch} is invalid.`;
+    }
+    return undefined;
+  }
+
+  /** A member joining at epoch 0: new, back under its own id, or a static member taking its place again. */
+  private join(group: ConsumerGroup, r: ConsumerHeartbeat): ConsumerMember | number {
+    const memberId = r.memberId !== '' ? r.memberId : newMemberId();
+    const member = newMember(memberId, r);
+    if (r.instanceId !== null) {
+      const holderId = group.staticMembers.get(r.instanceId);
+      const holder = holderId === undefined ? undefined : group.members.get(holderId);
+      if (holder !== undefined) {
+        if (holder.memberEpoch !== LEAVE_STATIC_EPOCH && holder.memberId !== memberId) return ErrorCode.UNRELEASED_INSTANCE_ID;
+        this.forget(group, holder.memberId);
+        group.replaceStatic(holder, member);
+        group.subscribe(member, { topicNames: r.subscribedTopicNames, topicRegex: r.subscribedTopicRegex, serverAssignor: r.serverAssignor });
+        return member;
+      }
+    }
+    if (group.members.has(memberId)) {
+      // A member that lost its place (fenced) joins again under its own id: as a new member.
+      this.forget(group, memberId);
+      group.removeMember(memberId);
+    }
+    if (group.members.size >= this.options.maxSize) return ErrorCode.GROUP_MAX_SIZE_REACHED;
+    group.addMember(member);
+    return member;
+  }
+
+  private findMember(group: ConsumerGroup, r: ConsumerHeartbeat): ConsumerMember | number {
+    const member = group.members.get(r.memberId);
+    if (r.instanceId !== null) {
+      const holder = group.staticMembers.get(r.instanceId);
+      if (holder === undefined) return ErrorCode.UNKNOWN_MEMBER_ID;
+      if (holder !== r.memberId) return ErrorCode.FENCED_INSTANCE_ID;
+    }
+    if (member === undefined) return ErrorCode.UNKNOWN_MEMBER_ID;
+    // Kafka's `throwIfMemberEpochIsInvalid`: an older epoch is the one before, when the answer that moved it on was lost.
+    if (r.memberEpoch > member.memberEpoch) return ErrorCode.FENCED_MEMBER_EPOCH;
+    if (r.memberEpoch < member.memberEpoch) {
+      const owned = r.topicPartitions === null ? null : toPartitions(r.topicPartitions);
+      if (r.memberEpoch !== member.previousMemberEpoch || owned === null || !isSubset(owned, member.assigned)) return ErrorCode.FENCED_MEMBER_EPOCH;
+    }
+    return member;
+  }
+
+  private async leave(r: ConsumerHeartbeat): Promise<ConsumerHeartbeatOutcome> {
+    const group = this.groups.get(r.groupId);
+    const memberId = r.instanceId === null ? r.memberId : group?.staticMembers.get(r.instanceId);
+    const member = memberId === undefined ? undefined : group?.members.get(memberId);
+    if (group === undefined || member === undefined) return refused(ErrorCode.UNKNOWN_MEMBER_ID);
+    if (member.memberId !== r.memberId) return refused(ErrorCode.FENCED_INSTANCE_ID);
+    if (r.memberEpoch === LEAVE_STATIC_EPOCH) {
+      // A static member leaving for a while keeps its place and partitions until its session ends.
+      if (member.memberEpoch !== LEAVE_STATIC_EPOCH) member.previousMemberEpoch = member.memberEpoch;
+      member.memberEpoch = LEAVE_STATIC_EPOCH;
+    } else {
+      this.forget(group, member.memberId);
+      group.removeMember(member.memberId);
+      group.refreshTarget(this.options.topics(), ASSIGNORS[this.assignorOf(group)], this.matches);
+    }
+    try {
+      await this.store.putConsumer(group);
+    } catch {
+      return refused(ErrorCode.COORDINATOR_NOT_AVAILABLE);
+    }
+    return { ...refused(ErrorCode.NONE), memberId: member.memberId, memberEpoch: r.memberEpoch };
+  }
+
+  /** Whether the member's client, rack or rebalance timeout changed, taking the new ones. */
+  private updateFields(member: ConsumerMember, r: ConsumerHeartbeat): boolean {
+    let changed = false;
+    if (r.rackId !== null && r.rackId !== member.rackId) [member.rackId, changed] = [r.rackId, true];
+    if (r.rebalanceTimeoutMs !== -1 && r.rebalanceTimeoutMs !== member.rebalanceTimeoutMs) [member.rebalanceTimeoutMs, changed] = [r.rebalanceTimeoutMs, true];
+    if (r.clientId !== member.clientId || r.clientHost !== member.clientHost) [member.clientId, member.clientHost, changed] = [r.clientId, r.clientHost, true];
+    return changed;
+  }
+
+  /** A session from now: a member that does not heartbeat within it is removed. */
+  private keepAlive(group: ConsumerGroup, member: ConsumerMember): void {
+    const key = `${group.groupId}\0${member.memberId}`;
+    this.sessions.get(key)?.();
+    this.sessions.set(
+      key,
+      this.options.scheduler.schedule(this.options.sessionTimeoutMs, () => this.expire(group, member.memberId)),
+    );
+  }
+
+  /** A member asked to revoke has its rebalance timeout to do so, or is removed (Kafka's `scheduleConsumerGroupRebalanceTimeout`). */
+  private watchRevocation(group: ConsumerGroup, member: ConsumerMember): void {
+    const key = `${group.groupId}\0${member.memberId}`;
+    if (member.state !== 'unrevoked_partitions') {
+      this.rebalances.get(key)?.();
+      this.rebalances.delete(key);
+      return;
+    }
+    if (this.rebalances.has(key)) return;
+    const epoch = member.memberEpoch;
+    this.rebalances.set(
+      key,
+      this.options.scheduler.schedule(member.rebalanceTimeoutMs, () => {
+        this.rebalances.delete(key);
+        const now = group.members.get(member.memberId);
+        if (now !== undefined && now.state === 'unrevoked_partitions' && now.memberEpoch === epoch) this.expire(group, member.memberId);
+      }),
+    );
+  }
+
+  private expire(group: ConsumerGroup, memberId: string): void {
+    if (this.groups.get(group.groupId) !== group || !group.members.has(memberId)) return;
+    this.forget(group, memberId);
+    group.removeMember(memberId);
+    group.refreshTarget(this.options.topics(), ASSIGNORS[this.assignorOf(group)], this.matches);
+    this.store.putConsumer(group).catch((err: Error) => this.options.onStoreError(group.groupId, err));
+  }
+
+  private forget(group: ConsumerGroup, memberId: string): void {
+    const key = `${group.groupId}\0${memberId}`;
+    for (const timers of [this.sessions, this.rebalances]) {
+      timers.get(key)?.();
+      timers.delete(key);
+    }
+  }
+
+  private compiled(regex: string): RegExp {
+    let compiled = this.regexes.get(regex);
+    if (compiled === undefined) {
+      // RE2/J's matches(): the whole topic name.
+      compiled = new RegExp(`^(?:${regex})$`, 'u');
+      if (this.regexes.size >= REGEX_CACHE_LIMIT) this.regexes.clear();
+      this.regexes.set(regex, compiled);
+    }
+    return compiled;
+  }
+}
+
+/** A member id as Kafka's `Uuid.randomUuid().toString()` makes one: 16 random bytes in URL-safe base64. */
+function newMemberId(): string {
+  return randomBytes(16).toString('base64url');
+}
+
+function newMember(memberId: string, r: ConsumerHeartbeat): ConsumerMember {
+  return joiningMember({
+    memberId,
+    instanceId: r.instanceId,
+    rackId: r.rackId,
+    clientId: r.clientId,
+    clientHost: r.clientHost,
+    rebalanceTimeoutMs: r.rebalanceTimeoutMs,
+    subscribedTopicNames: [...(r.subscribedTopicNames ?? [])],
+    subscribedTopicRegex: r.subscribedTopicRegex === '' ? null : r.subscribedTopicRegex,
+    serverAssignor: r.serverAssignor,
+  });
+}
+
+function toPartitions(list: readonly TopicAssignment[]): TopicPartitions {
+  return new Map(list.map((t) => [t.topicId, new Set(t.partitions)]));
+}
+
+function fromPartitions(partitions: TopicPartitions): TopicAssignment[] {
+  return [...partitions].filter(([, set]) => set.size > 0).map(([topicId, set]) => ({ topicId, partitions: [...set].sort((a, b) => a - b) }));
+}
