@@ -1,9 +1,10 @@
 /**
  * librdkafka's own integration test 0077 (compaction), built from Debian's librdkafka source
  * package against the packaged library (clients/librdkafka-0077.sh), run against `brook serve`
- * with the cleaner's defaults (log.cleaner.backoff.ms 15 s, as Kafka's). Its five rounds each
- * produce to a compacted topic of 10 KB segments, wait 20 s, and read back exactly the records
- * compaction must keep; the last produces 40,000 gzip records over some 3,900 segments. Topics are
+ * with the cleaner's defaults (log.cleaner.backoff.ms 15 s, as Kafka's). Its rounds (one per
+ * codec the library was built with, and more records without one) each produce to a compacted
+ * topic of 10 KB segments, wait 20 s, and read back exactly the records compaction must keep;
+ * the last produces 40,000 gzip records over some 3,900 segments. Topics are
  * created by a stand-in for Kafka's kafka-topics.sh (clients/kafka/bin), through brook's
  * CreateTopics. The sources are fetched once, as root:
  *   bash test/interop/clients/librdkafka-0077.sh fetch /var/tmp/brook-librdkafka-src
@@ -24,7 +25,7 @@ const SCRIPT = join(PYTHON_CLIENTS, 'librdkafka-0077.sh');
 const fetched = existsSync(SOURCES) && readdirSync(SOURCES).some((n) => n.startsWith('librdkafka-'));
 
 test(
-  "librdkafka's test 0077: compacted topics, five rounds up to 40,000 gzip records, read back as compaction leaves them",
+  "librdkafka's test 0077: compacted topics, rounds up to 40,000 gzip records, read back as compaction leaves them",
   { skip: fetched ? false : `librdkafka's sources are not in ${SOURCES}: bash ${SCRIPT} fetch ${SOURCES}`, timeout: 600_000 },
   async (t) => {
     const work = await mkdtemp(join(tmpdir(), 'brook-rdkafka-0077-'));
@@ -59,6 +60,7 @@ test(
     });
     const rounds = output.match(/Compaction test with \S+ compression: PASS/g) ?? [];
     assert.equal(code, 0, `0077 failed after ${rounds.length} rounds:\n${output.split('\n').slice(-40).join('\n')}`);
-    assert.equal(rounds.length, 5, 'each round passed');
+    // Rounds of codecs the packaged library was built without are left out; gzip's is the long one.
+    assert.ok(rounds.includes('Compaction test with gzip compression: PASS'), `the gzip round ran: ${rounds.join(', ')}`);
   },
 );

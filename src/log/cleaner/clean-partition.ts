@@ -110,22 +110,6 @@ export async function cleanPartition(
 ): Promise<CleaningDone | undefined> {
   if (state.segments.length === 0) return undefined;
   await thread.clearMap();
-  const done = await cleanSegments(log, state, firstDirty, config, thread, now, control);
-  // The map and the segments kept with it are memory the next cleaning fills again. After a
-  // stop, which a shutdown that ends the thread may be, the next cleaning clears them.
-  if (!control.stopped()) await thread.clearMap();
-  return done;
-}
-
-async function cleanSegments(
-  log: PartitionLog,
-  state: DirtyState,
-  firstDirty: number,
-  config: CompactionConfig,
-  thread: CleanerThread,
-  now: number,
-  control: CleaningControl,
-): Promise<CleaningDone | undefined> {
   const file = (segment: Segment): SegmentFile => ({ dir: log.dir, baseOffset: segment.baseOffset, size: segment.size });
   // What is done so far: a stop returns it as it stands. Below `cleanedTo`, every segment is swapped in.
   const done = { cleanedTo: firstDirty, stopped: true, bytesCleaned: 0, bytesRead: 0, bytesWritten: 0, segmentsSwapped: 0 };
