@@ -69,9 +69,12 @@ export class SegmentsRead {
     return batches;
   }
 
-  /** Whether a segment of `size` bytes may still be kept. */
+  /**
+   * Whether a segment of `size` bytes may still be kept: a small one (a large one is read in
+   * large reads anyway, and its records' spans would cost more than reading it again).
+   */
   hasRoomFor(size: number): boolean {
-    return this.bytes + size <= this.capacityBytes;
+    return size <= this.capacityBytes / KEPT_SEGMENT_SHARE && this.bytes + size <= this.capacityBytes;
   }
 
   /** Keeps the segment's batches, unless their records take more room than is left. */
@@ -88,6 +91,8 @@ export class SegmentsRead {
   }
 }
 
+/** The largest segment kept is this share of what all kept may take. */
+const KEPT_SEGMENT_SHARE = 64;
 /** About what a record's span (RecordSpan) costs in memory. */
 const RECORD_SPAN_BYTES = 64;
 
