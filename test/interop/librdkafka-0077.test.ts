@@ -58,7 +58,7 @@ test(
       child.on('error', reject);
       child.on('close', (exit) => resolve({ code: exit, output }));
     });
-    const rounds = output.match(/Compaction test with \S+ compression: PASS/g) ?? [];
+    const rounds: string[] = output.match(/Compaction test with \S+ compression: PASS/g) ?? [];
     assert.equal(code, 0, `0077 failed after ${rounds.length} rounds:\n${output.split('\n').slice(-40).join('\n')}`);
     // Rounds of codecs the packaged library was built without are left out; gzip's is the long one.
     assert.ok(rounds.includes('Compaction test with gzip compression: PASS'), `the gzip round ran: ${rounds.join(', ')}`);
