@@ -185,3 +185,22 @@ test('DeleteRecords to an offset in a gap compaction left: the log start is ther
   assert.equal(reopened.logStartOffset, start);
   assert.deepEqual([...(await stored(reopened)).keys()], expected);
 });
+
+/** Files the process has open. */
+async function openFiles(): Promise<number> {
+  return (await readdir('/proc/self/fd')).length;
+}
+
+test('a cleaning that replaces a hundred and more small segments keeps none of their files open', async (t) => {
+  const dir = await tempDir(t);
+  const { storage } = await compactedLog(t, dir);
+  await fill(storage.partition('table', 0)!, 3000, 7);
+  // Reopened, so that no segment is open for a read.
+  const { storage: reopened, log } = await reopen(t, storage, dir);
+  const segments = log.cleanable().segments.length;
+  const before = await openFiles();
+  const done = await reopened.cleaner!.cleanOnce(Date.now());
+  assert.ok(done !== undefined && segments > 100 && log.cleanable().segments.length < segments / 10, `${segments} segments cleaned into few`);
+  const after = await openFiles();
+  assert.ok(after - before < 20, `${after - before} more files open after the cleaning`);
+});

@@ -326,26 +326,31 @@ export class PartitionLog {
    * commit fails the partition: a restart finishes or undoes the swap.
    */
   replaceSegments(olds: readonly Segment[], cleaned: Segment, commit: () => Promise<void>): Promise<boolean> {
-    return this.tasks.then(async () => {
-      if (!this.segments.holdsRun(olds) || this.closing !== undefined || this.writer.failed) return false;
-      for (const old of olds) {
-        await old.retire();
-        this.retired.add(old);
-      }
-      setTimeout(() => {
-        for (const old of olds) if (this.retired.delete(old)) old.close().catch(() => {});
-      }, RETIRED_MS).unref();
-      try {
-        await commit();
-      } catch (err) {
-        this.writer.fail(err as Error);
-        throw err;
-      }
-      this.segments.replace(olds, cleaned);
-      this.cleaned++;
-      this.tail.forgetBelow(this.segments.after(cleaned)!.baseOffset);
-      return true;
+    return this.tasks.then(() => {
+      if (!this.segments.holdsRun(olds) || this.closing !== undefined || this.writer.failed) return Promise.resolve(false);
+      return this.segments.replacing(() => this.swapIn(olds, cleaned, commit));
     });
+  }
+
+  /** replaceSegments, in its turn. */
+  private async swapIn(olds: readonly Segment[], cleaned: Segment, commit: () => Promise<void>): Promise<true> {
+    for (const old of olds) {
+      await old.retire(cleaned);
+      this.retired.add(old);
+    }
+    setTimeout(() => {
+      for (const old of olds) if (this.retired.delete(old)) old.close().catch(() => {});
+    }, RETIRED_MS).unref();
+    try {
+      await commit();
+    } catch (err) {
+      this.writer.fail(err as Error);
+      throw err;
+    }
+    this.segments.replace(olds, cleaned);
+    this.cleaned++;
+    this.tail.forgetBelow(this.segments.after(cleaned)!.baseOffset);
+    return true;
   }
 
   /** How many segments compaction has replaced since the log opened: what was read of them before may be gone. */

@@ -37,7 +37,7 @@ export class PartitionReader {
     for (
       let segment: Segment | undefined = this.segments.segmentFor(fetchOffset);
       segment !== undefined && segment.baseOffset < hw;
-      segment = this.segments.after(segment)
+      segment = await this.segments.next(segment)
     ) {
       if (fetchOffset < this.bounds.logStartOffset) return NOTHING; // retention has raced
       // Batches compaction emptied are passed over as gaps are, when they are all an answer
@@ -49,9 +49,10 @@ export class PartitionReader {
       }
       // Every segment ends where the next begins (compaction keeps each one's last batch), so
       // offsets missing between them were cut off the file, or its whole file lost: damage, not
-      // a gap to pass over in silence.
+      // a gap to pass over in silence. A segment compaction replaced before it was read is read in
+      // its replacement.
       const next = this.segments.after(segment);
-      if (next !== undefined && next.baseOffset > offset) {
+      if (segment.replacedBy === undefined && next !== undefined && next.baseOffset > offset) {
         throw new LogDamageError(
           segment.logPath,
           segment.written,
@@ -99,7 +100,8 @@ export class PartitionReader {
   /** PartitionLog.maxTimestamp. */
   async maxTimestamp(): Promise<number> {
     let largest = -1;
-    for (const segment of this.segments.snapshot()) {
+    // The live list, not a copy: a segment compaction replaced meanwhile leads to its replacement.
+    for (let segment: Segment | undefined = this.segments.at(0); segment !== undefined; segment = await this.segments.next(segment)) {
       if (segment.baseOffset >= this.bounds.highWatermark) break;
       largest = Math.max(largest, await this.segments.use(segment, -1, () => segment.largest()));
     }
@@ -110,7 +112,7 @@ export class PartitionReader {
   async offsetForTimestamp(timestamp: number, from: number): Promise<{ offset: number; timestamp: number } | undefined> {
     const hw = this.bounds.highWatermark;
     const logStart = Math.max(this.bounds.logStartOffset, from);
-    for (const segment of this.segments.snapshot()) {
+    for (let segment: Segment | undefined = this.segments.at(0); segment !== undefined; segment = await this.segments.next(segment)) {
       if (segment.baseOffset >= hw) break;
       const found = await this.segments.use(segment, undefined, async (log) => {
         if ((await segment.largest()) < timestamp) return undefined;

@@ -9,7 +9,7 @@ import { syncDir } from '../files/durable-file.js';
 import type { MemoryBudget } from '../memory/memory-budget.js';
 import type { BackgroundTasks } from './background-tasks.js';
 import type { ResolvedLogOptions } from './options.js';
-import { writeRecoveryPoint, writeSnapshot } from './partition-files.js';
+import { writeRecoveryPoint, writeSnapshot, type RecoveryPoint } from './partition-files.js';
 import type { Segment } from './segment.js';
 import type { SegmentList } from './segment-list.js';
 import { StagingBuffer } from './staging-buffer.js';
@@ -87,6 +87,13 @@ export class PartitionWriter {
   private checkpointWanted = false;
   private synced: SyncPoint;
   private checkpointed: SyncPoint;
+  /**
+   * Recovery points and roll snapshots queued so far. One that a later one follows in the queue
+   * is not written, as the later says more: a burst of rolls (small segments) writes each once,
+   * not once a roll, so that what waits behind them (a cleaned segment's swap) waits less.
+   */
+  private pointsQueued = 0;
+  private snapshotsQueued = 0;
 
   constructor(
     private readonly dir: string,
@@ -245,7 +252,7 @@ export class PartitionWriter {
     this.synced = { segment, position: point.position };
     if (!checkpoint) return;
     this.checkpointed = this.synced;
-    this.tasks.run(false, 'recording the recovery point', () => writeRecoveryPoint(this.dir, point));
+    this.recordPoint(point);
   }
 
   /** The rolled-away segment is fsynced in the background; then the producer snapshot and recovery point are stored. */
@@ -257,9 +264,20 @@ export class PartitionWriter {
       if (!previous.deleted) this.segments.touch(previous);
     });
     if (snapshot !== undefined) {
-      this.tasks.run(false, 'storing a producer snapshot', async () => writeSnapshot(this.dir, segment.baseOffset, await snapshot, this.segments.oldestBase));
+      const queued = ++this.snapshotsQueued;
+      this.tasks.run(false, 'storing a producer snapshot', async () => {
+        // Recovery starts from the newest snapshot: a later roll's, queued behind this one, will do.
+        if (queued === this.snapshotsQueued) await writeSnapshot(this.dir, segment.baseOffset, await snapshot, this.segments.oldestBase);
+      });
     }
-    const point = { segmentBase: segment.baseOffset, position: 0, nextOffset: segment.baseOffset };
-    this.tasks.run(false, 'recording the recovery point', () => writeRecoveryPoint(this.dir, point));
+    this.recordPoint({ segmentBase: segment.baseOffset, position: 0, nextOffset: segment.baseOffset });
+  }
+
+  /** Stores `point` once what it vouches for is fsynced (queued before it), unless a later point is queued by then. */
+  private recordPoint(point: RecoveryPoint): void {
+    const queued = ++this.pointsQueued;
+    this.tasks.run(false, 'recording the recovery point', async () => {
+      if (queued === this.pointsQueued) await writeRecoveryPoint(this.dir, point);
+    });
   }
 }

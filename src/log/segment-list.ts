@@ -10,6 +10,8 @@ const OPEN_OLD_SEGMENTS = 4;
 
 export class SegmentList {
   private readonly oldSegments = new SegmentCache(OPEN_OLD_SEGMENTS);
+  /** The swap of compacted copies for segments under way, if any. */
+  private swap: Promise<unknown> = Promise.resolve();
 
   constructor(private readonly segments: Segment[]) {}
 
@@ -52,6 +54,23 @@ export class SegmentList {
     for (const old of olds) this.oldSegments.forget(old);
   }
 
+  /**
+   * Runs `swap`, which retires segments and puts their compacted copy in their place: a reader
+   * that meets a retired one it had not opened finds nothing in it, and asks next() for what
+   * follows, which waits for the swap.
+   */
+  replacing<T>(swap: () => Promise<T>): Promise<T> {
+    const done = swap();
+    this.swap = done.catch(() => {});
+    return done;
+  }
+
+  /** after(), once a swap of `segment` under way is done. */
+  async next(segment: Segment): Promise<Segment | undefined> {
+    if (segment.replacedBy !== undefined) await this.swap;
+    return this.after(segment);
+  }
+
   /** Whether `olds` are in the list, adjacent, in this order. */
   holdsRun(olds: readonly Segment[]): boolean {
     const at = this.segments.indexOf(olds[0]!);
@@ -85,8 +104,15 @@ export class SegmentList {
     return this.segments[this.indexFor(offset)]!;
   }
 
-  /** The segment after `segment` by base offset, if any; `segment` may have been deleted meanwhile. */
+  /**
+   * The segment that holds what follows `segment`, which may have been deleted or replaced
+   * meanwhile: after a replaced one, its replacement (still in the list), which may hold what
+   * followed it; else the next by base offset.
+   */
   after(segment: Segment): Segment | undefined {
+    let replacement = segment.replacedBy;
+    while (replacement?.replacedBy !== undefined) replacement = replacement.replacedBy;
+    if (replacement !== undefined && this.segments[this.indexFor(replacement.baseOffset)] === replacement) return replacement;
     const i = this.indexFor(segment.baseOffset);
     return this.segments[i]!.baseOffset > segment.baseOffset ? this.segments[i] : this.segments[i + 1];
   }

@@ -60,6 +60,8 @@ export class Segment {
   /** Producer state at the base offset, as it stood when this segment was rolled (encoded meanwhile), until it is stored. */
   rollSnapshot: Promise<Buffer> | undefined;
   deleted = false;
+  /** The cleaned segment that took this one's place (with others, perhaps), once compaction replaced it. */
+  replacedBy: Segment | undefined;
   private loadedIndex: OffsetIndex | undefined;
   private lastIndexedPosition: number;
   private log: Promise<FileHandle> | undefined;
@@ -252,12 +254,17 @@ export class Segment {
   }
 
   /**
-   * Replaced by a cleaned copy, whose files are about to take its files' names: from now on it
-   * serves readers that still hold it from the files it has open, and never opens them again.
+   * Replaced by `cleaned`, whose files are about to take its files' names. Open for a reader, it
+   * goes on serving the readers that hold it from the files it has open, and never opens them
+   * again; never opened, it is gone at once, with no file opened for it, as a cleaning may replace
+   * thousands of small segments at a time.
    */
-  async retire(): Promise<void> {
-    await this.index();
-    await this.logHandle();
+  async retire(cleaned: Segment): Promise<void> {
+    this.replacedBy = cleaned;
+    if (this.log !== undefined) {
+      await this.index();
+      await this.logHandle();
+    }
     this.deleted = true;
   }
 

@@ -12,13 +12,14 @@
  */
 import type { PartitionLog } from '../partition-log.js';
 import { Segment } from '../segment.js';
+import type { SegmentRun } from './clean-worker.js';
 import type { CleanerThread } from './cleaner-thread.js';
 import type { IoThrottle } from './io-throttle.js';
 import type { CompactionConfig } from './compaction-config.js';
 import { removeCleaned, type SegmentFile } from './segment-work.js';
 import { swapInCleaned, type SwapStepHook } from './swap-files.js';
 
-/** What one request to map segments takes at most, unless one segment is larger. */
+/** What one request to map or clean segments takes at most, unless one segment is larger. */
 const MAP_CALL_SEGMENTS = 256;
 const MAP_CALL_BYTES = 16 * 1024 * 1024;
 
@@ -74,6 +75,14 @@ export async function dirtyState(log: PartitionLog, firstDirty: number, config: 
   return { segments, end, dirtyBytes, totalBytes, overdue };
 }
 
+/** Where a call to the thread that starts at `segments[from]` ends (exclusive), up to `to`: one segment at least. */
+function callEnd(segments: readonly Segment[], from: number, to: number): number {
+  let end = from + 1;
+  let bytes = segments[from]!.size;
+  while (end < to && end - from < MAP_CALL_SEGMENTS && bytes + segments[end]!.size <= MAP_CALL_BYTES) bytes += segments[end++]!.size;
+  return end;
+}
+
 /** How a cleaning is stopped, and a hook for tests to stop it at a chosen point. */
 export interface CleaningControl {
   /** Asked between segments: true stops the cleaning there, the group being written dropped. */
@@ -113,17 +122,11 @@ export async function cleanPartition(
   const dirty = segments.filter((_, i) => endOf(i) > firstDirty);
   let mappedTo: number | undefined;
   for (let i = 0; i < dirty.length && mappedTo === undefined;) {
-    const call: Segment[] = [];
-    let bytes = 0;
-    while (i < dirty.length && (call.length === 0 || (call.length < MAP_CALL_SEGMENTS && bytes + dirty[i]!.size <= MAP_CALL_BYTES))) {
-      bytes += dirty[i]!.size;
-      call.push(dirty[i++]!);
-    }
-    const mapped = await thread.mapSegments(call.map(file));
+    const call = dirty.slice(i, (i = callEnd(dirty, i, dirty.length)));
+    const { mapped, bytesRead } = await thread.mapSegments(call.map(file));
     if (mapped < call.length) mappedTo = call[mapped]!.baseOffset;
-    const read = call.slice(0, mapped + 1).reduce((sum, segment) => sum + segment.size, 0);
-    done.bytesRead += read;
-    await control.throttle?.maybeThrottle(read);
+    done.bytesRead += bytesRead;
+    await control.throttle?.maybeThrottle(bytesRead);
     if (control.stopped()) return done;
   }
   const cleanTo = mappedTo ?? state.end;
@@ -156,25 +159,27 @@ export async function cleanPartition(
     done.cleanedTo = Math.max(done.cleanedTo, groupEnd);
     return true;
   };
-  for (let i = 0; i < segments.length; i++) {
-    const segment = segments[i]!;
-    const end = endOf(i);
-    if (end > cleanTo) break;
+  // The segments to clean go to the thread a few at a time, as the map's did; each call ends
+  // early where the group is full, which is then swapped in.
+  let cleaning = 0;
+  while (cleaning < segments.length && endOf(cleaning) <= cleanTo) cleaning++;
+  for (let i = 0; i < cleaning;) {
     if (control.stopped()) {
       await thread.discardGroup();
       return done;
     }
-    const clean = (): Promise<boolean> =>
-      thread.cleanInto(file(segment), end, now - config.deleteRetentionMs, log.producerBatchOffsets(segment.baseOffset, end), indexIntervalBytes, segmentBytes);
-    if (!(await clean())) {
-      if (!(await swapGroup())) return done;
-      await clean();
+    const call: SegmentRun[] = [];
+    for (let at = i, to = callEnd(segments, i, cleaning); at < to; at++) call.push({ segment: file(segments[at]!), end: endOf(at) });
+    const windows = log.producerBatchOffsets(call[0]!.segment.baseOffset, call[call.length - 1]!.end);
+    const { taken, bytesRead } = await thread.cleanInto(call, now - config.deleteRetentionMs, windows, indexIntervalBytes, segmentBytes);
+    for (const { segment, end } of call.slice(0, taken)) {
+      group.push(segments[i++]!);
+      groupEnd = end;
+      done.bytesCleaned += segment.size;
     }
-    group.push(segment);
-    groupEnd = end;
-    done.bytesRead += segment.size;
-    done.bytesCleaned += segment.size;
-    await control.throttle?.maybeThrottle(segment.size);
+    done.bytesRead += bytesRead;
+    await control.throttle?.maybeThrottle(bytesRead);
+    if (taken < call.length && !(await swapGroup())) return done;
   }
   if (group.length > 0 && !(await swapGroup())) return done;
   return { ...done, cleanedTo: cleanTo, stopped: false };

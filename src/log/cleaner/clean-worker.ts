@@ -7,15 +7,20 @@
 import { workerData } from 'node:worker_threads';
 import { answerCalls } from '../../threads/worker-calls.js';
 import { OffsetMap } from './offset-map.js';
-import { CleanedGroup, mapSegments, type SegmentFile } from './segment-work.js';
+import { CleanedGroup, mapSegments, SegmentsRead, type SegmentFile } from './segment-work.js';
+
+/** A segment to clean, and the offset it ends at (the next one's base). */
+export interface SegmentRun {
+  readonly segment: SegmentFile;
+  readonly end: number;
+}
 
 export type WorkRequest =
   | { readonly op: 'clear' }
   | { readonly op: 'map'; readonly segments: readonly SegmentFile[] }
   | {
       readonly op: 'clean';
-      readonly segment: SegmentFile;
-      readonly end: number;
+      readonly segments: readonly SegmentRun[];
       readonly tombstonesBefore: number;
       readonly producerBatches: readonly number[];
       readonly indexIntervalBytes: number;
@@ -24,7 +29,9 @@ export type WorkRequest =
   | { readonly op: 'seal'; readonly indexIntervalBytes: number }
   | { readonly op: 'discard' };
 
-const map = new OffsetMap((workerData as { dedupeBufferBytes: number }).dedupeBufferBytes);
+const { dedupeBufferBytes, readOnceBytes } = workerData as { dedupeBufferBytes: number; readOnceBytes: number };
+const map = new OffsetMap(dedupeBufferBytes);
+const read = new SegmentsRead(readOnceBytes);
 let group: CleanedGroup | undefined;
 
 async function discard(): Promise<void> {
@@ -37,16 +44,23 @@ async function work(request: WorkRequest): Promise<unknown> {
   switch (request.op) {
     case 'clear':
       map.clear();
+      read.clear();
       await discard();
       return undefined;
     case 'map':
-      return mapSegments(request.segments, map);
+      return mapSegments(request.segments, map, read);
     case 'clean': {
-      const { segment, end, tombstonesBefore, indexIntervalBytes, maxBytes } = request;
-      const producerBatches = new Set(request.producerBatches);
-      group ??= await CleanedGroup.open(segment);
+      const { tombstonesBefore, indexIntervalBytes, maxBytes } = request;
+      const rules = { latest: (key: Buffer) => map.get(key), tombstonesBefore, producerBatches: new Set(request.producerBatches) };
+      let bytesRead = 0;
       try {
-        return await group.add({ segment, end, indexIntervalBytes, maxBytes, rules: { latest: (key) => map.get(key), tombstonesBefore, producerBatches } });
+        for (const [taken, { segment, end }] of request.segments.entries()) {
+          group ??= await CleanedGroup.open(segment);
+          const added = await group.add({ segment, end, indexIntervalBytes, maxBytes, rules }, read.take(segment));
+          bytesRead += added.bytesRead;
+          if (!added.added) return { taken, bytesRead };
+        }
+        return { taken: request.segments.length, bytesRead };
       } catch (err) {
         // A segment that cannot be read ends the cleaning: nothing of its group is kept.
         await discard();

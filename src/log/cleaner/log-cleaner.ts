@@ -102,12 +102,16 @@ export class LogCleaner {
     const firstDirty = await this.firstDirtyOf(log);
     const started = performance.now();
     try {
-      const done = await cleanPartition(log, dirtiest.state, firstDirty, config, (this.thread ??= new CleanerThread(this.options.dedupeBufferBytes)), now, {
+      const thread = (this.thread ??= new CleanerThread(this.options.dedupeBufferBytes));
+      const done = await cleanPartition(log, dirtiest.state, firstDirty, config, thread, now, {
         stopped: () => this.closed || !this.stillCompacted(log),
         afterSwap: this.options.afterSwap,
         atSwapStep: this.options.atSwapStep,
         throttle: new IoThrottle(this.options.ioMaxBytesPerSecond ?? Infinity, { now: () => Date.now(), sleep: (ms) => this.sleep(ms) }),
       });
+      // The map and the segments kept with it are memory the next cleaning fills again. After a
+      // stop, which a shutdown that ends the thread may be, the next cleaning clears them.
+      if (done?.stopped === false) await thread.clearMap();
       if (done === undefined) {
         this.uncleanable.add(log);
         this.options.report.warn('log cleaner: the offset map cannot hold the keys of one segment: raise log.cleaner.dedupe.buffer.size', { dir: log.dir });

@@ -2,7 +2,6 @@
  * The cleaner's work on segment files, which runs on its own thread (clean-worker.ts): putting a
  * segment's keys in the offset map, and writing the cleaned copy of a group of segments beside them.
  */
-import { rm } from 'node:fs/promises';
 import { join } from 'node:path';
 import { batchOfRecords, batchTime, isControl, isTransactional, readBatchHeader, storedRecords, type BatchHeader } from '../../protocol/record-batch.js';
 import { OffsetIndex } from '../offset-index.js';
@@ -10,7 +9,7 @@ import { offsetFileName, Segment } from '../segment.js';
 import { batchFate, type BatchToJudge, type CleaningRules } from './clean-rule.js';
 import type { OffsetMap } from './offset-map.js';
 import { eachSegmentBatch } from './segment-batches.js';
-import { CLEANED } from './swap-files.js';
+import { CLEANED, removeFile } from './swap-files.js';
 
 /** What the cleaned copy gathers before each write. */
 const WRITE_BYTES = 1024 * 1024;
@@ -40,13 +39,86 @@ function untouchable(header: BatchHeader): boolean {
   return isControl(header.attributes) || isTransactional(header.attributes);
 }
 
-/** Puts the segments' keys in `map`, each at its latest offset, in order; how many went in whole (what was put of the one that filled the map stays). */
-export async function mapSegments(segments: readonly SegmentFile[], map: OffsetMap): Promise<number> {
+/** One batch as the map's pass read it: its records decompressed once, for the cleaning pass too; none for a batch the rule cannot judge yet. */
+interface ReadBatch {
+  readonly batch: Buffer;
+  readonly header: BatchHeader;
+  readonly stored: StoredRecords | undefined;
+}
+
+type StoredRecords = ReturnType<typeof storedRecords>;
+
+/**
+ * Segments the map's pass read, kept for the cleaning pass up to a number of bytes (their own,
+ * and their records' decompressed), so that each is read, checked and decompressed once. The
+ * cleaning pass starts at the oldest, as the map's does, and takes each as it cleans it.
+ */
+export class SegmentsRead {
+  private readonly kept = new Map<string, ReadBatch[]>();
+  private bytes = 0;
+
+  constructor(private readonly capacityBytes: number) {}
+
+  /** The batches of the segment, if kept; forgotten once taken. */
+  take(segment: SegmentFile): ReadBatch[] | undefined {
+    const path = segmentPath(segment);
+    const batches = this.kept.get(path);
+    if (batches === undefined) return undefined;
+    this.kept.delete(path);
+    this.bytes -= keptBytes(batches);
+    return batches;
+  }
+
+  /**
+   * Whether a segment of `size` bytes may still be kept: a small one (a large one is read in
+   * large reads anyway, and its records' spans would cost more than reading it again).
+   */
+  hasRoomFor(size: number): boolean {
+    return size <= this.capacityBytes / KEPT_SEGMENT_SHARE && this.bytes + size <= this.capacityBytes;
+  }
+
+  /** Keeps the segment's batches, unless their records take more room than is left. */
+  keep(segment: SegmentFile, batches: ReadBatch[]): void {
+    const bytes = keptBytes(batches);
+    if (!this.hasRoomFor(bytes)) return;
+    this.kept.set(segmentPath(segment), batches);
+    this.bytes += bytes;
+  }
+
+  clear(): void {
+    this.kept.clear();
+    this.bytes = 0;
+  }
+}
+
+/** The largest segment kept is this share of what all kept may take. */
+const KEPT_SEGMENT_SHARE = 64;
+/** About what a record's span (RecordSpan) costs in memory. */
+const RECORD_SPAN_BYTES = 64;
+
+function keptBytes(batches: readonly ReadBatch[]): number {
+  let bytes = 0;
+  for (const { batch, stored } of batches) {
+    bytes += batch.length;
+    if (stored !== undefined) bytes += (stored.body.buffer === batch.buffer ? 0 : stored.body.length) + stored.records.length * RECORD_SPAN_BYTES;
+  }
+  return bytes;
+}
+
+/**
+ * Puts the segments' keys in `map`, each at its latest offset, in order; how many went in whole
+ * (what was put of the one that filled the map stays), and the bytes read. Those `read` has room
+ * for are kept there for the cleaning pass.
+ */
+export function mapSegments(segments: readonly SegmentFile[], map: OffsetMap, read: SegmentsRead): { mapped: number; bytesRead: number } {
+  let bytesRead = 0;
   for (const [i, segment] of segments.entries()) {
     let full = false;
-    await eachSegmentBatch(segmentPath(segment), segment.size, (batch, header) => {
-      if (untouchable(header)) return true;
-      for (const record of storedRecords(batch, MAX_DECOMPRESSED_BYTES).records) {
+    const batches: ReadBatch[] | undefined = read.hasRoomFor(segment.size) ? [] : undefined;
+    eachSegmentBatch(segmentPath(segment), segment.size, (batch, header) => {
+      const stored = untouchable(header) ? undefined : storedRecords(batch, MAX_DECOMPRESSED_BYTES);
+      batches?.push({ batch, header, stored });
+      for (const record of stored?.records ?? []) {
         if (record.key !== undefined && !map.put(record.key, header.baseOffset + record.offsetDelta)) {
           full = true;
           return false;
@@ -54,9 +126,11 @@ export async function mapSegments(segments: readonly SegmentFile[], map: OffsetM
       }
       return true;
     });
-    if (full) return i;
+    bytesRead += segment.size;
+    if (full) return { mapped: i, bytesRead };
+    if (batches !== undefined) read.keep(segment, batches);
   }
-  return segments.length;
+  return { mapped: segments.length, bytesRead };
 }
 
 /** A segment to clean into the group being written, with what judging it needs. */
@@ -107,21 +181,28 @@ export class CleanedGroup {
     return this.out.baseOffset;
   }
 
-  /** Cleans the segment into the group; false, the group as it was, when the group holds a segment already and it does not fit. */
-  async add(work: SegmentToClean): Promise<boolean> {
+  /**
+   * Cleans the segment into the group, from the batches the map's pass kept of it or else from
+   * its file; false, the group as it was, when the group holds a segment already and it does not
+   * fit. The bytes read from the file.
+   */
+  async add(work: SegmentToClean, kept: readonly ReadBatch[] | undefined): Promise<{ added: boolean; bytesRead: number }> {
     const { segment, end, rules, indexIntervalBytes, maxBytes } = work;
     // The index keeps offsets relative to the base in 32 bits.
-    if (this.segments > 0 && end - 1 - this.base > 0xffff_ffff) return false;
-    this.flush();
+    if (this.segments > 0 && end - 1 - this.base > 0xffff_ffff) return { added: false, bytesRead: 0 };
+    // What is buffered at the mark is written before a roll back cuts the file to it.
     const mark = { out: this.out.mark(), changed: this.changed, last: this.last };
     if (this.last !== undefined) this.place(this.last.header, this.last.original, this.last.asInner, indexIntervalBytes);
     this.last = undefined;
-    await eachSegmentBatch(segmentPath(segment), segment.size, (batch, header, isLast) => {
-      if (!isLast) return void this.place(header, batch, cleanedBatch(batch, header, rules)(false), indexIntervalBytes);
-      const original = Buffer.from(batch);
-      const fate = cleanedBatch(original, header, rules);
+    const visit = (batch: Buffer, header: BatchHeader, isLast: boolean, stored?: StoredRecords): void => {
+      if (!isLast) return void this.place(header, batch, cleanedBatch(batch, header, rules, stored)(false), indexIntervalBytes);
+      const original = kept === undefined ? Buffer.from(batch) : batch;
+      const fate = cleanedBatch(original, header, rules, stored);
       this.last = { header, original, asLast: fate(true), asInner: fate(false) };
-    });
+    };
+    if (kept === undefined) eachSegmentBatch(segmentPath(segment), segment.size, visit);
+    else kept.forEach(({ batch, header, stored }, i) => visit(batch, header, i === kept.length - 1, stored));
+    const bytesRead = kept === undefined ? segment.size : 0;
     // Set by the walk above, which the compiler does not follow.
     const last = this.last as LastBatch | undefined;
     if (this.segments > 0 && this.out.size + (last?.asLast?.length ?? 0) > maxBytes) {
@@ -129,10 +210,10 @@ export class CleanedGroup {
       await this.out.rollBack(mark.out);
       this.changed = mark.changed;
       this.last = mark.last;
-      return false;
+      return { added: false, bytesRead };
     }
     this.segments++;
-    return true;
+    return { added: true, bytesRead };
   }
 
   /**
@@ -182,11 +263,12 @@ export class CleanedGroup {
 
 /**
  * What of the batch stays, as the last of a segment or not (its records decompressed once for
- * both): the batch itself, a new one with some of its records (or none), or nothing.
+ * both, or already by the map's pass: `stored`): the batch itself, a new one with some of its
+ * records (or none), or nothing.
  */
-function cleanedBatch(batch: Buffer, header: BatchHeader, rules: CleaningRules): (last: boolean) => Buffer | undefined {
+function cleanedBatch(batch: Buffer, header: BatchHeader, rules: CleaningRules, stored?: StoredRecords): (last: boolean) => Buffer | undefined {
   if (untouchable(header)) return () => batch;
-  const { body, records } = storedRecords(batch, MAX_DECOMPRESSED_BYTES);
+  const { body, records } = stored ?? storedRecords(batch, MAX_DECOMPRESSED_BYTES);
   const judged: BatchToJudge = {
     baseOffset: header.baseOffset,
     time: batchTime(header),
@@ -210,5 +292,5 @@ export async function removeCleaned(segment: SegmentFile): Promise<void> {
 }
 
 async function removeFiles(segment: Segment): Promise<void> {
-  await Promise.all([rm(segment.logPath, { force: true }), rm(segment.indexPath, { force: true })]);
+  await Promise.all([removeFile(segment.logPath), removeFile(segment.indexPath)]);
 }
