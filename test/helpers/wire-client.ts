@@ -60,8 +60,11 @@ export class WireClient {
     this.socket.write(bytes);
   }
 
-  /** The next response frame, or undefined once the broker closed the connection. */
-  async nextFrame(timeoutMs = 5000): Promise<Buffer | undefined> {
+  /**
+   * The next response frame, or undefined once the broker closed the connection. The default wait
+   * is long: it only ends a test whose answer never comes, and a busy machine may take seconds.
+   */
+  async nextFrame(timeoutMs = 60_000): Promise<Buffer | undefined> {
     const deadline = Date.now() + timeoutMs;
     while (this.frames.length === 0 && !this.closed) {
       if (Date.now() > deadline) throw new Error('no response in time');
