@@ -91,8 +91,8 @@ const table = new Map([
 ]);
 table.set(ApiKey.ApiVersions, apiVersions(table, featureLevels(undefined)));
 
-/** What dispatch asks of the broker when there is no SASL and no fault. */
-const context = { sasl: undefined, faults: { installed: [] }, metrics: new BrokerMetrics() };
+/** What dispatch asks of the broker when there is no SASL, no fault and one node. */
+const context = { sasl: undefined, faults: { installed: [] }, cluster: { simulated: false }, metrics: new BrokerMetrics() };
 const log = pino({ level: 'warn' });
 const server = new TcpServer(
   createDispatcher(table, context),
