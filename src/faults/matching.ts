@@ -79,33 +79,9 @@ export function decide(installed: InstalledFault[], apiKey: number, named: reado
   const matching = installed.filter((f) => f.rule.apiKey === apiKey && (f.rule.topic === undefined || named?.some((n) => covers(f.rule, n)) === true));
   if (matching.length === 0) return undefined;
   const closing = matching.find((f) => f.rule.action.kind === 'closeConnection' && f.drawn());
-  if (closing !== undefined) {
-    charge(installed, closing);
-    return {
-      closeConnection: true,
-      held: undefined,
-      dropResponse: false,
-      delayMs: 0,
-      errors: new Map(),
-      requestError: undefined,
-      heldChecks: undefined,
-      fired: [closing],
-    };
-  }
+  if (closing !== undefined) return alone(installed, closing, { closeConnection: true, held: undefined });
   const holding = matching.find((f) => f.rule.action.kind === 'hold' && f.drawn());
-  if (holding !== undefined) {
-    charge(installed, holding);
-    return {
-      closeConnection: false,
-      held: holding,
-      dropResponse: false,
-      delayMs: 0,
-      errors: new Map(),
-      requestError: undefined,
-      heldChecks: undefined,
-      fired: [holding],
-    };
-  }
+  if (holding !== undefined) return alone(installed, holding, { closeConnection: false, held: holding });
   const fired: InstalledFault[] = [];
   let dropResponse = false;
   let delayMs = 0;
@@ -147,6 +123,12 @@ export function decide(installed: InstalledFault[], apiKey: number, named: reado
   }
   for (const f of fired) charge(installed, f);
   return fired.length === 0 ? undefined : { closeConnection: false, held: undefined, dropResponse, delayMs, errors, requestError, heldChecks, fired };
+}
+
+/** The outcome of `fault` acting alone on a request (closing it, or holding it): nothing else acts. */
+function alone(installed: InstalledFault[], fault: InstalledFault, action: Pick<Outcome, 'closeConnection' | 'held'>): Outcome {
+  charge(installed, fault);
+  return { ...action, dropResponse: false, delayMs: 0, errors: new Map(), requestError: undefined, heldChecks: undefined, fired: [fault] };
 }
 
 /** Whether a rule's topic and partition cover one named entry. */
