@@ -6,6 +6,7 @@
 import { epochEnd, Leadership, type PartitionLeadership } from '../cluster/leadership.js';
 import { coordinatorPartition } from '../cluster/placement.js';
 import type { Storage, TopicInfo } from '../log/storage.js';
+import { COORDINATOR_TOPICS } from '../settings/internal-topics.js';
 import { NODE_ID } from './config.js';
 
 export interface NodeAddress {
@@ -18,8 +19,6 @@ export interface NodeAddress {
 const COORDINATOR_PARTITIONS = 50;
 /** Kafka's offsets.topic.replication.factor and transaction.state.log.replication.factor, at their defaults. */
 const COORDINATOR_REPLICATION = 3;
-/** The coordinators' topics, by kind of key; no topic id looks like these. */
-const COORDINATOR_TOPICS = { group: '__consumer_offsets', transaction: '__transaction_state' } as const;
 
 export class Cluster {
   readonly leadership: Leadership;
