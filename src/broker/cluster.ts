@@ -5,8 +5,10 @@
  */
 import { epochEnd, Leadership, type PartitionLeadership } from '../cluster/leadership.js';
 import { coordinatorPartition } from '../cluster/placement.js';
+import { internalTopicPartitions } from '../log/internal-topics.js';
 import type { Storage, TopicInfo } from '../log/storage.js';
-import { COORDINATOR_TOPICS } from '../settings/internal-topics.js';
+import { COORDINATOR_TOPICS, isInternalTopic } from '../settings/internal-topics.js';
+import type { BrokerConfig } from '../settings/settings.js';
 import { NODE_ID } from './config.js';
 
 export interface NodeAddress {
@@ -15,8 +17,6 @@ export interface NodeAddress {
   readonly port: number;
 }
 
-/** Kafka's offsets.topic.num.partitions and transaction.state.log.num.partitions, at their defaults. */
-const COORDINATOR_PARTITIONS = 50;
 /** Kafka's offsets.topic.replication.factor and transaction.state.log.replication.factor, at their defaults. */
 const COORDINATOR_REPLICATION = 3;
 
@@ -29,7 +29,10 @@ export class Cluster {
   readonly isolated = new Set<number>();
   private storage: Storage | undefined;
 
-  constructor(nodes: number) {
+  constructor(
+    nodes: number,
+    private readonly config: BrokerConfig,
+  ) {
     this.leadership = new Leadership(Array.from({ length: nodes }, (_, i) => NODE_ID + i));
     for (const topic of Object.values(COORDINATOR_TOPICS)) this.leadership.setReplicationFactor(topic, Math.min(COORDINATOR_REPLICATION, nodes));
   }
@@ -66,13 +69,13 @@ export class Cluster {
 
   /** Partition `index` of `topic` (which has it). */
   partitionOf(topic: TopicInfo, index: number): PartitionLeadership {
-    return this.leadership.partition(topic.topicId, index);
+    return this.leadership.partition(leadershipKey(topic), index);
   }
 
   /** Partition `index` of the topic named `topic`; undefined if there is no such partition. */
   partition(topic: string, index: number): PartitionLeadership | undefined {
     const info = this.storage!.topic(topic);
-    return info === undefined || index < 0 || index >= info.partitions ? undefined : this.leadership.partition(info.topicId, index);
+    return info === undefined || index < 0 || index >= info.partitions ? undefined : this.leadership.partition(leadershipKey(info), index);
   }
 
   /** Partition `index` of `topic` as Metadata and DescribeTopicPartitions describe it. */
@@ -107,28 +110,29 @@ export class Cluster {
 
   /** The node coordinating group or transactional id `key`: the leader of its partition of the coordinators' topic. */
   coordinator(kind: keyof typeof COORDINATOR_TOPICS, key: string): number {
-    return this.leadership.partition(COORDINATOR_TOPICS[kind], coordinatorPartition(key, COORDINATOR_PARTITIONS)).leader;
+    const topic = COORDINATOR_TOPICS[kind];
+    return this.leadership.partition(topic, coordinatorPartition(key, internalTopicPartitions(this.storage!, topic, this.config))).leader;
   }
 
   /** Sets the replication factor of a topic created with one. */
   created(topic: TopicInfo, replicationFactor: number, assignments: readonly (readonly number[])[]): void {
-    if (assignments.length > 0) this.leadership.assign(topic.topicId, assignments);
-    else this.leadership.setReplicationFactor(topic.topicId, replicationFactor);
+    if (assignments.length > 0) this.leadership.assign(leadershipKey(topic), assignments);
+    else this.leadership.setReplicationFactor(leadershipKey(topic), replicationFactor);
   }
 
   /** Makes `node` lead partition `index` of `topic`, at the next leader epoch. */
   moveLeader(topic: string, index: number, node: number): void {
     const info = this.storage!.topic(topic);
     if (info === undefined || index < 0 || index >= info.partitions) throw new RangeError(`no partition ${topic}-${index}`);
-    this.leadership.moveLeader(info.topicId, index, node, this.logEnd(info.name, index));
+    this.leadership.moveLeader(leadershipKey(info), index, node, this.logEnd(info.name, index));
   }
 
   /** Takes `node` down: what it leads moves to other live nodes. */
   stop(node: number): void {
-    const names = new Map(this.storage!.topics().map((t) => [t.topicId, t.name]));
+    const names = new Map(this.storage!.topics().map((t) => [leadershipKey(t), t.name]));
     for (const [key] of this.leadership.placed()) {
       // A deleted topic's leaderships go with it.
-      if (!names.has(key) && !Object.values<string>(COORDINATOR_TOPICS).includes(key)) this.leadership.forget(key);
+      if (!names.has(key) && !isInternalTopic(key)) this.leadership.forget(key);
     }
     this.leadership.stop(node, (key, index) => {
       const name = names.get(key);
@@ -139,4 +143,12 @@ export class Cluster {
   private logEnd(topic: string, index: number): number {
     return this.storage!.partition(topic, index)?.logEndOffset ?? 0;
   }
+}
+
+/**
+ * Leaderships are kept by topic id, those of the internal topics by name: a coordinator, asked
+ * for before its topic exists, is the leader of its key's partition once the topic does.
+ */
+function leadershipKey(topic: TopicInfo): string {
+  return isInternalTopic(topic.name) ? topic.name : topic.topicId;
 }

@@ -246,6 +246,36 @@ export const SETTINGS = {
     broker: 'transaction.remove.expired.transaction.cleanup.interval.ms',
     description: 'how often transactional ids past `transactional.id.expiration.ms` are looked for and removed',
   }),
+  offsetsTopicNumPartitions: setting({
+    kind: int(1, 100_000),
+    default: 50,
+    broker: 'offsets.topic.num.partitions',
+    description: 'partitions of `__consumer_offsets` when it is created; which one holds a group follows from its partitions',
+  }),
+  offsetsTopicSegmentBytes: setting({
+    kind: int(14, INT32_MAX, 'bytes'),
+    default: 100 * MiB,
+    broker: 'offsets.topic.segment.bytes',
+    description: 'the `segment.bytes` `__consumer_offsets` is created with',
+  }),
+  transactionStateLogNumPartitions: setting({
+    kind: int(1, 100_000),
+    default: 50,
+    broker: 'transaction.state.log.num.partitions',
+    description: 'partitions of `__transaction_state` when it is created; which one holds a transactional id follows from its partitions',
+  }),
+  transactionStateLogSegmentBytes: setting({
+    kind: int(14, INT32_MAX, 'bytes'),
+    default: 100 * MiB,
+    broker: 'transaction.state.log.segment.bytes',
+    description: 'the `segment.bytes` `__transaction_state` is created with',
+  }),
+  transactionStateLogMinIsr: setting({
+    kind: int(1, INT32_MAX),
+    default: 2,
+    broker: 'transaction.state.log.min.isr',
+    description: 'the `min.insync.replicas` `__transaction_state` is created with',
+  }),
   offsetsRetentionMinutes: setting({
     kind: int(1, INT32_MAX),
     default: (7 * DAY) / 60_000,
