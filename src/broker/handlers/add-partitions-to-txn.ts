@@ -1,6 +1,6 @@
 /**
  * AddPartitionsToTxn: the partitions join the producer's transaction, beginning it if none is
- * open. Partitions of unknown topics are UNKNOWN_TOPIC_OR_PARTITION and the rest of the request
+ * open. Partitions of unknown topics are UNKNOWN_TOPIC_OR_PARTITION (of internal ones, a producer's TOPIC_AUTHORIZATION_FAILED) and the rest of the request
  * OPERATION_NOT_ATTEMPTED, as Kafka's `KafkaApis.handleAddPartitionsToTxnRequest` answers. v4+ (sent by brokers) batch transactions; a
  * verify-only one asks whether its partitions are in the transaction, changing nothing.
  */
@@ -11,9 +11,13 @@ import type { TxnPartition } from '../../transactions/txn-coordinator.js';
 import { defineApi } from '../api-handler.js';
 import type { BrokerContext } from '../broker-context.js';
 import { fencedError } from '../fenced-error.js';
+import { internalTopicRefusal } from '../internal-topic-refusals.js';
 
 type Topics = AddPartitionsToTxnRequest['v3AndBelowTopics'];
 type TopicResults = AddPartitionsToTxnResponse['resultsByTopicV3AndBelow'];
+
+/** From v4, brokers send AddPartitionsToTxn, batching transactions. */
+const BROKERS_SINCE = 4;
 
 /** AddPartitionsToTxn v2 answers PRODUCER_FENCED. */
 const FENCED_SINCE = 2;
@@ -33,9 +37,12 @@ interface Adding {
 }
 
 async function add(broker: BrokerContext, t: Adding, version: number): Promise<TopicResults> {
-  const unknown = (topic: string, partition: number): boolean => broker.storage.partition(topic, partition) === undefined;
-  if (t.topics.some((topic) => topic.partitions.some((p) => unknown(topic.name, p)))) {
-    return resultsOf(t.topics, (topic, p) => (unknown(topic, p) ? ErrorCode.UNKNOWN_TOPIC_OR_PARTITION : ErrorCode.OPERATION_NOT_ATTEMPTED));
+  // A producer's request (up to v3) may not add an internal topic's partition, checked before whether it exists.
+  const refused = (topic: string, partition: number): number | undefined =>
+    (version < BROKERS_SINCE ? internalTopicRefusal('addPartitionsToTxn', topic)?.errorCode : undefined) ??
+    (broker.storage.partition(topic, partition) === undefined ? ErrorCode.UNKNOWN_TOPIC_OR_PARTITION : undefined);
+  if (t.topics.some((topic) => topic.partitions.some((p) => refused(topic.name, p) !== undefined))) {
+    return resultsOf(t.topics, (topic, p) => refused(topic, p) ?? ErrorCode.OPERATION_NOT_ATTEMPTED);
   }
   const partitions: TxnPartition[] = t.topics.flatMap((topic) => topic.partitions.map((partition) => ({ topic: topic.name, partition })));
   if (t.verifyOnly)
@@ -54,7 +61,7 @@ export const addPartitionsToTxn = defineApi({
   maxVersion: 5,
   async handle(request, info, broker): Promise<AddPartitionsToTxnResponse> {
     const version = info.apiVersion;
-    if (version >= 4) {
+    if (version >= BROKERS_SINCE) {
       const resultsByTransaction = await Promise.all(
         request.transactions.map(async (t) => ({ transactionalId: t.transactionalId, topicResults: await add(broker, t, version) })),
       );

@@ -6,6 +6,7 @@ import { defineApi } from '../api-handler.js';
 import type { BrokerContext } from '../broker-context.js';
 import { answerEachNamedOnce } from '../named-once.js';
 import { assignmentProblem } from '../replica-assignments.js';
+import { internalTopicRefusal } from '../internal-topic-refusals.js';
 import { storageFailure } from '../storage-error.js';
 
 type Wanted = CreatePartitionsRequest['topics'][number];
@@ -31,6 +32,8 @@ export const createPartitions = defineApi({
 async function growTopic(broker: BrokerContext, t: Wanted, validateOnly: boolean): Promise<Result> {
   const topic = broker.storage.topic(t.name);
   if (topic === undefined) return unknownTopic(t.name);
+  const internal = internalTopicRefusal('createPartitions', t.name);
+  if (internal !== undefined) return result(t.name, internal.errorCode, internal.message);
   const countProblem = partitionIncreaseProblem(topic, t.count);
   if (countProblem !== undefined) return result(t.name, ErrorCode.INVALID_PARTITIONS, countProblem);
   const assignmentsProblem = t.assignments === null ? undefined : assignmentProblem(t.assignments, t.count - topic.partitions, broker.cluster.leadership.nodes);

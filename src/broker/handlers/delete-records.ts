@@ -4,6 +4,7 @@ import { ErrorCode } from '../../protocol/error-codes.js';
 import { DeleteRecordsRequest, DeleteRecordsResponse } from '../../protocol/messages/delete-records.js';
 import { defineApi } from '../api-handler.js';
 import type { BrokerContext } from '../broker-context.js';
+import { internalTopicRefusal } from '../internal-topic-refusals.js';
 import { storageFailure } from '../storage-error.js';
 
 type Wanted = DeleteRecordsRequest['topics'][number]['partitions'][number];
@@ -29,6 +30,8 @@ async function deleteBefore(broker: BrokerContext, topic: string, p: Wanted): Pr
   const answer = (errorCode: number, lowWatermark = -1): Result => ({ partitionIndex: p.partitionIndex, lowWatermark: BigInt(lowWatermark), errorCode });
   const log = broker.storage.partition(topic, p.partitionIndex);
   if (log === undefined) return answer(ErrorCode.UNKNOWN_TOPIC_OR_PARTITION);
+  const internal = internalTopicRefusal('deleteRecords', topic);
+  if (internal !== undefined) return answer(internal.errorCode);
   try {
     await log.advanceLogStart(p.offset === HIGH_WATERMARK ? log.highWatermark : Number(p.offset));
   } catch (err) {

@@ -12,6 +12,7 @@ import { defineApi } from '../api-handler.js';
 import { mayDo } from '../access.js';
 import type { BrokerContext } from '../broker-context.js';
 import { answerEachNamedOnce } from '../named-once.js';
+import { internalTopicRefusal } from '../internal-topic-refusals.js';
 import { storageFailure } from '../storage-error.js';
 
 type Wanted = DeleteTopicsRequest['topics'][number];
@@ -58,6 +59,8 @@ async function deleteOne(broker: BrokerContext, connection: ConnectionContext, w
   if (name !== undefined && !mayDo(connection, broker, ResourceType.TOPIC, name, AclOperation.DELETE)) {
     return { name: w.name, topicId: w.topicId, errorCode: ErrorCode.TOPIC_AUTHORIZATION_FAILED, errorMessage: 'Authorization failed.' };
   }
+  const internal = name === undefined ? undefined : internalTopicRefusal('deleteTopics', name);
+  if (internal !== undefined) return { name: w.name, topicId: w.topicId, errorCode: internal.errorCode, errorMessage: internal.message };
   let deleted: TopicInfo | undefined;
   try {
     deleted = name === undefined ? undefined : await broker.storage.deleteTopic(name, byId?.topicId);

@@ -10,6 +10,7 @@ import { defineApi } from '../api-handler.js';
 import { AclOperation, ResourceType } from '../../acl/acl-binding.js';
 import { authorizedOperations, mayDo, NOT_ASKED } from '../access.js';
 import { topicNameProblem } from '../../log/topic-name.js';
+import { isInternalTopic } from '../../settings/internal-topics.js';
 
 /** max.request.partition.size.limit's default. */
 const MAX_PARTITIONS = 2000;
@@ -52,7 +53,12 @@ export const describeTopicPartitions = defineApi({
         // Asked for all, topics deleted meanwhile are left out; asked by name, they are errors.
         if (!all)
           topics.push(
-            topicError(name, topicNameProblem(name) === undefined ? ErrorCode.UNKNOWN_TOPIC_OR_PARTITION : ErrorCode.INVALID_TOPIC_EXCEPTION, operations(name)),
+            topicError(
+              name,
+              topicNameProblem(name) === undefined ? ErrorCode.UNKNOWN_TOPIC_OR_PARTITION : ErrorCode.INVALID_TOPIC_EXCEPTION,
+              operations(name),
+              isInternalTopic(name),
+            ),
           );
         continue;
       }
@@ -65,7 +71,14 @@ export const describeTopicPartitions = defineApi({
         eligibleLeaderReplicas: [],
         lastKnownElr: [],
       }));
-      topics.push({ errorCode: ErrorCode.NONE, name, topicId: info.topicId, isInternal: false, partitions, topicAuthorizedOperations: operations(name) });
+      topics.push({
+        errorCode: ErrorCode.NONE,
+        name,
+        topicId: info.topicId,
+        isInternal: isInternalTopic(name),
+        partitions,
+        topicAuthorizedOperations: operations(name),
+      });
       if (end < info.partitions) {
         nextCursor = { topicName: name, partitionIndex: end };
         break;
@@ -76,6 +89,7 @@ export const describeTopicPartitions = defineApi({
   },
 });
 
-function topicError(name: string, errorCode: number, topicAuthorizedOperations: number): Topic {
-  return { errorCode, name, topicId: ZERO_UUID, isInternal: false, partitions: [], topicAuthorizedOperations };
+/** Kafka's `KRaftMetadataCache` marks a topic asked for internal by its name, one refused for want of Describe not. */
+function topicError(name: string, errorCode: number, topicAuthorizedOperations: number, isInternal = false): Topic {
+  return { errorCode, name, topicId: ZERO_UUID, isInternal, partitions: [], topicAuthorizedOperations };
 }

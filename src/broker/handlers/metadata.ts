@@ -10,6 +10,8 @@ import { topicNameProblem } from '../../log/topic-name.js';
 import { TopicCollisionError, TopicExistsError, type TopicInfo } from '../../log/storage.js';
 import type { BrokerContext } from '../broker-context.js';
 import { storageFailure } from '../storage-error.js';
+import { ensureInternalTopic } from '../../log/internal-topics.js';
+import { isInternalTopic } from '../../settings/internal-topics.js';
 
 type ResponseTopic = MetadataResponse['topics'][number];
 
@@ -63,11 +65,12 @@ async function answerTopic(
   const topic = broker.storage.topic(wanted.name);
   if (topic !== undefined) return describeTopic(broker, topic);
   if (topicNameProblem(wanted.name) !== undefined) return errorTopic(wanted.name, ZERO_UUID, ErrorCode.INVALID_TOPIC_EXCEPTION);
-  if (!broker.config.autoCreateTopics || !allowAutoCreation) return errorTopic(wanted.name, ZERO_UUID, ErrorCode.UNKNOWN_TOPIC_OR_PARTITION);
+  const internal = isInternalTopic(wanted.name);
+  if (!broker.config.autoCreateTopics || !allowAutoCreation) return errorTopic(wanted.name, ZERO_UUID, ErrorCode.UNKNOWN_TOPIC_OR_PARTITION, internal);
   const mayCreate =
     mayDo(connection, broker, ResourceType.CLUSTER, CLUSTER_NAME, AclOperation.CREATE, true) ||
     mayDo(connection, broker, ResourceType.TOPIC, wanted.name, AclOperation.CREATE);
-  if (!mayCreate) return errorTopic(wanted.name, ZERO_UUID, ErrorCode.TOPIC_AUTHORIZATION_FAILED);
+  if (!mayCreate) return errorTopic(wanted.name, ZERO_UUID, ErrorCode.TOPIC_AUTHORIZATION_FAILED, internal);
   return autoCreate(broker, wanted.name);
 }
 
@@ -75,11 +78,16 @@ function mayDescribe(connection: ConnectionContext, broker: BrokerContext, topic
   return mayDo(connection, broker, ResourceType.TOPIC, topic, AclOperation.DESCRIBE, quiet);
 }
 
-/** Creates the topic; if a request on another connection created it first, answers that topic as it was then. */
+/**
+ * Creates the topic (an internal one as its coordinator would, as Kafka's `AutoTopicCreationManager`
+ * does); if a request on another connection created it first, answers that topic as it was then.
+ */
 async function autoCreate(broker: BrokerContext, name: string): Promise<ResponseTopic> {
   try {
-    const topic = await broker.storage.createTopic(name, broker.config.partitions);
-    broker.logger.info({ topic: name, partitions: broker.config.partitions }, 'topic created on metadata request');
+    const topic = isInternalTopic(name)
+      ? await ensureInternalTopic(broker.storage, name, broker.config)
+      : await broker.storage.createTopic(name, broker.config.partitions);
+    broker.logger.info({ topic: name, partitions: topic.partitions }, 'topic created on metadata request');
     return describeTopic(broker, topic);
   } catch (err) {
     if (err instanceof TopicExistsError) return describeTopic(broker, err.existing);
@@ -102,7 +110,7 @@ function describeTopic(broker: BrokerContext, topic: TopicInfo): ResponseTopic {
     errorCode: ErrorCode.NONE,
     name: topic.name,
     topicId: topic.topicId,
-    isInternal: false,
+    isInternal: isInternalTopic(topic.name),
     partitions: Array.from({ length: topic.partitions }, (_, partitionIndex) => ({
       errorCode: ErrorCode.NONE,
       partitionIndex,
@@ -112,6 +120,7 @@ function describeTopic(broker: BrokerContext, topic: TopicInfo): ResponseTopic {
   };
 }
 
-function errorTopic(name: string | null, topicId: string, errorCode: number): ResponseTopic {
-  return { errorCode, name, topicId, isInternal: false, partitions: [], topicAuthorizedOperations: NOT_ASKED };
+/** `isInternal` as Kafka's `KafkaApis.handleTopicMetadataRequest` sets it: by the name, for a topic the client may describe. */
+function errorTopic(name: string | null, topicId: string, errorCode: number, isInternal = false): ResponseTopic {
+  return { errorCode, name, topicId, isInternal, partitions: [], topicAuthorizedOperations: NOT_ASKED };
 }

@@ -27,6 +27,7 @@ import { validateOffThread } from '../batch-checks-thread.js';
 import type { BrokerContext } from '../broker-context.js';
 import type { Partition } from '../partition.js';
 import type { Lane } from '../../server/request-memory-pool.js';
+import { internalTopicRefusal } from '../internal-topic-refusals.js';
 import { storageFailure } from '../storage-error.js';
 
 type PartitionResponse = ProduceResponsePartitionProduceResponse;
@@ -124,6 +125,8 @@ function appendPartition(
     response.errorCode = ErrorCode.UNKNOWN_TOPIC_OR_PARTITION;
     return [];
   }
+  const internal = internalTopicRefusal('produce', topic);
+  if (internal !== undefined) return refuse(internal, response);
   const log = partition.log;
   response.logStartOffset = BigInt(log.logStartOffset);
   // As Kafka's `ReplicaManager.getPartitionOrException` checks that a partition's log directory is online before anything else: a failed
