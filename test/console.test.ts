@@ -73,16 +73,27 @@ test('the overview shows the version, the listeners and charts of the metrics', 
   await screenshot(page, 'overview');
 });
 
-test('the topics page lists a topic a client created, with its partitions', async () => {
+test('the topics page lists a topic a client created, with its partitions, and the internal topics apart', async () => {
   const admin = kafkajs(broker.bootstrap).admin();
   await admin.connect();
   await admin.createTopics({ topics: [{ topic: 'orders', numPartitions: 3 }] });
+  // Looking up a group's coordinator creates __consumer_offsets.
+  await admin.fetchOffsets({ groupId: 'billing', topics: ['orders'] });
   await admin.disconnect();
   await page.goto(`${base}/topics`);
-  const row = page.getByRole('row', { name: /orders/ });
+  const topics = page.getByRole('table', { name: /^\d+ topics?$/ });
+  const row = topics.getByRole('row', { name: /orders/ });
   await row.waitFor();
   assert.deepEqual(await row.getByRole('cell').allInnerTexts(), ['orders', '3', '0', 'Messages']);
+  assert.equal(await topics.getByRole('row', { name: /__consumer_offsets/ }).count(), 0, 'not among the topics');
+  const internal = page.getByRole('table', { name: '1 internal topic' }).getByRole('row', { name: /__consumer_offsets/ });
+  assert.deepEqual(await internal.getByRole('cell').allInnerTexts(), ['__consumer_offsets', '50', '0', 'Messages']);
   await screenshot(page, 'topics');
+  await page.getByRole('link', { name: '__consumer_offsets', exact: true }).click();
+  await page.getByRole('heading', { name: 'Topic __consumer_offsets' }).waitFor();
+  await page.getByText('An internal topic').waitFor();
+  assert.equal(await page.getByRole('button', { name: /^Delete topic/ }).count(), 0, 'no delete button');
+  await page.goto(`${base}/topics`);
   await page.getByRole('link', { name: 'orders', exact: true }).click();
   await page.getByRole('heading', { name: 'Topic orders' }).waitFor();
   const partitions = page.getByRole('table', { name: 'Partitions' }).getByRole('row');

@@ -18,29 +18,54 @@ export function TopicList() {
           <caption>
             ${data.total} topic${data.total === 1 ? '' : 's'}${q === '' ? '' : ` matching “${q}”`}
           </caption>
-          <thead>
-            <tr>
-              <th scope="col">Name</th>
-              <th scope="col" class="num">Partitions</th>
-              <th scope="col" class="num">Messages</th>
-              <th scope="col">Browse</th>
-            </tr>
-          </thead>
-          <tbody>
-            ${data.items.map(
-              (t) =>
-                html`<tr>
-                  <td><a href=${`/topics/${enc(t.name)}`}>${t.name}</a></td>
-                  <td class="num">${t.partitions}</td>
-                  <td class="num" title=${t.exact ? undefined : 'still counting: at least this many'}>${t.messages}${t.exact ? '' : '+'}</td>
-                  <td><a href=${`/topics/${enc(t.name)}/messages`} aria-label=${`Messages of ${t.name}`}>Messages</a></td>
-                </tr>`,
-            )}
-          </tbody>
+          <${TopicHead} />
+          <${TopicRows} topics=${data.items} />
         </table>
-        <${Pager} label="Topics" total=${data.total} offset=${data.offset} count=${data.items.length} limit=${PAGE} go=${(o) => set({ offset: o })} />`
+        <${Pager} label="Topics" total=${data.total} offset=${data.offset} count=${data.items.length} limit=${PAGE} go=${(o) => set({ offset: o })} />
+        <${InternalTopics} topics=${data.internal} />`
     }
     <${CreateTopic} created=${reload} />`;
+}
+
+function TopicHead() {
+  return html`<thead>
+    <tr>
+      <th scope="col">Name</th>
+      <th scope="col" class="num">Partitions</th>
+      <th scope="col" class="num">Messages</th>
+      <th scope="col">Browse</th>
+    </tr>
+  </thead>`;
+}
+
+function TopicRows({ topics }) {
+  return html`<tbody>
+    ${topics.map(
+      (t) =>
+        html`<tr>
+          <td><a href=${`/topics/${enc(t.name)}`}>${t.name}</a></td>
+          <td class="num">${t.partitions}</td>
+          <td class="num" title=${t.exact ? undefined : 'still counting: at least this many'}>${t.messages}${t.exact ? '' : '+'}</td>
+          <td><a href=${`/topics/${enc(t.name)}/messages`} aria-label=${`Messages of ${t.name}`}>Messages</a></td>
+        </tr>`,
+    )}
+  </tbody>`;
+}
+
+/** Kafka's internal topics, apart from the others: the coordinators write them, clients only read them. */
+function InternalTopics({ topics }) {
+  if (topics.length === 0) return null;
+  return html`<section aria-labelledby="internal-topics">
+    <h2 id="internal-topics">Internal topics</h2>
+    <p class="hint">Where the group and transaction coordinators keep committed offsets and transaction states. Clients may read them; only the broker writes them.</p>
+    <table>
+      <caption>
+        ${topics.length} internal topic${topics.length === 1 ? '' : 's'}
+      </caption>
+      <${TopicHead} />
+      <${TopicRows} topics=${topics} />
+    </table>
+  </section>`;
 }
 
 function CreateTopic({ created }) {
@@ -241,9 +266,13 @@ export function TopicDetail({ name }) {
             ${data.configs.map((c) => html`<${ConfigRow} key=${c.name} topic=${name} c=${c} changed=${reload} />`)}
           </tbody>
         </table>
-        <section aria-labelledby="danger">
-          <h2 id="danger">Delete</h2>
-          <button type="button" class="danger" onClick=${remove}>Delete topic ${name}</button><${ErrorNote} error=${deleteError} />
-        </section>`
+        ${
+          data.internal
+            ? html`<p class="hint">An internal topic: the broker's coordinators write it, and it cannot be deleted.</p>`
+            : html`<section aria-labelledby="danger">
+                <h2 id="danger">Delete</h2>
+                <button type="button" class="danger" onClick=${remove}>Delete topic ${name}</button><${ErrorNote} error=${deleteError} />
+              </section>`
+        }`
     }`;
 }

@@ -7,20 +7,33 @@ import { topicConfigsForPeople } from '../broker/topic-configs.js';
 import { segmentUsage } from '../log/log-dir-usage.js';
 import type { TopicInfo } from '../log/storage.js';
 import { ZERO_UUID } from '../protocol/primitives/reader.js';
+import { isInternalTopic } from '../settings/internal-topics.js';
 import { ApiError, matching, page, wholeNumber } from './api-input.js';
 import { consoleRequestInfo } from './console-request.js';
 import { transactionHoldingLso } from './open-transactions.js';
 import { RecordCounter } from './record-counts.js';
 import { refuseError } from './kafka-answer.js';
 
+/** The topics matching the search, a page of them; Kafka's internal topics that match, apart (two at most). */
 export async function listTopics(broker: BrokerContext, query: URLSearchParams): Promise<unknown> {
+  const found = matching(broker.storage.topics(), (t) => t.name, query);
   const shown = page(
-    matching(broker.storage.topics(), (t) => t.name, query),
+    found.filter((t) => !isInternalTopic(t.name)),
     query,
   );
   const counter = new RecordCounter();
+  const items = await summaries(broker, counter, shown.items);
+  const internal = await summaries(
+    broker,
+    counter,
+    found.filter((t) => isInternalTopic(t.name)),
+  );
+  return { ...shown, items, internal };
+}
+
+async function summaries(broker: BrokerContext, counter: RecordCounter, topics: readonly TopicInfo[]): Promise<unknown[]> {
   const items = [];
-  for (const t of shown.items) {
+  for (const t of topics) {
     let messages = 0;
     let exact = true;
     for (let i = 0; i < t.partitions; i++) {
@@ -32,7 +45,7 @@ export async function listTopics(broker: BrokerContext, query: URLSearchParams):
     }
     items.push({ name: t.name, topicId: t.topicId, partitions: t.partitions, messages, exact });
   }
-  return { ...shown, items };
+  return items;
 }
 
 export async function describeTopic(broker: BrokerContext, name: string, query: URLSearchParams): Promise<unknown> {
@@ -60,7 +73,14 @@ export async function describeTopic(broker: BrokerContext, name: string, query: 
     }),
   );
   const configs = topicConfigsForPeople(broker.dynamicConfigs, topic.configs);
-  return { name, topicId: topic.topicId, partitionCount: topic.partitions, partitions: { ...shown, items: partitions }, configs };
+  return {
+    name,
+    topicId: topic.topicId,
+    internal: isInternalTopic(name),
+    partitionCount: topic.partitions,
+    partitions: { ...shown, items: partitions },
+    configs,
+  };
 }
 
 export async function createTopic(broker: BrokerContext, body: unknown, remoteAddress: string): Promise<unknown> {
