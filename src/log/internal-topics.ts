@@ -25,7 +25,7 @@ export async function ensureInternalTopic(storage: Storage, name: InternalTopic,
 /**
  * The partitions a coordinator hashes its keys over: the topic's own once it exists (a client
  * may have created it, or an earlier start with other settings), else the count it will be
- * created with; as Kafka's coordinators are given the topic's partition count, else the setting's.
+ * created with; as Kafka's `BrokerMetadataPublisher` starts its coordinators.
  */
 export function internalTopicPartitions(storage: Storage, name: InternalTopic, c: BrokerConfig): number {
   return storage.topic(name)?.partitions ?? internalTopicSpec(name, c).partitions;
