@@ -16,11 +16,17 @@ export const ENTRY_OVERHEAD_BYTES = 28;
 const INITIAL_ENTRIES = 1024;
 const INITIAL_KEY_BYTES = 64 * 1024;
 
-/** FNV-1a over the bytes: cheap for the short keys compacted topics mostly hold, and spread well enough for linear probing. */
+/**
+ * FNV-1a over the bytes, cheap for the short keys compacted topics mostly hold, then MurmurHash3's
+ * finalizer: FNV's low bits, which pick the slot, follow only the low bits of the bytes, so keys
+ * that differ little (`key-1`, `key-2`, …) would crowd together in the table.
+ */
 function hashOf(bytes: Uint8Array, start: number, end: number): number {
   let h = 0x811c9dc5;
   for (let i = start; i < end; i++) h = Math.imul(h ^ bytes[i]!, 0x01000193);
-  return h | 0;
+  h = Math.imul(h ^ (h >>> 16), 0x85ebca6b);
+  h = Math.imul(h ^ (h >>> 13), 0xc2b2ae35);
+  return h ^ (h >>> 16);
 }
 
 export class OffsetMap {
