@@ -3,7 +3,7 @@ import { setTimeout as sleep } from 'node:timers/promises';
 import assert from 'node:assert/strict';
 import { startBroker } from '../src/broker/start-broker.js';
 import { ListOffsetsRequest, ListOffsetsResponse } from '../src/protocol/messages/list-offsets.js';
-import { readBatchHeader, storedRecords } from '../src/protocol/record-batch.js';
+import { recordsOf } from './helpers/compacted-log.js';
 import { buildBatch } from './helpers/batch.js';
 import { consumeAll, kafkajs } from './helpers/kafkajs.js';
 import { closeAtEnd, tempDir } from './helpers/log.js';
@@ -20,10 +20,7 @@ async function compacted(client: WireClient, topic: string, below: number): Prom
   let offsets: number[] = [];
   await until(async () => {
     const before = offsets;
-    offsets = (await fetchAllBatches(client, topic, 0)).flatMap((b) => {
-      const header = readBatchHeader(b);
-      return storedRecords(b, 1 << 20).records.map((r) => header.baseOffset + r.offsetDelta);
-    });
+    offsets = (await fetchAllBatches(client, topic, 0)).flatMap((b) => recordsOf(b).map((r) => r.offset));
     await sleep(200);
     return offsets.length < below && before.join() === offsets.join();
   }, 'the cleaner has compacted the topic');

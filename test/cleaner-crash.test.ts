@@ -3,9 +3,8 @@ import assert from 'node:assert/strict';
 import { readdir, rm } from 'node:fs/promises';
 import { join } from 'node:path';
 import { setTimeout as sleep } from 'node:timers/promises';
-import { readBatchHeader, storedRecords } from '../src/protocol/record-batch.js';
 import { buildBatch, type TestRecord } from './helpers/batch.js';
-import { valueAfterKey } from './helpers/compacted-log.js';
+import { recordsOf } from './helpers/compacted-log.js';
 import { seeded } from './helpers/seeded.js';
 import { until } from './helpers/until.js';
 import { startServe, tempDataDir, type ServeProcess } from './helpers/serve-process.js';
@@ -92,14 +91,9 @@ test('kill -9 at random moments while the cleaner works, then a restart: no ackn
   const read = new Map<number, Sent>();
   let last = -1;
   for (const batch of await fetchAllBatches(client, TOPIC, 0)) {
-    const header = readBatchHeader(batch);
-    const { body, records } = storedRecords(batch, 1 << 20);
-    for (const r of records) {
-      const offset = header.baseOffset + r.offsetDelta;
+    for (const { offset, key, value } of recordsOf(batch)) {
       assert.ok(offset > last, `offsets grow: ${offset} after ${last}`);
       last = offset;
-      const key = r.key!.toString();
-      const value = r.tombstone ? null : valueAfterKey(body, r.key!);
       if (value !== null) assert.equal(sentValues.get(value), key, `the record at ${offset} is one sent, with its key`);
       const ack = acked.get(offset);
       if (ack !== undefined) assert.deepEqual({ key, value }, ack, `the acknowledged record at ${offset}`);

@@ -29,8 +29,16 @@ const written: fc.Arbitrary<Written> = fc.record({
   }),
 });
 
+/** A batch at its offsets, its records with their keys. */
+interface LaidOut {
+  readonly baseOffset: number;
+  readonly time: number;
+  readonly untouchable: boolean;
+  readonly records: readonly { offset: number; key: Buffer | undefined; tombstone: boolean }[];
+}
+
 interface Log {
-  readonly batches: BatchToJudge[];
+  readonly batches: LaidOut[];
   readonly headers: BatchHeader[];
   /** Where each segment begins, as indexes into batches. */
   readonly segmentStarts: number[];
@@ -38,7 +46,7 @@ interface Log {
 
 /** The batches at their offsets, with headers as the log stores them, cut into segments. */
 function layOut(writes: readonly Written[], cuts: readonly boolean[]): Log {
-  const batches: BatchToJudge[] = [];
+  const batches: LaidOut[] = [];
   const headers: BatchHeader[] = [];
   const segmentStarts = [0];
   const producers = new Map<number, { epoch: number; seq: number }>();
@@ -84,26 +92,42 @@ function replay(headers: readonly BatchHeader[]): unknown[] {
   return [...states.entries()].sort(([a], [b]) => (a < b ? -1 : 1));
 }
 
-/** The rules the cleaner would use: the offset map over `mapped` batches, producer windows after all of them. */
-function rulesFor(log: Log, mapped: number, tombstonesBefore: number, mapBytes = 1 << 20): CleaningRules {
+/** What the cleaner judges by: the offset map over `mapped` batches, producer windows after all of them. */
+interface Judging {
+  readonly map: OffsetMap;
+  readonly rules: CleaningRules;
+}
+
+function rulesFor(log: Log, mapped: number, tombstonesBefore: number, mapBytes = 1 << 20): Judging {
   const map = new OffsetMap(mapBytes);
   for (const batch of log.batches.slice(0, mapped)) {
     if (batch.untouchable) continue;
-    for (const r of batch.records) if (r.key !== undefined) map.put(r.key, r.offset);
+    for (const r of batch.records) if (r.key !== undefined) map.put(r.key, 0, r.key.length, r.offset);
   }
   const states = new ProducerStates();
   for (const header of log.headers) states.replay(header, header.baseOffset, 0);
   const producerBatches = new Set([...states.entries()].flatMap(([, entry]) => entry.state.window.map((w) => w.baseOffset)));
-  return { latest: (key) => map.get(key), tombstonesBefore, producerBatches };
+  return { map, rules: { tombstonesBefore, producerBatches } };
+}
+
+/** The batch as the cleaner judges it, each record with its key's latest offset in the map. */
+function judged(batch: LaidOut, map: OffsetMap): BatchToJudge {
+  const records = batch.records.map(({ offset, key, tombstone }) => ({
+    offset,
+    keyed: key !== undefined,
+    latest: key === undefined ? undefined : map.get(key, 0, key.length),
+    tombstone,
+  }));
+  return { ...batch, records };
 }
 
 /** Each segment of the first `segments` cleaned by the rule; the fates of all batches (later ones whole). */
-function clean(log: Log, segments: number, rules: CleaningRules): BatchFate[] {
+function clean(log: Log, segments: number, { map, rules }: Judging): BatchFate[] {
   const fates: BatchFate[] = [];
   const bounds = [...log.segmentStarts, log.batches.length];
   for (let s = 0; s < log.segmentStarts.length; s++) {
     const batches = log.batches.slice(bounds[s], bounds[s + 1]);
-    fates.push(...batches.map((batch, i): BatchFate => (s < segments ? batchFate(batch, rules, i === batches.length - 1) : { kind: 'whole' })));
+    fates.push(...batches.map((batch, i): BatchFate => (s < segments ? batchFate(judged(batch, map), rules, i === batches.length - 1) : { kind: 'whole' })));
   }
   return fates;
 }
@@ -151,7 +175,7 @@ test('cleaning the whole log keeps the latest record of each key at its offset, 
       );
       const rules = rulesFor(log, log.batches.length, horizon);
       log.batches.forEach((batch, i) => {
-        const stays = batch.records.some((r) => expected.has(r.offset)) || rules.producerBatches.has(batch.baseOffset) || ends.has(i);
+        const stays = batch.records.some((r) => expected.has(r.offset)) || rules.rules.producerBatches.has(batch.baseOffset) || ends.has(i);
         assert.equal(fates[i]!.kind !== 'gone', stays, `batch at ${batch.baseOffset}`);
       });
       assert.deepEqual(replay(log.headers.filter((_, i) => fates[i]!.kind !== 'gone')), replay(log.headers), 'producer state replayed from the cleaned log');

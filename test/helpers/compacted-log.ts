@@ -43,9 +43,21 @@ export async function fill(log: PartitionLog, batches: number, seed: number, now
   return appended;
 }
 
-/** The value of a record storedRecords found, from the bytes after its key; null for a tombstone. */
-export function valueAfterKey(body: Buffer, key: Buffer): string | null {
-  let pos = key.byteOffset - body.byteOffset + key.length;
+/** The records of a stored batch, as compaction reads them: offset, key and value (null for a tombstone). */
+export function recordsOf(batch: Buffer): Written[] {
+  const { baseOffset } = readBatchHeader(batch);
+  const stored = storedRecords(batch, 1 << 20);
+  const out: Written[] = [];
+  for (let i = 0; i < stored.count; i++) {
+    const { body } = stored;
+    const key = body.toString('utf8', stored.keyStart(i), stored.keyEnd(i));
+    out.push({ offset: baseOffset + stored.offsetDelta(i), key, value: stored.tombstone(i) ? null : valueAt(body, stored.keyEnd(i)) });
+  }
+  return out;
+}
+
+/** The value whose length prefix is at `pos`. */
+function valueAt(body: Buffer, pos: number): string {
   let zigzag = 0;
   for (let shift = 0; ; shift += 7) {
     const byte = body[pos++]!;
@@ -53,20 +65,15 @@ export function valueAfterKey(body: Buffer, key: Buffer): string | null {
     if (byte < 0x80) break;
   }
   const length = (zigzag >>> 1) ^ -(zigzag & 1);
-  return length < 0 ? null : body.toString('utf8', pos, pos + length);
+  return body.toString('utf8', pos, pos + length);
 }
 
 /** The records a consumer reads from the log start, by offset. */
 export async function stored(log: PartitionLog): Promise<Map<number, Written>> {
   const out = new Map<number, Written>();
   for (const batch of await readAll(log)) {
-    const header = readBatchHeader(batch);
-    const { body, records } = storedRecords(batch, 1 << 20);
-    for (const r of records) {
-      const offset = header.baseOffset + r.offsetDelta;
-      // The batch the log start lies inside may hold records before it, which consumers pass over.
-      if (offset >= log.logStartOffset) out.set(offset, { offset, key: r.key!.toString(), value: r.tombstone ? null : valueAfterKey(body, r.key!) });
-    }
+    // The batch the log start lies inside may hold records before it, which consumers pass over.
+    for (const record of recordsOf(batch)) if (record.offset >= log.logStartOffset) out.set(record.offset, record);
   }
   return out;
 }

@@ -12,8 +12,9 @@
 
 export interface RecordToJudge {
   readonly offset: number;
-  /** Undefined for a record without a key. */
-  readonly key: Buffer | undefined;
+  readonly keyed: boolean;
+  /** The latest offset of its key in the part of the log the offset map covers; undefined when it holds none. */
+  readonly latest: number | undefined;
   readonly tombstone: boolean;
 }
 
@@ -27,8 +28,6 @@ export interface BatchToJudge {
 }
 
 export interface CleaningRules {
-  /** The latest offset of `key` the offset map holds. */
-  readonly latest: (key: Buffer) => number | undefined;
   /** Tombstones in batches older than this go. */
   readonly tombstonesBefore: number;
   /** Base offsets of the batches in some producer's window. */
@@ -43,8 +42,8 @@ const GONE: BatchFate = { kind: 'gone' };
 
 /** Whether a record of a judged batch stays. */
 export function recordStays(record: RecordToJudge, batch: BatchToJudge, rules: CleaningRules): boolean {
-  if (record.key === undefined) return false;
-  if (record.offset < (rules.latest(record.key) ?? -1)) return false;
+  if (!record.keyed) return false;
+  if (record.offset < (record.latest ?? -1)) return false;
   return !record.tombstone || batch.time >= rules.tombstonesBefore;
 }
 

@@ -51,12 +51,12 @@ async function work(request: WorkRequest): Promise<unknown> {
       return mapSegments(request.segments, map, read);
     case 'clean': {
       const { tombstonesBefore, indexIntervalBytes, maxBytes } = request;
-      const rules = { latest: (key: Buffer) => map.get(key), tombstonesBefore, producerBatches: new Set(request.producerBatches) };
+      const rules = { tombstonesBefore, producerBatches: new Set(request.producerBatches) };
       let bytesRead = 0;
       try {
         for (const [taken, { segment, end }] of request.segments.entries()) {
           group ??= await CleanedGroup.open(segment);
-          const added = await group.add({ segment, end, indexIntervalBytes, maxBytes, rules }, read.take(segment));
+          const added = await group.add({ segment, end, indexIntervalBytes, maxBytes, rules, map }, read.take(segment));
           bytesRead += added.bytesRead;
           if (!added.added) return { taken, bytesRead };
         }

@@ -3,10 +3,19 @@
  * segment's keys in the offset map, and writing the cleaned copy of a group of segments beside them.
  */
 import { join } from 'node:path';
-import { batchOfRecords, batchTime, isControl, isTransactional, readBatchHeader, storedRecords, type BatchHeader } from '../../protocol/record-batch.js';
+import {
+  batchOfRecords,
+  batchTime,
+  isControl,
+  isTransactional,
+  readBatchHeader,
+  storedRecords,
+  type BatchHeader,
+  type StoredRecords,
+} from '../../protocol/record-batch.js';
 import { OffsetIndex } from '../offset-index.js';
 import { offsetFileName, Segment } from '../segment.js';
-import { batchFate, type BatchToJudge, type CleaningRules } from './clean-rule.js';
+import { batchFate, type BatchToJudge, type CleaningRules, type RecordToJudge } from './clean-rule.js';
 import type { OffsetMap } from './offset-map.js';
 import { eachSegmentBatch } from './segment-batches.js';
 import { CLEANED, removeFile } from './swap-files.js';
@@ -45,8 +54,6 @@ interface ReadBatch {
   readonly header: BatchHeader;
   readonly stored: StoredRecords | undefined;
 }
-
-type StoredRecords = ReturnType<typeof storedRecords>;
 
 /**
  * Segments the map's pass read, kept for the cleaning pass up to a number of bytes (their own,
@@ -93,14 +100,12 @@ export class SegmentsRead {
 
 /** The largest segment kept is this share of what all kept may take. */
 const KEPT_SEGMENT_SHARE = 64;
-/** About what a record's span (RecordSpan) costs in memory. */
-const RECORD_SPAN_BYTES = 64;
 
 function keptBytes(batches: readonly ReadBatch[]): number {
   let bytes = 0;
   for (const { batch, stored } of batches) {
     bytes += batch.length;
-    if (stored !== undefined) bytes += (stored.body.buffer === batch.buffer ? 0 : stored.body.length) + stored.records.length * RECORD_SPAN_BYTES;
+    if (stored !== undefined) bytes += (stored.body.buffer === batch.buffer ? 0 : stored.body.length) + stored.spanBytes;
   }
   return bytes;
 }
@@ -118,8 +123,8 @@ export function mapSegments(segments: readonly SegmentFile[], map: OffsetMap, re
     eachSegmentBatch(segmentPath(segment), segment.size, (batch, header) => {
       const stored = untouchable(header) ? undefined : storedRecords(batch, MAX_DECOMPRESSED_BYTES);
       batches?.push({ batch, header, stored });
-      for (const record of stored?.records ?? []) {
-        if (record.key !== undefined && !map.put(record.key, header.baseOffset + record.offsetDelta)) {
+      for (let r = 0; r < (stored?.count ?? 0); r++) {
+        if (stored!.hasKey(r) && !map.put(stored!.body, stored!.keyStart(r), stored!.keyEnd(r), header.baseOffset + stored!.offsetDelta(r))) {
           full = true;
           return false;
         }
@@ -139,6 +144,8 @@ export interface SegmentToClean {
   /** The offset it ends at: the next segment's base. */
   readonly end: number;
   readonly rules: CleaningRules;
+  /** Each key's latest offset in the part of the log being cleaned. */
+  readonly map: OffsetMap;
   readonly indexIntervalBytes: number;
   /** segment.bytes: a group of several segments is cleaned into this many bytes at most. */
   readonly maxBytes: number;
@@ -187,7 +194,7 @@ export class CleanedGroup {
    * fit. The bytes read from the file.
    */
   async add(work: SegmentToClean, kept: readonly ReadBatch[] | undefined): Promise<{ added: boolean; bytesRead: number }> {
-    const { segment, end, rules, indexIntervalBytes, maxBytes } = work;
+    const { segment, end, rules, map, indexIntervalBytes, maxBytes } = work;
     // The index keeps offsets relative to the base in 32 bits.
     if (this.segments > 0 && end - 1 - this.base > 0xffff_ffff) return { added: false, bytesRead: 0 };
     // What is buffered at the mark is written before a roll back cuts the file to it.
@@ -195,9 +202,9 @@ export class CleanedGroup {
     if (this.last !== undefined) this.place(this.last.header, this.last.original, this.last.asInner, indexIntervalBytes);
     this.last = undefined;
     const visit = (batch: Buffer, header: BatchHeader, isLast: boolean, stored?: StoredRecords): void => {
-      if (!isLast) return void this.place(header, batch, cleanedBatch(batch, header, rules, stored)(false), indexIntervalBytes);
+      if (!isLast) return void this.place(header, batch, cleanedBatch(batch, header, rules, map, stored)(false), indexIntervalBytes);
       const original = kept === undefined ? Buffer.from(batch) : batch;
-      const fate = cleanedBatch(original, header, rules, stored);
+      const fate = cleanedBatch(original, header, rules, map, stored);
       this.last = { header, original, asLast: fate(true), asInner: fate(false) };
     };
     if (kept === undefined) eachSegmentBatch(segmentPath(segment), segment.size, visit);
@@ -266,22 +273,27 @@ export class CleanedGroup {
  * both, or already by the map's pass: `stored`): the batch itself, a new one with some of its
  * records (or none), or nothing.
  */
-function cleanedBatch(batch: Buffer, header: BatchHeader, rules: CleaningRules, stored?: StoredRecords): (last: boolean) => Buffer | undefined {
+function cleanedBatch(batch: Buffer, header: BatchHeader, rules: CleaningRules, map: OffsetMap, stored?: StoredRecords): (last: boolean) => Buffer | undefined {
   if (untouchable(header)) return () => batch;
-  const { body, records } = stored ?? storedRecords(batch, MAX_DECOMPRESSED_BYTES);
-  const judged: BatchToJudge = {
-    baseOffset: header.baseOffset,
-    time: batchTime(header),
-    untouchable: false,
-    records: records.map((r) => ({ offset: header.baseOffset + r.offsetDelta, key: r.key, tombstone: r.tombstone })),
-  };
+  const records = stored ?? storedRecords(batch, MAX_DECOMPRESSED_BYTES);
+  const judgedRecords: RecordToJudge[] = [];
+  for (let r = 0; r < records.count; r++) {
+    const keyed = records.hasKey(r);
+    judgedRecords.push({
+      offset: header.baseOffset + records.offsetDelta(r),
+      keyed,
+      latest: keyed ? map.get(records.body, records.keyStart(r), records.keyEnd(r)) : undefined,
+      tombstone: records.tombstone(r),
+    });
+  }
+  const judged: BatchToJudge = { baseOffset: header.baseOffset, time: batchTime(header), untouchable: false, records: judgedRecords };
   return (last) => {
     const fate = batchFate(judged, rules, last);
     if (fate.kind === 'whole') return batch;
     if (fate.kind === 'gone') return undefined;
     return batchOfRecords(
       batch,
-      fate.keep.map((i) => body.subarray(records[i]!.start, records[i]!.end)),
+      fate.keep.map((i) => records.record(i)),
     );
   };
 }
