@@ -5,7 +5,8 @@ import { readdir, readFile, writeFile } from 'node:fs/promises';
 import { OffsetStore } from '../src/groups/offset-store.js';
 import { closeAtEnd, tempDir } from './helpers/log.js';
 import { openOffsetsLog } from './helpers/offsets-log.js';
-import { writeLegacyOffsetsFile } from './helpers/old-offset-files.js';
+import { writeLegacyOffsetsFile, writeOldOffsetLog } from './helpers/old-offset-files.js';
+import { crc32c } from '../src/protocol/crc32c.js';
 import { applyToStore, OffsetModel, offsetChange, recordingLog, storeRows } from './helpers/offset-traffic.js';
 
 type Context = Parameters<typeof tempDir>[0];
@@ -108,4 +109,37 @@ test('a group-offsets.json that is not of its form stops the open naming the fil
     await assert.rejects(open(t, dir), (err: Error) => err.message.includes(file));
     assert.equal(await readFile(file, 'utf8'), text);
   }
+});
+
+test("an earlier brook's offset log cut short by a crash is moved in up to its last whole record; one not of brook's form stops the open, naming it", async (t) => {
+  const dir = await tempDir(t);
+  const commit = (groupId: string, offset: bigint) => ({
+    kind: 'commit' as const,
+    groupId,
+    offsets: [{ topic: 't', partition: 0, offset, leaderEpoch: -1, metadata: '', commitTimestamp: 1000 }],
+  });
+  await writeOldOffsetLog(dir, [commit('a', 1n), commit('b', 2n), commit('a', 3n)]);
+  const file = `${dir}/group-offsets-0.log`;
+  const whole = await readFile(file);
+  await writeFile(file, whole.subarray(0, whole.length - 3));
+  const store = await open(t, dir);
+  assert.deepEqual(
+    storeRows(store).map((r) => [r[0], r[3]]),
+    [
+      ['a', 1n],
+      ['b', 2n],
+    ],
+  );
+  assert.deepEqual(await readdir(dir).then((names) => names.filter((n) => n.startsWith('group-offsets'))), []);
+
+  const other = await tempDir(t);
+  // A record whose frame checks out but whose type brook never wrote.
+  const body = Buffer.from([9, 1, 0x61]);
+  const frame = Buffer.alloc(8 + body.length);
+  frame.writeUInt32BE(body.length, 0);
+  frame.writeUInt32BE(crc32c(body), 4);
+  body.copy(frame, 8);
+  await writeFile(`${other}/group-offsets-0.log`, frame);
+  await assert.rejects(open(t, other), (err: Error) => err.message.includes('group-offsets-0.log'));
+  assert.deepEqual(await readFile(`${other}/group-offsets-0.log`), frame, 'left as it is');
 });
