@@ -259,8 +259,9 @@ export const SETTINGS = {
     broker: 'offsets.retention.check.interval.ms',
     description: 'how often expired offsets, and Empty groups without offsets, are removed',
   }),
+  // At most as many as any topic takes (num.partitions' range).
   offsetsTopicNumPartitions: setting({
-    kind: int(1, INT32_MAX),
+    kind: int(1, 100_000),
     default: 50,
     broker: 'offsets.topic.num.partitions',
     description: 'the partitions `__consumer_offsets` is created with, over which groups are spread',
