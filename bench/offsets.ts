@@ -2,7 +2,9 @@
  * OffsetCommit latency with few groups and with many: one connection commits four partitions for
  * one group after another, each commit answered before the next is sent. With 10 groups the
  * reference is an OffsetFetch of the same partitions (the same round trip, writing nothing);
- * with many groups it is the 10-group broker, measured in the same rounds.
+ * with many groups it is the 10-group broker, measured in the same rounds. Under `--flush always`
+ * the reference is the 10-group broker without it. A restart of the broker holding many groups
+ * (a clean stop, then the start reading every group's offsets back) is timed against the 10-group one's.
  */
 import { rm } from 'node:fs/promises';
 import { CreateTopicsRequest, CreateTopicsResponse } from '../src/protocol/messages/create-topics.js';
@@ -55,20 +57,22 @@ class CommitTarget {
   private offset = 0n;
 
   private constructor(
-    readonly serve: ServeProcess,
-    private readonly client: WireClient,
+    private serve: ServeProcess,
+    private client: WireClient,
     readonly groups: number,
+    private readonly args: readonly string[],
   ) {}
 
-  static async start(groups: number): Promise<CommitTarget> {
-    const serve = await startServe(['--log-level', 'warn']);
+  static async start(groups: number, flags: readonly string[] = []): Promise<CommitTarget> {
+    const args = ['--log-level', 'warn', ...flags];
+    const serve = await startServe(args);
     const client = await WireClient.connect(serve.port);
     await client.request(CreateTopicsRequest, CreateTopicsResponse, 5, {
       topics: [{ name: TOPIC, numPartitions: PARTITIONS.length, replicationFactor: 1, assignments: [], configs: [] }],
       timeoutMs: 5000,
       validateOnly: false,
     });
-    const target = new CommitTarget(serve, client, groups);
+    const target = new CommitTarget(serve, client, groups, args);
     for (let from = 0; from < groups; from += FILL_WINDOW) {
       const to = Math.min(groups, from + FILL_WINDOW);
       for (let g = from; g < to; g++) client.sendRaw(client.frame(OffsetCommitRequest, 8, commitRequest(`group-${g}`, 0n)));
@@ -93,6 +97,17 @@ class CommitTarget {
     return latencies;
   }
 
+  /** Stops the broker cleanly and starts it again on its data; ms from the start until it listens. */
+  async restart(): Promise<number> {
+    this.client.close();
+    await this.serve.stop();
+    const start = performance.now();
+    this.serve = await startServe(this.args, this.serve.dataDir);
+    const ms = performance.now() - start;
+    this.client = await WireClient.connect(this.serve.port);
+    return ms;
+  }
+
   async stop(): Promise<void> {
     this.client.close();
     await this.serve.stop();
@@ -109,8 +124,14 @@ export async function offsetCommitBench(smoke: boolean, commits = smoke ? 200 : 
   const many = smoke ? 100 : 5_000;
   const few = await CommitTarget.start(10);
   const lots = await CommitTarget.start(many);
+  const flushed = await CommitTarget.start(10, ['--flush', 'always']);
   try {
-    const [fewRounds, manyRounds] = await alternating(smoke ? 1 : 3, [() => few.round(commits), () => lots.round(commits)]);
+    const [fewRounds, manyRounds, flushedRounds] = await alternating(smoke ? 1 : 3, [
+      () => few.round(commits),
+      () => lots.round(commits),
+      () => flushed.round(commits),
+    ]);
+    const [fewRestarts, manyRestarts] = await alternating(smoke ? 1 : 3, [() => few.restart(), () => lots.restart()]);
     // Each percentile from the least disturbed round.
     const p = (rounds: readonly Latencies[], key: keyof Latencies, at: number): number => lowest(rounds.map((r) => percentile(r[key], at)));
     return [
@@ -120,9 +141,12 @@ export async function offsetCommitBench(smoke: boolean, commits = smoke ? 200 : 
       ...[50, 99].map((at) =>
         compared(`OffsetCommit p${at}, ${fmt(many)} groups (µs)`, p(manyRounds!, 'commit', at), p(fewRounds!, 'commit', at), '10 groups'),
       ),
+      compared('OffsetCommit p50, 10 groups, --flush always (µs)', p(flushedRounds!, 'commit', 50), p(fewRounds!, 'commit', 50), '--flush none'),
+      compared(`restart with ${fmt(many)} groups' offsets (ms)`, lowest(manyRestarts!), lowest(fewRestarts!), '10 groups'),
     ];
   } finally {
     await few.stop();
     await lots.stop();
+    await flushed.stop();
   }
 }

@@ -225,10 +225,10 @@ test('topic APIs refuse a user without ACLs with TOPIC_AUTHORIZATION_FAILED and 
   });
   assert.equal(altered.responses[0]!.errorCode, ErrorCode.TOPIC_AUTHORIZATION_FAILED);
 
-  // Nothing changed, as the super user sees it.
+  // Nothing changed, as the super user sees it (beside __consumer_offsets, which earlier tests' groups made).
   const seen = await ask(admin, MetadataRequest, MetadataResponse, 12, { topics: null });
   assert.deepEqual(
-    seen.topics.map((t) => [t.name, t.partitions.length]),
+    seen.topics.filter((t) => t.name !== '__consumer_offsets').map((t) => [t.name, t.partitions.length]),
     [['secret', 2]],
   );
   assert.equal(await end(), before);
