@@ -1,6 +1,6 @@
 /**
  * The transaction coordinator: Kafka's TransactionCoordinator for one broker. The rules are
- * txn-machine.ts's; this holds the stored states (txn-store.ts), takes one change of a
+ * txn-machine.ts's; this holds the stored states (txn-store.ts, in `__transaction_state`), takes one change of a
  * transactional id at a time, writes the markers and offsets of a decided transaction, aborts
  * transactions past their timeout, and after a restart completes what was decided, keeps what
  * was open and aborts what is past its timeout.
@@ -13,8 +13,7 @@ import { coordinatorRefusal, type CoordinatorView, type Refused } from '../idemp
 import { MAX_EPOCH } from '../idempotence/rules.js';
 import { ErrorCode } from '../protocol/error-codes.js';
 import type { Marker } from '../protocol/record-batch.js';
-import type { FlushPolicy } from '../settings/kinds.js';
-import type { StoreLog } from '../files/compacted-log.js';
+import type { CoordinatorLog } from '../protocol/coordinator-log.js';
 import {
   addOffsets,
   addPartitions,
@@ -54,10 +53,15 @@ export interface TxnEvents {
   ended(outcome: 'committed' | 'aborted' | 'timed_out'): void;
 }
 
-export type TxnLog = StoreLog;
+export interface TxnLog {
+  info(fields: object, message: string): void;
+  warn(fields: object, message: string): void;
+  error(fields: object, message: string): void;
+}
 
 export interface TxnCoordinatorOptions {
-  readonly flush: FlushPolicy;
+  /** `__transaction_state`, as the broker gives it. */
+  readonly stateLog: CoordinatorLog;
   /** transaction.max.timeout.ms */
   readonly maxTimeoutMs: number;
   /** transaction.abort.timed.out.transaction.cleanup.interval.ms */
@@ -102,12 +106,13 @@ export class TxnCoordinator {
   }
 
   /**
-   * The coordinator of the states kept in `dir`. Transactions open at the stop stay open, as
+   * The coordinator of the states kept in `__transaction_state`, once an earlier brook's files in
+   * `dir` are moved into it. Transactions open at the stop stay open, as
    * Kafka's TransactionStateManager loads them; those past their timeout are aborted, their
    * producers fenced, and decided ones completed, before it answers anything.
    */
   static async open(dir: string, participants: TxnParticipants, options: TxnCoordinatorOptions): Promise<TxnCoordinator> {
-    const store = await TxnStore.open(dir, { flush: options.flush, log: options.log });
+    const store = await TxnStore.open(dir, options.stateLog, options.log);
     const coordinator = new TxnCoordinator(store, participants, options);
     const now = Date.now();
     for (const txn of [...store.all()]) {
@@ -219,7 +224,6 @@ export class TxnCoordinator {
     clearInterval(this.timer);
     clearInterval(this.expiryTimer);
     while (this.locks.size > 0) await Promise.allSettled([...this.locks.values()]);
-    await this.store.close();
   }
 
   /** Runs `fn` once the id's earlier changes are done. */
