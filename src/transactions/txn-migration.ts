@@ -12,7 +12,7 @@ import { listTxnFiles, loadTxnFiles, TXN_FILES } from './txn-files.js';
 import { txnRecord } from './txn-log-records.js';
 
 /** Written once the states are in the topic: from then on the old files are only to be removed. */
-export const TXN_MIGRATED_MARKER = 'transactions.migrated';
+const TXN_MIGRATED_MARKER = 'transactions.migrated';
 
 export interface MigrationReport {
   info(fields: object, message: string): void;
