@@ -4,11 +4,17 @@
  */
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
+import { mkdir } from 'node:fs/promises';
+import { join } from 'node:path';
 import { startBroker } from '../src/broker/start-broker.js';
+import { ErrorCode } from '../src/protocol/error-codes.js';
 import { readStoredRecords } from '../src/protocol/stored-records.js';
 import { kafkajs } from './helpers/kafkajs.js';
 import { WireClient } from './helpers/wire-client.js';
 import { fetchAllBatches } from './helpers/wire-fetch.js';
+import { tempDataDir } from './helpers/serve-process.js';
+import { createTopic } from './helpers/wire-produce.js';
+import { WireTxnProducer } from './helpers/wire-txn.js';
 
 const TOPIC = '__transaction_state';
 /** Kafka's `TransactionState` ids. */
@@ -177,4 +183,28 @@ test("a kafkajs transaction's states are records of __transaction_state in Kafka
   for (let partition = 0; partition < 50; partition++) {
     if (partition !== home) assert.deepEqual(await txnStateRecords(c, partition), [], `nothing in ${TOPIC}-${partition}`);
   }
+});
+
+test("a transactional id whose __transaction_state partition failed is answered COORDINATOR_NOT_AVAILABLE, as Kafka maps the log's error; other ids carry on", async (t) => {
+  const dataDir = await tempDataDir();
+  const broker = await startBroker({ port: 0, dataDir, transactionStateLogSegmentBytes: 1024 });
+  const c = await WireClient.connect(broker.port);
+  t.after(async () => {
+    c.close();
+    await broker.close();
+  });
+  await createTopic(c, 'out', 1);
+  const doomed = new WireTxnProducer(c, 'doomed');
+  assert.equal(await doomed.init(), ErrorCode.NONE);
+  // Every later segment's file name is taken by a directory, so the partition's next roll fails.
+  const dir = join(dataDir, `${TOPIC}-${kafkaPartitionFor('doomed', 50)}`);
+  for (let offset = 1; offset < 100; offset++) await mkdir(join(dir, `${String(offset).padStart(20, '0')}.log`));
+  const answers: number[] = [];
+  for (let i = 0; i < 40 && !answers.includes(ErrorCode.COORDINATOR_NOT_AVAILABLE); i++) answers.push(await doomed.init());
+  assert.ok(answers.includes(ErrorCode.COORDINATOR_NOT_AVAILABLE), `answers: ${answers.join(' ')}`);
+  assert.equal(answers.at(-1), ErrorCode.COORDINATOR_NOT_AVAILABLE, 'a state the partition cannot take is not taken, and the client is told to retry');
+  const other = ['other-a', 'other-b', 'other-c'].find((id) => kafkaPartitionFor(id, 50) !== kafkaPartitionFor('doomed', 50))!;
+  const fine = new WireTxnProducer(c, other);
+  assert.equal(await fine.init(), ErrorCode.NONE);
+  assert.deepEqual(await fine.add('out', [0]), [ErrorCode.NONE]);
 });

@@ -20,13 +20,15 @@ export function txnStateLog(partitions: Partitions, config: BrokerConfig, epochO
   );
 }
 
+/** The coordinator's answer for the log's refusal: Kafka's mapping, of the codes brook's log gives. */
 function stateError(errorCode: number): number {
   switch (errorCode) {
     case ErrorCode.UNKNOWN_TOPIC_OR_PARTITION:
       return ErrorCode.COORDINATOR_NOT_AVAILABLE;
-    case ErrorCode.KAFKA_STORAGE_ERROR:
-      return ErrorCode.NOT_COORDINATOR;
-    default:
+    case ErrorCode.MESSAGE_TOO_LARGE:
+    case ErrorCode.RECORD_LIST_TOO_LARGE:
       return ErrorCode.UNKNOWN_SERVER_ERROR;
+    default:
+      return errorCode;
   }
 }
