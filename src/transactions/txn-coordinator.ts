@@ -150,24 +150,21 @@ export class TxnCoordinator {
 
   initProducerId(req: InitRequest): Promise<InitAnswer> {
     const refused = (errorCode: number): InitAnswer => ({ errorCode, producerId: -1n, epoch: -1 });
-    return this.locked(
-      req.transactionalId,
-      answered(refused, async () => {
-        const txn = this.store.get(req.transactionalId);
-        // An id is taken from the durable pool only when one may be needed.
-        const fresh = txn === undefined || txn.epoch >= MAX_EPOCH - 1 ? await this.participants.nextProducerId() : undefined;
-        const step = initProducerId(txn, req, this.options.maxTimeoutMs, Date.now(), () => fresh!);
-        if ('error' in step) return refused(step.error);
-        if ('abortFirst' in step) {
-          // As Kafka's `TransactionCoordinator.handleInitProducerId`: the old producer's transaction is aborted first; the producer asks again.
-          await this.put(step.abortFirst);
-          await this.finish(step.abortFirst);
-          return refused(ErrorCode.CONCURRENT_TRANSACTIONS);
-        }
-        if (step.ready !== txn) await this.save(step.ready);
-        return { errorCode: ErrorCode.NONE, producerId: step.ready.producerId, epoch: step.ready.epoch };
-      }),
-    );
+    return this.answered(req.transactionalId, refused, async () => {
+      const txn = this.store.get(req.transactionalId);
+      // An id is taken from the durable pool only when one may be needed.
+      const fresh = txn === undefined || txn.epoch >= MAX_EPOCH - 1 ? await this.participants.nextProducerId() : undefined;
+      const step = initProducerId(txn, req, this.options.maxTimeoutMs, Date.now(), () => fresh!);
+      if ('error' in step) return refused(step.error);
+      if ('abortFirst' in step) {
+        // As Kafka's `TransactionCoordinator.handleInitProducerId`: the old producer's transaction is aborted first; the producer asks again.
+        await this.put(step.abortFirst);
+        await this.finish(step.abortFirst);
+        return refused(ErrorCode.CONCURRENT_TRANSACTIONS);
+      }
+      if (step.ready !== txn) await this.save(step.ready);
+      return { errorCode: ErrorCode.NONE, producerId: step.ready.producerId, epoch: step.ready.epoch };
+    });
   }
 
   addPartitions(transactionalId: string, producerId: bigint, epoch: number, partitions: readonly TxnPartition[]): Promise<number> {
@@ -197,21 +194,18 @@ export class TxnCoordinator {
    */
   endTxn(transactionalId: string, producerId: bigint, epoch: number, commit: boolean, bumpsEpoch = false): Promise<EndAnswer> {
     const refused = (errorCode: number): EndAnswer => ({ errorCode, producerId: -1n, epoch: -1 });
-    return this.locked(
-      transactionalId,
-      answered(refused, async () => {
-        const txn = this.store.get(transactionalId);
-        // An id is taken from the durable pool only when one may be needed.
-        const fresh = bumpsEpoch && txn !== undefined && txn.epoch >= MAX_EPOCH - 1 ? await this.participants.nextProducerId() : undefined;
-        const step = bumpsEpoch ? endTxnV2(txn, producerId, epoch, commit, Date.now(), () => fresh!) : endTxn(txn, producerId, epoch, commit, Date.now());
-        if ('error' in step) return refused(step.error);
-        const answer = (t: Txn): EndAnswer => (bumpsEpoch ? { errorCode: ErrorCode.NONE, producerId: t.producerId, epoch: t.epoch } : refused(ErrorCode.NONE));
-        if (step.txn === txn) return answer(step.txn);
-        await this.save(step.txn);
-        const done = await this.finish(step.txn);
-        return done ? answer(this.store.get(transactionalId)!) : refused(ErrorCode.CONCURRENT_TRANSACTIONS);
-      }),
-    );
+    return this.answered(transactionalId, refused, async () => {
+      const txn = this.store.get(transactionalId);
+      // An id is taken from the durable pool only when one may be needed.
+      const fresh = bumpsEpoch && txn !== undefined && txn.epoch >= MAX_EPOCH - 1 ? await this.participants.nextProducerId() : undefined;
+      const step = bumpsEpoch ? endTxnV2(txn, producerId, epoch, commit, Date.now(), () => fresh!) : endTxn(txn, producerId, epoch, commit, Date.now());
+      if ('error' in step) return refused(step.error);
+      const answer = (t: Txn): EndAnswer => (bumpsEpoch ? { errorCode: ErrorCode.NONE, producerId: t.producerId, epoch: t.epoch } : refused(ErrorCode.NONE));
+      if (step.txn === txn) return answer(step.txn);
+      await this.save(step.txn);
+      const done = await this.finish(step.txn);
+      return done ? answer(this.store.get(transactionalId)!) : refused(ErrorCode.CONCURRENT_TRANSACTIONS);
+    });
   }
 
   /** What the coordinator holds of a transactional batch's producer, for the producer decision. */
@@ -244,23 +238,35 @@ export class TxnCoordinator {
     return run;
   }
 
+  /**
+   * A request's change, run as `locked` runs it; a state the log refused to store is answered with
+   * `refused` of the log's error, as Kafka's `TransactionCoordinator` answers the error
+   * `TransactionStateManager.appendTransactionToLog` gives.
+   */
+  private answered<T>(transactionalId: string, refused: (errorCode: number) => T, fn: () => Promise<T>): Promise<T> {
+    return this.locked(transactionalId, () =>
+      fn().catch((err: unknown) => {
+        if (err instanceof CoordinatorLogNotWritten) return refused(err.errorCode);
+        throw err;
+      }),
+    );
+  }
+
   /** Applies a step of the machine to the stored state, storing what it gives. */
   private change(transactionalId: string, step: (txn: Txn | undefined) => Step): Promise<number> {
-    return this.locked(
+    return this.answered(
       transactionalId,
-      answered(
-        (errorCode) => errorCode,
-        async () => {
-          const txn = this.store.get(transactionalId);
-          const next = step(txn);
-          if ('error' in next) return next.error;
-          if (next.txn !== txn) {
-            if (txn?.state !== 'Ongoing') this.options.events?.begun();
-            await this.save(next.txn);
-          }
-          return ErrorCode.NONE;
-        },
-      ),
+      (errorCode) => errorCode,
+      async () => {
+        const txn = this.store.get(transactionalId);
+        const next = step(txn);
+        if ('error' in next) return next.error;
+        if (next.txn !== txn) {
+          if (txn?.state !== 'Ongoing') this.options.events?.begun();
+          await this.save(next.txn);
+        }
+        return ErrorCode.NONE;
+      },
     );
   }
 
@@ -337,16 +343,4 @@ export class TxnCoordinator {
       }
     }
   }
-}
-
-/**
- * `fn`, answering with `refused` of the error the log gave when it refused to store a state, as
- * Kafka's `TransactionCoordinator` answers the error `TransactionStateManager.appendTransactionToLog` gives.
- */
-function answered<T>(refused: (errorCode: number) => T, fn: () => Promise<T>): () => Promise<T> {
-  return () =>
-    fn().catch((err: unknown) => {
-      if (err instanceof CoordinatorLogNotWritten) return refused(err.errorCode);
-      throw err;
-    });
 }
