@@ -13,6 +13,7 @@ import { kafkajs } from './helpers/kafkajs.js';
 import { WireClient } from './helpers/wire-client.js';
 import { fetchAllBatches } from './helpers/wire-fetch.js';
 import { tempDataDir } from './helpers/serve-process.js';
+import { until } from './helpers/until.js';
 import { createTopic } from './helpers/wire-produce.js';
 import { WireTxnProducer } from './helpers/wire-txn.js';
 
@@ -207,4 +208,22 @@ test("a transactional id whose __transaction_state partition failed is answered 
   const fine = new WireTxnProducer(c, other);
   assert.equal(await fine.init(), ErrorCode.NONE);
   assert.deepEqual(await fine.add('out', [0]), [ErrorCode.NONE]);
+});
+
+test('an expired transactional id leaves a tombstone as its last record in __transaction_state', async (t) => {
+  const broker = await startBroker({ transactionalIdExpirationMs: 1, transactionRemoveExpiredTransactionCleanupIntervalMs: 20 });
+  const c = await WireClient.connect(broker.port);
+  t.after(async () => {
+    c.close();
+    await broker.close();
+  });
+  const p = new WireTxnProducer(c, 'short-lived');
+  assert.equal(await p.init(), ErrorCode.NONE);
+  const home = kafkaPartitionFor('short-lived', 50);
+  await until(async () => (await txnStateRecords(c, home)).at(-1)?.value === null, 'the tombstone');
+  const records = await txnStateRecords(c, home);
+  assert.deepEqual(
+    records.map((r) => r.value?.state ?? null),
+    ['Empty', null],
+  );
 });
