@@ -5,14 +5,12 @@
  */
 import { test, type TestContext } from 'node:test';
 import assert from 'node:assert/strict';
-import { appendFile, readdir } from 'node:fs/promises';
-import { join } from 'node:path';
 import { ErrorCode } from '../src/protocol/error-codes.js';
 import { DescribeTransactionsRequest, DescribeTransactionsResponse } from '../src/protocol/messages/describe-transactions.js';
-import { encodeTxn } from '../src/transactions/txn-records.js';
 import { startServe, type ServeProcess } from './helpers/serve-process.js';
 import { WireClient } from './helpers/wire-client.js';
 import { createTopic } from './helpers/wire-produce.js';
+import { storeTxnState } from './helpers/txn-state-log.js';
 import { committedOffset, readPartition, WireTxnProducer } from './helpers/wire-txn.js';
 
 async function stateOf(client: WireClient, transactionalId: string): Promise<string> {
@@ -124,28 +122,24 @@ test('kill -9 after a commit was decided but before its markers: the restart com
   client.close();
   await serve.stop('SIGKILL');
   // What the coordinator stores before it writes any marker: the decision.
-  const log = (await readdir(serve.dataDir)).find((name) => /^transactions-\d+\.log$/.test(name))!;
   const now = Date.now();
-  await appendFile(
-    join(serve.dataDir, log),
-    encodeTxn({
-      transactionalId: 'decided',
-      producerId: p.producerId,
-      epoch: p.epoch,
-      lastProducerId: -1n,
-      nextProducerId: -1n,
-      lastEpoch: -1,
-      timeoutMs: 60_000,
-      state: 'PrepareCommit',
-      partitions: [
-        { topic: 'out', partition: 0 },
-        { topic: 'out', partition: 1 },
-      ],
-      groups: [{ groupId: 'g', offsets: [{ topic: 'in', partition: 0, offset: 7n, leaderEpoch: -1, metadata: '' }] }],
-      startMs: now,
-      updateMs: now,
-    }),
-  );
+  await storeTxnState(serve.dataDir, {
+    transactionalId: 'decided',
+    producerId: p.producerId,
+    epoch: p.epoch,
+    lastProducerId: -1n,
+    nextProducerId: -1n,
+    lastEpoch: -1,
+    timeoutMs: 60_000,
+    state: 'PrepareCommit',
+    partitions: [
+      { topic: 'out', partition: 0 },
+      { topic: 'out', partition: 1 },
+    ],
+    groups: [{ groupId: 'g', offsets: [{ topic: 'in', partition: 0, offset: 7n, leaderEpoch: -1, metadata: '' }] }],
+    startMs: now,
+    updateMs: now,
+  });
   serve = await startServe([], serve.dataDir);
   client = await WireClient.connect(serve.port);
   t.after(() => client.close());

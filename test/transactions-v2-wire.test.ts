@@ -5,16 +5,16 @@
  */
 import { test, before, after } from 'node:test';
 import assert from 'node:assert/strict';
-import { mkdtemp, readdir, appendFile, rm } from 'node:fs/promises';
+import { mkdtemp, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { startBroker, type Broker } from '../src/broker/start-broker.js';
 import { MAX_EPOCH } from '../src/idempotence/rules.js';
 import { ErrorCode } from '../src/protocol/error-codes.js';
-import { encodeTxn } from '../src/transactions/txn-records.js';
 import { valuesBatch } from './helpers/batch.js';
 import { WireClient } from './helpers/wire-client.js';
 import { createTopic, produceBatch } from './helpers/wire-produce.js';
+import { storeTxnState } from './helpers/txn-state-log.js';
 import { committedOffset, readPartition, WireTxnProducer } from './helpers/wire-txn.js';
 
 let broker: Broker;
@@ -143,13 +143,9 @@ test('EndTxn v5 at the epoch before the last moves the producer to a new id at e
   c.close();
   await b.close();
   // The producer's epochs all but used up: stored as the coordinator would have them.
-  const log = (await readdir(dataDir)).find((name) => /^transactions-\d+\.log$/.test(name))!;
   const now = Date.now();
   const base = { transactionalId: 'overflow-tx', producerId: p.producerId, lastProducerId: -1n, lastEpoch: -1, nextProducerId: -1n, timeoutMs: 60_000 };
-  await appendFile(
-    join(dataDir, log),
-    encodeTxn({ ...base, epoch: MAX_EPOCH - 1, state: 'CompleteCommit', partitions: [], groups: [], startMs: -1, updateMs: now }),
-  );
+  await storeTxnState(dataDir, { ...base, epoch: MAX_EPOCH - 1, state: 'CompleteCommit', partitions: [], groups: [], startMs: -1, updateMs: now });
   b = await startBroker({ dataDir, port: 0 });
   c = await WireClient.connect(b.port);
   t.after(async () => {

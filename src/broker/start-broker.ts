@@ -27,6 +27,7 @@ import { guarded } from './authorization.js';
 import { Partitions } from './partition.js';
 import { txnParticipants } from './txn-participants.js';
 import { offsetsLog } from './offsets-log.js';
+import { txnStateLog } from './txn-state-log.js';
 import { SaslGate } from './sasl-gate.js';
 import { CredentialStore } from '../auth/credential-store.js';
 import { Authorizer } from '../acl/authorizer.js';
@@ -217,7 +218,7 @@ async function run(config: BrokerConfig, logger: Logger, faults: FaultRegistry, 
       dataDir,
       txnParticipants(partitions, groups, (topic, index) => cluster.epochOf(topic, index)),
       {
-        flush: config.flush,
+        stateLog: txnStateLog(partitions, config, (topic, index) => cluster.epochOf(topic, index)),
         maxTimeoutMs: config.transactionMaxTimeoutMs,
         abortIntervalMs: config.transactionAbortTimedOutTransactionCleanupIntervalMs,
         idExpirationMs: config.transactionalIdExpirationMs,

@@ -1,23 +1,18 @@
 /**
- * State kept as Kafka keeps a compacted topic (`UnifiedLog` cleaned by `LogCleaner`): a log of records appended, and now and then a
- * snapshot of the whole state, numbered by generation:
+ * The files an earlier brook kept committed offsets and transaction states in, numbered by
+ * generation, read once to move them into the coordinators' internal topics:
  *
- *   <prefix>-<g>.snapshot  the state as it was when log g was started, written whole (temporary
- *                          file, fsync, rename, directory fsync)
+ *   <prefix>-<g>.snapshot  the state as it was when log g was started, written whole
  *   <prefix>-<g>.log       the records since, appended
  *
  * The state is the newest snapshot followed by the logs of its generation and after, in order
- * (a crash during compaction leaves the log before the snapshot it was writing: the older
- * snapshot and both logs hold everything). Older files are deleted once a snapshot is in place.
- * Records are framed (framed-records.ts); what they hold is their owner's.
+ * (a crash during compaction left the log before the snapshot it was writing: the older
+ * snapshot and both logs hold everything). Records are framed (framed-records.ts); what they
+ * hold is their owner's.
  */
-import { open, readdir, readFile, rename, rm, truncate, type FileHandle } from 'node:fs/promises';
+import { readdir, readFile, truncate } from 'node:fs/promises';
 import { join } from 'node:path';
-import { syncDir } from './durable-file.js';
 import type { RecordScan } from './framed-records.js';
-
-/** Snapshot bytes gathered before they are written, letting the event loop run in between. */
-const SNAPSHOT_CHUNK = 256 * 1024;
 
 export interface GenerationList {
   readonly snapshots: readonly number[];
@@ -41,8 +36,6 @@ export interface Loaded {
   /** Logs whose end was cut: a record cut off by a crash, or damage. */
   readonly cuts: readonly Cut[];
 }
-
-export class SnapshotStopped extends Error {}
 
 export class GenerationFiles {
   private readonly pattern: RegExp;
@@ -107,52 +100,4 @@ export class GenerationFiles {
     }
     return { generation: Math.max(base ?? 0, files.logs.at(-1) ?? 0), logBytes, cuts };
   }
-
-  /** Deletes the files a snapshot of `generation` has made unnecessary, and half-written snapshots. */
-  async removeOlder(dir: string, generation: number): Promise<void> {
-    const files = await this.list(dir);
-    const older = [
-      ...files.logs.filter((g) => g < generation).map((g) => this.logName(g)),
-      ...files.snapshots.filter((g) => g < generation).map((g) => this.snapshotName(g)),
-    ];
-    for (const name of [...older, ...files.temporary]) await rm(join(dir, name), { force: true });
-  }
-
-  /**
-   * Writes `records` as snapshot `generation`, a chunk at a time, and puts it in place durably.
-   * `stopped` is asked between chunks: a stop leaves no snapshot (its temporary file removed).
-   */
-  async writeSnapshot(dir: string, generation: number, records: Iterable<Buffer>, stopped: () => boolean): Promise<void> {
-    const path = join(dir, this.snapshotName(generation));
-    const temp = `${path}.tmp`;
-    const handle = await open(temp, 'w');
-    try {
-      let pieces: Buffer[] = [];
-      let bytes = 0;
-      const flush = async (): Promise<void> => {
-        if (stopped()) throw new SnapshotStopped('stopped');
-        await writeAll(handle, Buffer.concat(pieces, bytes));
-        pieces = [];
-        bytes = 0;
-      };
-      for (const record of records) {
-        pieces.push(record);
-        bytes += record.length;
-        if (bytes >= SNAPSHOT_CHUNK) await flush();
-      }
-      await flush();
-      await handle.sync();
-    } catch (err) {
-      await handle.close();
-      await rm(temp, { force: true });
-      throw err;
-    }
-    await handle.close();
-    await rename(temp, path);
-    await syncDir(dir);
-  }
-}
-
-async function writeAll(handle: FileHandle, data: Buffer): Promise<void> {
-  for (let done = 0; done < data.length;) done += (await handle.write(data, done, data.length - done, null)).bytesWritten;
 }

@@ -1,6 +1,6 @@
 /**
  * The transaction coordinator: Kafka's TransactionCoordinator for one broker. The rules are
- * txn-machine.ts's; this holds the stored states (txn-store.ts), takes one change of a
+ * txn-machine.ts's; this holds the stored states (txn-store.ts, in `__transaction_state`), takes one change of a
  * transactional id at a time, writes the markers and offsets of a decided transaction, aborts
  * transactions past their timeout, and after a restart completes what was decided, keeps what
  * was open and aborts what is past its timeout.
@@ -13,8 +13,7 @@ import { coordinatorRefusal, type CoordinatorView, type Refused } from '../idemp
 import { MAX_EPOCH } from '../idempotence/rules.js';
 import { ErrorCode } from '../protocol/error-codes.js';
 import type { Marker } from '../protocol/record-batch.js';
-import type { FlushPolicy } from '../settings/kinds.js';
-import type { StoreLog } from '../files/compacted-log.js';
+import { CoordinatorLogNotWritten, type CoordinatorLog } from '../protocol/coordinator-log.js';
 import {
   addOffsets,
   addPartitions,
@@ -54,10 +53,15 @@ export interface TxnEvents {
   ended(outcome: 'committed' | 'aborted' | 'timed_out'): void;
 }
 
-export type TxnLog = StoreLog;
+export interface TxnLog {
+  info(fields: object, message: string): void;
+  warn(fields: object, message: string): void;
+  error(fields: object, message: string): void;
+}
 
 export interface TxnCoordinatorOptions {
-  readonly flush: FlushPolicy;
+  /** `__transaction_state`, as the broker gives it. */
+  readonly stateLog: CoordinatorLog;
   /** transaction.max.timeout.ms */
   readonly maxTimeoutMs: number;
   /** transaction.abort.timed.out.transaction.cleanup.interval.ms */
@@ -102,12 +106,13 @@ export class TxnCoordinator {
   }
 
   /**
-   * The coordinator of the states kept in `dir`. Transactions open at the stop stay open, as
+   * The coordinator of the states kept in `__transaction_state`, once an earlier brook's files in
+   * `dir` are moved into it. Transactions open at the stop stay open, as
    * Kafka's TransactionStateManager loads them; those past their timeout are aborted, their
    * producers fenced, and decided ones completed, before it answers anything.
    */
   static async open(dir: string, participants: TxnParticipants, options: TxnCoordinatorOptions): Promise<TxnCoordinator> {
-    const store = await TxnStore.open(dir, { flush: options.flush, log: options.log });
+    const store = await TxnStore.open(dir, options.stateLog, options.log);
     const coordinator = new TxnCoordinator(store, participants, options);
     const now = Date.now();
     for (const txn of [...store.all()]) {
@@ -145,7 +150,7 @@ export class TxnCoordinator {
 
   initProducerId(req: InitRequest): Promise<InitAnswer> {
     const refused = (errorCode: number): InitAnswer => ({ errorCode, producerId: -1n, epoch: -1 });
-    return this.locked(req.transactionalId, async () => {
+    return this.answered(req.transactionalId, refused, async () => {
       const txn = this.store.get(req.transactionalId);
       // An id is taken from the durable pool only when one may be needed.
       const fresh = txn === undefined || txn.epoch >= MAX_EPOCH - 1 ? await this.participants.nextProducerId() : undefined;
@@ -189,7 +194,7 @@ export class TxnCoordinator {
    */
   endTxn(transactionalId: string, producerId: bigint, epoch: number, commit: boolean, bumpsEpoch = false): Promise<EndAnswer> {
     const refused = (errorCode: number): EndAnswer => ({ errorCode, producerId: -1n, epoch: -1 });
-    return this.locked(transactionalId, async () => {
+    return this.answered(transactionalId, refused, async () => {
       const txn = this.store.get(transactionalId);
       // An id is taken from the durable pool only when one may be needed.
       const fresh = bumpsEpoch && txn !== undefined && txn.epoch >= MAX_EPOCH - 1 ? await this.participants.nextProducerId() : undefined;
@@ -219,7 +224,6 @@ export class TxnCoordinator {
     clearInterval(this.timer);
     clearInterval(this.expiryTimer);
     while (this.locks.size > 0) await Promise.allSettled([...this.locks.values()]);
-    await this.store.close();
   }
 
   /** Runs `fn` once the id's earlier changes are done. */
@@ -234,18 +238,36 @@ export class TxnCoordinator {
     return run;
   }
 
+  /**
+   * A request's change, run as `locked` runs it; a state the log refused to store is answered with
+   * `refused` of the log's error, as Kafka's `TransactionCoordinator` answers the error
+   * `TransactionStateManager.appendTransactionToLog` gives.
+   */
+  private answered<T>(transactionalId: string, refused: (errorCode: number) => T, fn: () => Promise<T>): Promise<T> {
+    return this.locked(transactionalId, () =>
+      fn().catch((err: unknown) => {
+        if (err instanceof CoordinatorLogNotWritten) return refused(err.errorCode);
+        throw err;
+      }),
+    );
+  }
+
   /** Applies a step of the machine to the stored state, storing what it gives. */
   private change(transactionalId: string, step: (txn: Txn | undefined) => Step): Promise<number> {
-    return this.locked(transactionalId, async () => {
-      const txn = this.store.get(transactionalId);
-      const next = step(txn);
-      if ('error' in next) return next.error;
-      if (next.txn !== txn) {
-        if (txn?.state !== 'Ongoing') this.options.events?.begun();
-        await this.save(next.txn);
-      }
-      return ErrorCode.NONE;
-    });
+    return this.answered(
+      transactionalId,
+      (errorCode) => errorCode,
+      async () => {
+        const txn = this.store.get(transactionalId);
+        const next = step(txn);
+        if ('error' in next) return next.error;
+        if (next.txn !== txn) {
+          if (txn?.state !== 'Ongoing') this.options.events?.begun();
+          await this.save(next.txn);
+        }
+        return ErrorCode.NONE;
+      },
+    );
   }
 
   private async put(txn: Txn): Promise<void> {

@@ -1,83 +1,69 @@
 /**
- * Every transactional id's state, held in memory and kept in the data directory as Kafka's `TransactionStateManager` keeps
- * its __transaction_state topic: a log of whole states, the last per id winning, compacted in the
- * background into a snapshot (files/compacted-log.ts; `transactions-<g>.log` and `.snapshot`). A
- * state is stored (in the page cache, or under `--flush always` on disk) before it is taken: the
- * coordinator acts on nothing it could forget. An expired id's removal is a record too, as Kafka's
- * tombstone is (`TransactionStateManager.removeExpiredTransactionalIds`), so that it stays forgotten across a restart.
+ * Every transactional id's state, held in memory and kept in `__transaction_state` as Kafka's
+ * `TransactionStateManager` keeps it: each change appended as the id's whole state
+ * (txn-log-records.ts) to the id's partition, the last record of an id winning, and compacted by
+ * the log cleaner. A state is stored (in the page cache, or under `--flush always` on disk) before
+ * it is taken: the coordinator acts on nothing it could forget. An expired id's removal is a
+ * tombstone, as Kafka's is (`TransactionStateManager.removeExpiredTransactionalIds`), so that it
+ * stays forgotten across a restart.
  */
-import { CompactedLog, type CompactedLogOptions, type CompactedState } from '../files/compacted-log.js';
-import { GenerationFiles } from '../files/generation-files.js';
+import type { CoordinatorLog } from '../protocol/coordinator-log.js';
+import { ProtocolError } from '../protocol/primitives/errors.js';
 import type { Txn } from './txn-machine.js';
-import { encodeRemoval, encodeTxn, scanTxns, type TxnChange } from './txn-records.js';
+import { migrateTxnFiles } from './txn-migration.js';
+import { readTxnRecord, txnRecord, txnTombstone } from './txn-log-records.js';
 
-const FILES = new GenerationFiles('transactions');
-
-/** Each id's last state, and the bytes their records take: a removed id takes none. */
-class TxnStates implements CompactedState<TxnChange> {
-  readonly byId = new Map<string, Txn>();
-  private bytes = 0;
-
-  get liveBytes(): number {
-    return this.bytes;
-  }
-
-  apply(change: TxnChange): void {
-    const before = this.byId.get(change.transactionalId);
-    if (before !== undefined) this.bytes -= encodeTxn(before).length;
-    if ('removed' in change) {
-      this.byId.delete(change.transactionalId);
-      return;
-    }
-    this.byId.set(change.transactionalId, change);
-    this.bytes += encodeTxn(change).length;
-  }
-
-  /** States are never changed in place, so those taken now are encoded as the snapshot is written. */
-  snapshotRecords(): Iterable<Buffer> {
-    return encodedEach([...this.byId.values()]);
-  }
-}
-
-function* encodedEach(txns: readonly Txn[]): Iterable<Buffer> {
-  for (const txn of txns) yield encodeTxn(txn);
+export interface TxnStoreLog {
+  info(fields: object, message: string): void;
+  warn(fields: object, message: string): void;
 }
 
 export class TxnStore {
   private constructor(
-    private readonly txns: TxnStates,
-    private readonly log: CompactedLog<TxnChange>,
+    private readonly byId: Map<string, Txn>,
+    private readonly log: CoordinatorLog,
   ) {}
 
-  /** The states kept in `dir`; a log's end that a crash cut off mid-record is cut from the file, and said so. */
-  static async open(dir: string, options: CompactedLogOptions): Promise<TxnStore> {
-    const txns = new TxnStates();
-    const loaded = await FILES.load(dir, await FILES.list(dir), (bytes) => scanTxns(bytes, (change) => txns.apply(change)));
-    return new TxnStore(txns, await CompactedLog.open(dir, FILES, 'transaction states', loaded, txns, options));
+  /**
+   * The states held in the topic, once the files of an earlier brook in `dir` are moved into it.
+   * A record that does not decode is passed over, and said so.
+   */
+  static async open(dir: string, log: CoordinatorLog, report: TxnStoreLog): Promise<TxnStore> {
+    await migrateTxnFiles(dir, log, report);
+    const byId = new Map<string, Txn>();
+    let undecodable = 0;
+    await log.read((key, value) => {
+      if (key === null) return void undecodable++;
+      try {
+        const change = readTxnRecord(key, value);
+        if ('removed' in change) byId.delete(change.transactionalId);
+        else byId.set(change.transactionalId, change);
+      } catch (err) {
+        if (!(err instanceof ProtocolError)) throw err;
+        undecodable++;
+      }
+    });
+    if (undecodable > 0) report.warn({ records: undecodable }, 'records of the transaction state topic that are not transaction states passed over');
+    return new TxnStore(byId, log);
   }
 
   get(transactionalId: string): Txn | undefined {
-    return this.txns.byId.get(transactionalId);
+    return this.byId.get(transactionalId);
   }
 
   all(): IterableIterator<Txn> {
-    return this.txns.byId.values();
+    return this.byId.values();
   }
 
   /** Stores `txn` as its id's state; it is taken once the promise resolves. */
-  put(txn: Txn): Promise<void> {
-    return this.log.append(encodeTxn(txn), txn);
+  async put(txn: Txn): Promise<void> {
+    await this.log.append(this.log.partitionFor(txn.transactionalId), [txnRecord(txn)]);
+    this.byId.set(txn.transactionalId, txn);
   }
 
-  /**
-   * Forgets the id, durably: its removal is appended to the log, and the next snapshot leaves it
-   * out, so that neither memory nor the files keep it.
-   */
-  remove(transactionalId: string): Promise<void> {
-    return this.log.append(encodeRemoval(transactionalId), { transactionalId, removed: true });
-  }
-
-  close(): Promise<void> {
-    return this.log.close();
+  /** Forgets the id, durably: its tombstone is appended, and the cleaner drops its records. */
+  async remove(transactionalId: string): Promise<void> {
+    await this.log.append(this.log.partitionFor(transactionalId), [txnTombstone(transactionalId)]);
+    this.byId.delete(transactionalId);
   }
 }
