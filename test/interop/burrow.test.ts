@@ -22,6 +22,7 @@ const ZOOKEEPER_JAR = '/usr/share/java/zookeeper.jar';
 const CLUSTER = 'brook';
 /** Burrow reads the offsets topic and the partitions' ends every second; this bounds the waits, not the test's pace. */
 const BURROW_LIMIT_MS = 120_000;
+const OUTPUT_KEPT = 256 * 1024;
 
 interface Child {
   readonly child: ChildProcess;
@@ -32,8 +33,10 @@ interface Child {
 function started(command: string, args: readonly string[], cwd?: string): Child {
   const child = spawn(command, args, { cwd, stdio: ['ignore', 'pipe', 'pipe'] });
   let out = '';
-  child.stdout!.on('data', (b: Buffer) => (out += b.toString()));
-  child.stderr!.on('data', (b: Buffer) => (out += b.toString()));
+  // Burrow logs a line or two for each request its API answers: of a long run, the last of them.
+  const keep = (b: Buffer) => (out = (out + b.toString()).slice(-OUTPUT_KEPT));
+  child.stdout!.on('data', keep);
+  child.stderr!.on('data', keep);
   const closed = new Promise<void>((resolve) => child.on('close', () => resolve()));
   return {
     child,
@@ -68,7 +71,8 @@ function zookeeperServes(port: number): Promise<boolean> {
 }
 
 function burrowConfig(dir: string, zookeeper: number, bootstrap: string): string {
-  // kafka-version 2.1.0: Sarama's Metadata v5, Fetch v4 (record batches), ListOffsets v0 and v1.
+  // kafka-version 2.1.0: Sarama's Metadata v5, Fetch v4, ListOffsets v0 and v1. Below 0.11.0 Sarama
+  // fetches with versions before v4 (the old record formats), which brook does not serve (docs/departures.md).
   return `
 [general]
 pidfile="${join(dir, 'burrow.pid')}"
@@ -128,6 +132,7 @@ let serve: ServeProcess;
 let dir: string;
 const children: Child[] = [];
 const consumers: Consumer[] = [];
+let burrowLog = (): string => '';
 before(async () => {
   serve = await startServe();
   dir = await mkdtemp(join(tmpdir(), 'brook-burrow-'));
@@ -164,6 +169,7 @@ async function startBurrow(bootstrap: string): Promise<string> {
   await writeFile(join(dir, 'burrow.toml'), burrowConfig(dir, zkPort, bootstrap));
   const burrow = started('Burrow', ['--config-dir', dir], dir);
   children.push(burrow);
+  burrowLog = burrow.output;
   let listener = '';
   // Burrow logs where its HTTP listener listens once it has started it.
   await until(
@@ -198,7 +204,7 @@ async function lagBecomes(api: string, group: string, lags: readonly number[]): 
       BURROW_LIMIT_MS,
     );
   } catch (err) {
-    throw new Error(`${(err as Error).message}; it last answered ${JSON.stringify(last)}`);
+    throw new Error(`${(err as Error).message}; it last answered ${JSON.stringify(last)}; its log ends:\n${burrowLog().slice(-8192)}`);
   }
   return last!.body.status;
 }
