@@ -71,6 +71,12 @@ const APIS = [
   'RemoveRaftVoter',
 ];
 const HEADERS = ['RequestHeader', 'ResponseHeader'];
+/**
+ * The records Kafka's coordinators keep in their internal topics (`coordinator-key` and
+ * `coordinator-value` schemas, whose apiKey is the record type), generated into one file.
+ */
+const COORDINATOR_RECORDS = ['OffsetCommitKey', 'OffsetCommitValue', 'GroupMetadataKey', 'GroupMetadataValue', 'TransactionLogKey', 'TransactionLogValue'];
+const COORDINATOR_RECORDS_FILE = 'coordinator-records';
 
 const ROOT = join(dirname(fileURLToPath(import.meta.url)), '..');
 const SCHEMA_DIR = process.argv[2] ?? join(ROOT, 'scripts/kafka-schemas');
@@ -91,7 +97,8 @@ type Range = readonly [number, number] | null;
 interface RawField {
   name: string;
   type: string;
-  versions: string;
+  /** Absent on a field that is only ever tagged: then its tagged versions. */
+  versions?: string;
   nullableVersions?: string;
   taggedVersions?: string;
   tag?: number;
@@ -102,7 +109,7 @@ interface RawField {
 
 interface RawMessage {
   apiKey?: number;
-  type: 'request' | 'response' | 'header';
+  type: 'request' | 'response' | 'header' | 'coordinator-key' | 'coordinator-value';
   name: string;
   validVersions: string;
   flexibleVersions: string;
@@ -148,6 +155,11 @@ function parseRange(s: string): Range {
   if (m) return [Number(m[1]), Number(m[2])];
   if (/^\d+$/.test(s)) return [Number(s), Number(s)];
   throw new Error(`bad version range ${s}`);
+}
+
+/** A field's versions: a field only ever tagged names only its tagged versions. */
+function fieldVersions(f: RawField): Range {
+  return parseRange(f.versions ?? f.taggedVersions ?? 'none');
 }
 
 function intersect(a: Range, b: Range): Range {
@@ -210,8 +222,8 @@ function spanFields(older: RawField[], newer: RawField[], floor: number, owner: 
   const merged: RawField[] = newer.map((n) => {
     const o = older.find((f) => f.name === n.name);
     const what = `${owner}.${n.name}`;
-    if (o === undefined || intersect(parseRange(o.versions), [0, floor - 1]) === null) {
-      const versions = intersect(parseRange(n.versions), [floor, MAX_VERSION]);
+    if (o === undefined || intersect(fieldVersions(o), [0, floor - 1]) === null) {
+      const versions = intersect(fieldVersions(n), [floor, MAX_VERSION]);
       return versions === null ? n : { ...n, versions: rangeText(versions) };
     }
     if (o.type !== n.type) throw new Error(`${what}: type ${o.type} became ${n.type}`);
@@ -227,7 +239,7 @@ function spanFields(older: RawField[], newer: RawField[], floor: number, owner: 
   // A field only the removed versions had goes after the field it followed there.
   older.forEach((o, i) => {
     if (merged.some((f) => f.name === o.name)) return;
-    const versions = intersect(parseRange(o.versions), [0, floor - 1]);
+    const versions = intersect(fieldVersions(o), [0, floor - 1]);
     if (versions === null) return;
     const before = i === 0 ? -1 : merged.findIndex((f) => f.name === older[i - 1]!.name);
     merged.splice(before + 1, 0, { ...o, versions: rangeText(versions) });
@@ -280,7 +292,7 @@ class MessageModel {
   private field(f: RawField, owner: string, range: readonly [number, number]): Field {
     const array = f.type.startsWith('[]');
     const base = array ? f.type.slice(2) : f.type;
-    const versions = parseRange(f.versions);
+    const versions = fieldVersions(f);
     const tagged = f.taggedVersions === undefined ? null : intersect(versions, parseRange(f.taggedVersions));
     if ((f.tag === undefined) !== (f.taggedVersions === undefined)) throw new Error(`${owner}.${f.name}: tag without taggedVersions`);
     let prim: Prim | null = null;
@@ -735,6 +747,7 @@ const kebab = (s: string): string => s.replace(/([a-z0-9])([A-Z])/g, '$1-$2').to
 function main(): void {
   const write = (file: string, text: string): void => writeFileSync(join(OUT_DIR, file), text);
   for (const h of HEADERS) write(`${kebab(h)}.ts`, fileFor([new MessageModel(loadSchema(h))]));
+  write(`${COORDINATOR_RECORDS_FILE}.ts`, fileFor(COORDINATOR_RECORDS.map((r) => new MessageModel(loadSchema(r)))));
 
   const apis: { api: string; file: string; key: number; valid: readonly [number, number]; flexMin: number }[] = [];
   for (const api of APIS) {
@@ -786,9 +799,10 @@ export type { FieldSchema, MessageCodec, PrimitiveType, StructSchema, VersionRan
 export * from './apis.js';
 export * from './header.js';
 ${modules.join('\n')}
+export * from './${COORDINATOR_RECORDS_FILE}.js';
 `,
   );
-  console.log(`wrote ${HEADERS.length + APIS.length + 2} files to ${OUT_DIR}`);
+  console.log(`wrote ${HEADERS.length + APIS.length + 3} files to ${OUT_DIR}`);
 }
 
 main();

@@ -7,6 +7,12 @@ import {
   ApiVersionsRequest,
   ApiVersionsResponse,
   FetchRequest,
+  GroupMetadataKey,
+  GroupMetadataValue,
+  OffsetCommitKey,
+  OffsetCommitValue,
+  TransactionLogKey,
+  TransactionLogValue,
   MetadataRequest,
   ProduceRequest,
   ProtocolError,
@@ -43,6 +49,8 @@ const CODECS: MessageCodec<unknown>[] = [
   RequestHeader as MessageCodec<unknown>,
   ResponseHeader as MessageCodec<unknown>,
   ...Object.values(API_SCHEMAS).flatMap((api) => [api!.request, api!.response]),
+  // The records of the coordinators' internal topics.
+  ...([OffsetCommitKey, OffsetCommitValue, GroupMetadataKey, GroupMetadataValue, TransactionLogKey, TransactionLogValue] as MessageCodec<unknown>[]),
 ];
 const versionsOf = (c: MessageCodec<unknown>): number[] => Array.from({ length: c.maxVersion - c.minVersion + 1 }, (_, i) => c.minVersion + i);
 

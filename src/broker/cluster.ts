@@ -8,6 +8,7 @@ import { coordinatorPartition } from '../cluster/placement.js';
 import type { Storage, TopicInfo } from '../log/storage.js';
 import { COORDINATOR_TOPICS } from '../settings/internal-topics.js';
 import { NODE_ID } from './config.js';
+import { offsetsPartitionCount } from './offsets-topic.js';
 
 export interface NodeAddress {
   readonly nodeId: number;
@@ -15,8 +16,8 @@ export interface NodeAddress {
   readonly port: number;
 }
 
-/** Kafka's offsets.topic.num.partitions and transaction.state.log.num.partitions, at their defaults. */
-const COORDINATOR_PARTITIONS = 50;
+/** Kafka's transaction.state.log.num.partitions, at its default. */
+const TRANSACTION_STATE_PARTITIONS = 50;
 /** Kafka's offsets.topic.replication.factor and transaction.state.log.replication.factor, at their defaults. */
 const COORDINATOR_REPLICATION = 3;
 
@@ -29,7 +30,11 @@ export class Cluster {
   readonly isolated = new Set<number>();
   private storage: Storage | undefined;
 
-  constructor(nodes: number) {
+  /** `offsetsTopicNumPartitions`: offsets.topic.num.partitions, which places groups until `__consumer_offsets` exists. */
+  constructor(
+    nodes: number,
+    private readonly offsetsTopicNumPartitions: number,
+  ) {
     this.leadership = new Leadership(Array.from({ length: nodes }, (_, i) => NODE_ID + i));
     for (const topic of Object.values(COORDINATOR_TOPICS)) this.leadership.setReplicationFactor(topic, Math.min(COORDINATOR_REPLICATION, nodes));
   }
@@ -107,7 +112,9 @@ export class Cluster {
 
   /** The node coordinating group or transactional id `key`: the leader of its partition of the coordinators' topic. */
   coordinator(kind: keyof typeof COORDINATOR_TOPICS, key: string): number {
-    return this.leadership.partition(COORDINATOR_TOPICS[kind], coordinatorPartition(key, COORDINATOR_PARTITIONS)).leader;
+    const partitions =
+      kind === 'group' ? offsetsPartitionCount(this.storage!, { offsetsTopicNumPartitions: this.offsetsTopicNumPartitions }) : TRANSACTION_STATE_PARTITIONS;
+    return this.leadership.partition(COORDINATOR_TOPICS[kind], coordinatorPartition(key, partitions)).leader;
   }
 
   /** Sets the replication factor of a topic created with one. */

@@ -108,7 +108,7 @@ export async function startBroker(options: BrokerOptions = {}): Promise<Broker> 
     await removeTemporary();
     throw new RangeError(`startBroker: ${outOfRange}`);
   }
-  const cluster = new Cluster(config.nodes);
+  const cluster = new Cluster(config.nodes, config.offsetsTopicNumPartitions);
   let running: Running;
   try {
     running = await run(config, logger, faults, cluster, new Map());

@@ -259,6 +259,19 @@ export const SETTINGS = {
     broker: 'offsets.retention.check.interval.ms',
     description: 'how often expired offsets, and Empty groups without offsets, are removed',
   }),
+  offsetsTopicNumPartitions: setting({
+    kind: int(1, INT32_MAX),
+    default: 50,
+    broker: 'offsets.topic.num.partitions',
+    description: 'the partitions `__consumer_offsets` is created with, over which groups are spread',
+  }),
+  // Kafka's default, as `GroupCoordinatorConfig` has it.
+  offsetsTopicSegmentBytes: setting({
+    kind: int(14, INT32_MAX, 'bytes'),
+    default: 100 * MiB,
+    broker: 'offsets.topic.segment.bytes',
+    description: 'the `segment.bytes` of `__consumer_offsets`, kept small so that the log cleaner compacts it soon',
+  }),
   consumerGroupSessionTimeoutMs: setting({
     kind: int(1, INT32_MAX, 'ms'),
     default: 45_000,

@@ -68,3 +68,4 @@ export * from './list-config-resources.js';
 export * from './describe-topic-partitions.js';
 export * from './add-raft-voter.js';
 export * from './remove-raft-voter.js';
+export * from './coordinator-records.js';
