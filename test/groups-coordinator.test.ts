@@ -1,3 +1,4 @@
+import { openOffsetsLog } from './helpers/offsets-log.js';
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import { mkdir, mkdtemp, readFile, rm, writeFile } from 'node:fs/promises';
@@ -54,6 +55,24 @@ function watch<T>(promise: Promise<T>): { value: T | undefined } {
   return box;
 }
 
+/** A coordinator over `dir`, its offsets in a real `__consumer_offsets` there; closing it closes the topic's storage too. */
+async function openGroups(dir: string, options: Partial<CoordinatorOptions> & Pick<CoordinatorOptions, 'log'>): Promise<GroupCoordinator> {
+  const offsets = await openOffsetsLog(dir);
+  let groups: GroupCoordinator;
+  try {
+    groups = await GroupCoordinator.open(dir, offsets.log, options);
+  } catch (err) {
+    await offsets.close();
+    throw err;
+  }
+  const close = groups.close.bind(groups);
+  groups.close = async () => {
+    await close();
+    await offsets.close();
+  };
+  return groups;
+}
+
 const INITIAL_DELAY = 100;
 const SESSION = 10_000;
 const REBALANCE = 30_000;
@@ -67,7 +86,7 @@ async function coordinator(
 ): Promise<{ groups: GroupCoordinator; clock: ManualScheduler }> {
   const dir = await mkdtemp(join(tmpdir(), 'brook-groups-'));
   const clock = new ManualScheduler();
-  const groups = await GroupCoordinator.open(dir, { scheduler: clock, now: () => clock.now, initialRebalanceDelayMs: INITIAL_DELAY, log: quiet, ...options });
+  const groups = await openGroups(dir, { scheduler: clock, now: () => clock.now, initialRebalanceDelayMs: INITIAL_DELAY, log: quiet, ...options });
   t.after(async () => {
     await groups.close();
     await rm(dir, { recursive: true, force: true });
@@ -605,8 +624,7 @@ test('close answers waiting joins and syncs, cancels every timer, and refuses la
 
 test('groups come back from a restart as their last rebalance left them: members go on at their generation, one that does not is removed after its session', async (t) => {
   const dir = await mkdtemp(join(tmpdir(), 'brook-groups-'));
-  t.after(() => rm(dir, { recursive: true, force: true }));
-  const open = (clock: ManualScheduler) => GroupCoordinator.open(dir, { scheduler: clock, initialRebalanceDelayMs: INITIAL_DELAY, log: quiet });
+  const open = (clock: ManualScheduler) => openGroups(dir, { scheduler: clock, initialRebalanceDelayMs: INITIAL_DELAY, log: quiet });
   const clock = new ManualScheduler();
   const before = await open(clock);
   const a = await soleStableMember(before, clock, { clientId: 'client-a' });
@@ -626,7 +644,10 @@ test('groups come back from a restart as their last rebalance left them: members
 
   const later = new ManualScheduler();
   const after = await open(later);
-  t.after(() => after.close());
+  t.after(async () => {
+    await after.close();
+    await rm(dir, { recursive: true, force: true });
+  });
   const described = after.describe('g');
   assert.deepEqual(
     { ...described, members: described.members.map((m) => [m.memberId, m.clientId, m.metadata.toString(), m.assignment.toString()]) },
@@ -676,7 +697,7 @@ test("a groups file that is not of brook's form stops the open, naming the file,
   for (const text of ['{', '{"version":1,"groups":[{"groupId":"g","members":"none"}]}', '[]']) {
     await writeFile(file, text);
     await assert.rejects(
-      GroupCoordinator.open(dir, { log: quiet }),
+      openGroups(dir, { log: quiet }),
       new RegExp(`^Error: ${file.replace(/[.]/g, '\\.')} is (not valid JSON|JSON, but not of the form brook writes there)`),
     );
     assert.equal(await readFile(file, 'utf8'), text);
@@ -695,7 +716,7 @@ async function restartable(
     await rm(dir, { recursive: true, force: true });
   });
   const open = async (clock: ManualScheduler) => {
-    const groups = await GroupCoordinator.open(dir, { scheduler: clock, now: () => clock.now, initialRebalanceDelayMs: INITIAL_DELAY, log: quiet, ...options });
+    const groups = await openGroups(dir, { scheduler: clock, now: () => clock.now, initialRebalanceDelayMs: INITIAL_DELAY, log: quiet, ...options });
     opened.push(groups);
     return groups;
   };

@@ -17,9 +17,9 @@ import { mkdtemp, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join as joinPath } from 'node:path';
 import { startBroker, type Broker, type BrokerOptions } from '../src/broker/start-broker.js';
-import { OffsetStore } from '../src/groups/offset-store.js';
+import type { OffsetChange } from '../src/groups/offset-state.js';
 import { valuesBatch } from './helpers/batch.js';
-import { recordingLog } from './helpers/offset-traffic.js';
+import { writeOldOffsetLog } from './helpers/old-offset-files.js';
 import { until } from './helpers/until.js';
 import { WireClient } from './helpers/wire-client.js';
 import { produceBatch } from './helpers/wire-produce.js';
@@ -273,11 +273,11 @@ test("DeleteTopics takes every group's offsets of the topic with it: not fetched
 
 /**
  * A broker started with `options` on a data directory holding a topic 'kept' of two partitions and
- * the offsets `write` stored while no broker ran, as a data directory of such a past would hold them.
+ * the offset changes `changes` in an earlier brook's offset files, moved into __consumer_offsets at the start.
  */
 async function startOverOffsets(
   t: { after(fn: () => Promise<void>): void },
-  write: (store: OffsetStore) => Promise<void>,
+  changes: readonly OffsetChange[],
   options: BrokerOptions = {},
 ): Promise<WireClient> {
   const dataDir = await mkdtemp(joinPath(tmpdir(), 'brook-stored-offsets-'));
@@ -290,9 +290,7 @@ async function startOverOffsets(
   });
   admin.close();
   await first.close();
-  const store = await OffsetStore.open(dataDir, { flush: 'none', log: recordingLog() });
-  await write(store);
-  await store.close();
+  await writeOldOffsetLog(dataDir, changes);
   const b = await startBroker({ port: 0, dataDir, ...options });
   const c = await WireClient.connect(b.port);
   t.after(async () => {
@@ -304,9 +302,14 @@ async function startOverOffsets(
 }
 
 const storedOffset = (topic: string, partition: number) => ({ topic, partition, offset: 7n, leaderEpoch: -1, metadata: '' });
+const storedCommit = (groupId: string, offsets: ReturnType<typeof storedOffset>[], commitTimestamp: number): OffsetChange => ({
+  kind: 'commit',
+  groupId,
+  offsets: offsets.map((o) => ({ ...o, commitTimestamp })),
+});
 
 test('offsets of a topic that is gone when the broker starts (a delete cut short, or made before deletes took offsets) are removed', async (t) => {
-  const c = await startOverOffsets(t, (store) => store.commit('g', [storedOffset('gone', 0), storedOffset('kept', 0)]));
+  const c = await startOverOffsets(t, [storedCommit('g', [storedOffset('gone', 0), storedOffset('kept', 0)], Date.now())]);
   const all = await c.request(OffsetFetchRequest, OffsetFetchResponse, 7, { groupId: 'g', topics: null, groups: [], requireStable: false });
   assert.deepEqual(
     all.topics.map((topic) => [topic.name, topic.partitions.map((p) => p.committedOffset)]),
@@ -318,11 +321,11 @@ test('offsets.retention.minutes: a group that only commits loses each offset tha
   // Committed two minutes before the start.
   const c = await startOverOffsets(
     t,
-    async (store) => {
-      await store.commit('stale', [storedOffset('kept', 0)], Date.now() - 120_000);
-      await store.commit('mixed', [storedOffset('kept', 0)], Date.now() - 120_000);
-      await store.commit('mixed', [storedOffset('kept', 1)], Date.now());
-    },
+    [
+      storedCommit('stale', [storedOffset('kept', 0)], Date.now() - 120_000),
+      storedCommit('mixed', [storedOffset('kept', 0)], Date.now() - 120_000),
+      storedCommit('mixed', [storedOffset('kept', 1)], Date.now()),
+    ],
     { offsetsRetentionMinutes: 1, offsetsRetentionCheckIntervalMs: 20 },
   );
   const fetched = async (groupId: string) => {

@@ -5,7 +5,10 @@ import { DescribeConfigsRequest, DescribeConfigsResponse } from '../src/protocol
 import { FindCoordinatorRequest, FindCoordinatorResponse } from '../src/protocol/messages/find-coordinator.js';
 import { MetadataRequest, MetadataResponse } from '../src/protocol/messages/metadata.js';
 import { ZERO_UUID } from '../src/protocol/primitives/reader.js';
+import { readStoredRecords } from '../src/protocol/stored-records.js';
+import { consumeAll, kafkajs } from './helpers/kafkajs.js';
 import { WireClient } from './helpers/wire-client.js';
+import { fetchAllBatches } from './helpers/wire-fetch.js';
 
 const OFFSETS = '__consumer_offsets';
 
@@ -40,4 +43,147 @@ test("a group's FindCoordinator creates __consumer_offsets with Kafka's configs;
   });
   const configs = Object.fromEntries(described.results[0]!.configs.map((config) => [config.name, config.value]));
   assert.deepEqual(configs, { 'cleanup.policy': 'compact', 'segment.bytes': String(1 << 20), 'compression.type': 'producer' });
+});
+
+// ---- reading the topic as a tool of Kafka's ecosystem would ----
+
+/** Java's String.hashCode, and Kafka's `Utils.abs(hash) % partitions` over it: the group's partition. */
+function kafkaPartitionFor(groupId: string, partitions: number): number {
+  let h = 0;
+  for (let i = 0; i < groupId.length; i++) h = (Math.imul(h, 31) + groupId.charCodeAt(i)) | 0;
+  return (h === -(2 ** 31) ? 0 : Math.abs(h)) % partitions;
+}
+
+/** A reader of Kafka's OffsetCommitKey and OffsetCommitValue schemas (group-coordinator's JSON), versions 0 to 3: plain strings with an int16 length. */
+class SchemaReader {
+  private pos = 0;
+  constructor(private readonly buf: Buffer) {}
+  int16(): number {
+    const v = this.buf.readInt16BE(this.pos);
+    this.pos += 2;
+    return v;
+  }
+  int32(): number {
+    const v = this.buf.readInt32BE(this.pos);
+    this.pos += 4;
+    return v;
+  }
+  int64(): bigint {
+    const v = this.buf.readBigInt64BE(this.pos);
+    this.pos += 8;
+    return v;
+  }
+  string(): string {
+    const length = this.int16();
+    const v = this.buf.toString('utf8', this.pos, this.pos + length);
+    this.pos += length;
+    return v;
+  }
+  get done(): boolean {
+    return this.pos === this.buf.length;
+  }
+}
+
+interface OffsetCommitRecord {
+  readonly group: string;
+  readonly topic: string;
+  readonly partition: number;
+  /** Null for a tombstone. */
+  readonly value: { version: number; offset: bigint; leaderEpoch: number; metadata: string; commitTimestamp: bigint } | null;
+}
+
+function decodeOffsetCommit(key: Buffer, value: Buffer | null): OffsetCommitRecord | undefined {
+  const k = new SchemaReader(key);
+  const type = k.int16();
+  // 0 and 1 are offset commits; 2 is a group's metadata.
+  if (type > 1) return undefined;
+  const record = { group: k.string(), topic: k.string(), partition: k.int32() };
+  assert.ok(k.done, 'the key is read whole');
+  if (value === null) return { ...record, value: null };
+  const v = new SchemaReader(value);
+  const version = v.int16();
+  assert.ok(version <= 3, `value version ${version}`);
+  const offset = v.int64();
+  const leaderEpoch = version >= 3 ? v.int32() : -1;
+  const metadata = v.string();
+  const commitTimestamp = v.int64();
+  if (version === 1) v.int64(); // expireTimestamp
+  assert.ok(v.done, 'the value is read whole');
+  return { ...record, value: { version, offset, leaderEpoch, metadata, commitTimestamp } };
+}
+
+/** Every offset commit record of one partition of __consumer_offsets, in order, read with plain Fetch requests. */
+async function offsetCommitRecords(c: WireClient, partition: number): Promise<OffsetCommitRecord[]> {
+  const records: OffsetCommitRecord[] = [];
+  for (const batch of await fetchAllBatches(c, OFFSETS, partition)) {
+    for (const r of readStoredRecords(batch, 0, Infinity, 1 << 20)) {
+      const decoded = decodeOffsetCommit(r.key!, r.value);
+      if (decoded !== undefined) records.push(decoded);
+    }
+  }
+  return records;
+}
+
+/** The last record of each key: what a compacted reading of the topic holds. */
+function lastByKey(records: readonly OffsetCommitRecord[]): Map<string, OffsetCommitRecord> {
+  return new Map(records.map((r) => [`${r.group}/${r.topic}/${r.partition}`, r]));
+}
+
+test('each commit a kafkajs consumer group makes is a record in __consumer_offsets, in Kafka format, in the partition Kafka would choose; a restart keeps them', async (t) => {
+  const broker = await startBroker();
+  t.after(() => broker.close());
+  const kafka = kafkajs(broker.bootstrap);
+  const admin = kafka.admin();
+  await admin.connect();
+  t.after(() => admin.disconnect());
+  await admin.createTopics({ topics: [{ topic: 'orders', numPartitions: 3 }] });
+  const producer = kafka.producer();
+  await producer.connect();
+  await producer.send({ topic: 'orders', messages: Array.from({ length: 30 }, (_, i) => ({ key: `k${i}`, value: `v${i}` })) });
+  await producer.disconnect();
+  await consumeAll(kafka, 'orders', 'readers', 30);
+  const committed = (await admin.fetchOffsets({ groupId: 'readers', topics: ['orders'] }))[0]!.partitions;
+  assert.equal(
+    committed.reduce((sum, p) => sum + Number(p.offset), 0),
+    30,
+    'the group committed every message it read',
+  );
+
+  const c = await WireClient.connect(broker.port);
+  t.after(() => c.close());
+  const home = kafkaPartitionFor('readers', 50);
+  const records = await offsetCommitRecords(c, home);
+  const latest = lastByKey(records);
+  for (const p of committed) {
+    const record = latest.get(`readers/orders/${p.partition}`);
+    assert.ok(record?.value, `partition ${p.partition}'s commit is in __consumer_offsets-${home}`);
+    assert.equal(record.value.offset, BigInt(p.offset));
+    assert.equal(record.value.version, 3, 'value version 3, as Kafka 4.0 writes without an expire timestamp');
+    assert.ok(Math.abs(Number(record.value.commitTimestamp) - Date.now()) < 600_000, 'stamped with the commit time');
+  }
+  for (let partition = 0; partition < 50; partition++) {
+    if (partition === home) continue;
+    assert.deepEqual(
+      (await offsetCommitRecords(c, partition)).filter((r) => r.group === 'readers'),
+      [],
+      `no record of the group in partition ${partition}`,
+    );
+  }
+
+  c.close();
+  await broker.restart();
+  const again = (await admin.fetchOffsets({ groupId: 'readers', topics: ['orders'] }))[0]!.partitions;
+  assert.deepEqual(again, committed, 'the offsets are read back from the topic at the start');
+
+  // Deleting the group leaves a tombstone for each of its offsets.
+  await admin.deleteGroups(['readers']);
+  const after = await WireClient.connect(broker.port);
+  t.after(() => after.close());
+  const tombstoned = lastByKey(await offsetCommitRecords(after, home));
+  for (const p of committed) assert.equal(tombstoned.get(`readers/orders/${p.partition}`)?.value, null, `partition ${p.partition}'s offset tombstoned`);
+  await broker.restart();
+  assert.deepEqual(
+    (await admin.fetchOffsets({ groupId: 'readers', topics: ['orders'] }))[0]!.partitions.map((p) => p.offset),
+    ['-1', '-1', '-1'],
+  );
 });

@@ -26,6 +26,7 @@ import { createDispatcher } from './dispatch.js';
 import { guarded } from './authorization.js';
 import { Partitions } from './partition.js';
 import { txnParticipants } from './txn-participants.js';
+import { offsetsLog } from './offsets-log.js';
 import { SaslGate } from './sasl-gate.js';
 import { CredentialStore } from '../auth/credential-store.js';
 import { Authorizer } from '../acl/authorizer.js';
@@ -192,9 +193,13 @@ async function run(config: BrokerConfig, logger: Logger, faults: FaultRegistry, 
     });
     closers.push(() => storage.close());
     cluster.attach(storage);
-    const groups = await GroupCoordinator.open(dataDir, {
+    const metrics = new BrokerMetrics();
+    const producerActivity = new ProducerActivity();
+    const partitions = new Partitions(storage, producerActivity, (verdict) => metrics.idempotence(verdict));
+    // Offsets are read back from __consumer_offsets through the partitions, as they are appended.
+    const offsets = offsetsLog(partitions, config, (topic, index) => cluster.epochOf(topic, index));
+    const groups = await GroupCoordinator.open(dataDir, offsets, {
       log: logger,
-      flush: config.flush,
       offsetsRetentionMs: config.offsetsRetentionMinutes * 60_000,
       cleanupIntervalMs: config.offsetsRetentionCheckIntervalMs,
       consumer: {
@@ -207,9 +212,6 @@ async function run(config: BrokerConfig, logger: Logger, faults: FaultRegistry, 
     });
     closers.push(() => groups.close());
     await groups.deleteOffsetsOfMissingTopics((topic) => storage.topic(topic) !== undefined);
-    const metrics = new BrokerMetrics();
-    const producerActivity = new ProducerActivity();
-    const partitions = new Partitions(storage, producerActivity, (verdict) => metrics.idempotence(verdict));
     // Opened once partitions and groups are: it completes what a stop left decided.
     const transactions = await TxnCoordinator.open(
       dataDir,

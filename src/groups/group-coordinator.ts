@@ -7,17 +7,29 @@
 import { join } from 'node:path';
 import { isIoError } from '../files/io-error.js';
 import { ErrorCode } from '../protocol/error-codes.js';
-import type { FlushPolicy } from '../settings/kinds.js';
 import { ClassicGroup, EMPTY_ASSIGNMENT, joinError, syncError, type GroupState, type JoinOutcome, type Member, type SyncOutcome } from './classic-group.js';
 import { GROUPS_FILE, GroupStore } from './group-store.js';
-import { OffsetStore, type CommittedOffset, type GroupOffsets, type PartitionOffset, type StoreLog, type TopicPartition } from './offset-store.js';
+import {
+  OffsetsNotWritten,
+  OffsetStore,
+  type CommittedOffset,
+  type GroupOffsets,
+  type OffsetsLog,
+  type OffsetStoreLog,
+  type PartitionOffset,
+  type TopicPartition,
+} from './offset-store.js';
+import type { MigrationLog } from './offsets-log.js';
 import { CONSUMER_PROTOCOL_TYPE } from './consumer-protocol.js';
 import { Rebalancer, type JoinRequest, type MemberIdentity, type RebalanceOptions } from './rebalancer.js';
 import { timerScheduler, type Cancel } from './scheduler.js';
 import { ConsumerCoordinator, type ConsumerGroupOptions, type ConsumerHeartbeat, type ConsumerHeartbeatOutcome } from './consumer-coordinator.js';
 import type { ConsumerGroup, ConsumerGroupState, TopicImage } from './consumer-group.js';
 
-export type CoordinatorLog = StoreLog;
+export type CoordinatorLog = OffsetStoreLog;
+
+/** `__consumer_offsets`, as the broker gives it: appends, reads, and what moving an earlier brook's offsets in needs. */
+export type CoordinatorOffsetsLog = OffsetsLog & MigrationLog;
 
 export interface CoordinatorOptions extends RebalanceOptions {
   /** group.min.session.timeout.ms and group.max.session.timeout.ms */
@@ -27,8 +39,6 @@ export interface CoordinatorOptions extends RebalanceOptions {
   readonly cleanupIntervalMs: number;
   /** offsets.retention.minutes, in ms. */
   readonly offsetsRetentionMs: number;
-  /** When committed offsets are fsynced (the broker's --flush). */
-  readonly flush: FlushPolicy;
   /** The time, ms since the epoch. */
   readonly now: () => number;
   readonly log: CoordinatorLog;
@@ -46,7 +56,6 @@ const DEFAULT_OPTIONS: Omit<CoordinatorOptions, 'log'> = {
   maxSessionTimeoutMs: 1_800_000,
   cleanupIntervalMs: 600_000,
   offsetsRetentionMs: 7 * 24 * 3_600_000,
-  flush: 'none',
   now: Date.now,
   consumer: { sessionTimeoutMs: 45_000, heartbeatIntervalMs: 5000, maxSize: 2 ** 31 - 1, assignors: ['uniform', 'range'] },
   topics: () => ({ byName: new Map(), key: '' }),
@@ -135,9 +144,13 @@ export class GroupCoordinator {
     this.scheduleCleanup();
   }
 
-  static async open(dataDir: string, options: Partial<CoordinatorOptions> & Pick<CoordinatorOptions, 'log'>): Promise<GroupCoordinator> {
+  static async open(
+    dataDir: string,
+    offsetsLog: CoordinatorOffsetsLog,
+    options: Partial<CoordinatorOptions> & Pick<CoordinatorOptions, 'log'>,
+  ): Promise<GroupCoordinator> {
     const resolved = { ...DEFAULT_OPTIONS, ...options };
-    const offsets = await OffsetStore.open(dataDir, { flush: resolved.flush, log: resolved.log });
+    const offsets = await OffsetStore.open(dataDir, offsetsLog, resolved.log);
     const groups = await GroupStore.open(join(dataDir, GROUPS_FILE), (err) => options.log.error({ err }, 'group membership not stored'));
     return new GroupCoordinator(offsets, groups, resolved);
   }
@@ -229,6 +242,7 @@ export class GroupCoordinator {
       await this.offsetStore.commit(request.groupId, request.offsets, this.options.now());
       return ErrorCode.NONE;
     } catch (err) {
+      if (err instanceof OffsetsNotWritten) return err.errorCode;
       if (!isIoError(err)) throw err;
       this.options.log.error({ group: request.groupId, err }, 'offset commit not stored');
       return ErrorCode.COORDINATOR_NOT_AVAILABLE;
@@ -346,6 +360,7 @@ export class GroupCoordinator {
       this.options.log.info({ group: groupId }, 'group deleted');
       return ErrorCode.NONE;
     } catch (err) {
+      if (err instanceof OffsetsNotWritten) return err.errorCode;
       if (!isIoError(err)) throw err;
       this.options.log.error({ group: groupId, err }, 'group deletion not stored');
       return ErrorCode.COORDINATOR_NOT_AVAILABLE;
@@ -381,6 +396,7 @@ export class GroupCoordinator {
       try {
         await this.offsetStore.deleteOffsets(groupId, deleted);
       } catch (err) {
+        if (err instanceof OffsetsNotWritten) return refused(err.errorCode);
         if (!isIoError(err)) throw err;
         this.options.log.error({ group: groupId, err }, 'offset deletion not stored');
         return refused(ErrorCode.COORDINATOR_NOT_AVAILABLE);

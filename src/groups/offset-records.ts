@@ -1,5 +1,6 @@
 /**
- * The records of the committed-offsets log and snapshots, big-endian:
+ * The records of an earlier brook's committed-offsets log and snapshots (offset-files.ts), read
+ * to move them into `__consumer_offsets`; big-endian:
  *
  *   body length (u32) | crc32c of the body (u32) | body
  *   body: type (u8) | fields
@@ -11,67 +12,17 @@
  *   names and metadata are compact strings (unsigned varint length + 1, UTF-8), counts unsigned varints.
  *
  * A record that is cut short or fails its CRC is what a write cut off by a crash leaves; one that
- * checks out but does not parse was not written by this brook.
+ * checks out but does not parse was not written by brook.
  */
-import { scanDecoded, sealFrame, type RecordScan } from '../files/framed-records.js';
+import { scanDecoded, type RecordScan } from '../files/framed-records.js';
 import { ProtocolError } from '../protocol/primitives/errors.js';
 import { Reader } from '../protocol/primitives/reader.js';
-import { Writer } from '../protocol/primitives/writer.js';
-import type { OffsetChange, StoredOffset, TopicPartition } from './offset-state.js';
+import type { OffsetChange, StoredOffset } from './offset-state.js';
 
 const COMMIT = 1;
 const DELETE_OFFSETS = 2;
 const DELETE_GROUP = 3;
 const DELETE_TOPIC = 4;
-
-export function encodeRecord(change: OffsetChange): Buffer {
-  const w = new Writer(64);
-  // The frame header, filled in by sealFrame.
-  w.writeUint32(0);
-  w.writeUint32(0);
-  switch (change.kind) {
-    case 'commit':
-      w.writeInt8(COMMIT);
-      w.writeCompactString(change.groupId);
-      writeByTopic(w, change.offsets, (o: StoredOffset) => {
-        w.writeInt32(o.partition);
-        w.writeInt64(o.offset);
-        w.writeInt32(o.leaderEpoch);
-        w.writeInt64(BigInt(o.commitTimestamp));
-        w.writeCompactString(o.metadata);
-      });
-      break;
-    case 'deleteOffsets':
-      w.writeInt8(DELETE_OFFSETS);
-      w.writeCompactString(change.groupId);
-      writeByTopic(w, change.partitions, (p: TopicPartition) => w.writeInt32(p.partition));
-      break;
-    case 'deleteGroup':
-      w.writeInt8(DELETE_GROUP);
-      w.writeCompactString(change.groupId);
-      break;
-    case 'deleteTopic':
-      w.writeInt8(DELETE_TOPIC);
-      w.writeCompactString(change.topic);
-  }
-  return sealFrame(w.finish());
-}
-
-/** Entries grouped into runs of the same topic, in their order (a later entry for a partition wins). */
-function writeByTopic<T extends TopicPartition>(w: Writer, entries: readonly T[], writeEntry: (entry: T) => void): void {
-  const runs: T[][] = [];
-  for (const entry of entries) {
-    const last = runs.at(-1);
-    if (last !== undefined && last[0]!.topic === entry.topic) last.push(entry);
-    else runs.push([entry]);
-  }
-  w.writeUnsignedVarint(runs.length);
-  for (const run of runs) {
-    w.writeCompactString(run[0]!.topic);
-    w.writeUnsignedVarint(run.length);
-    for (const entry of run) writeEntry(entry);
-  }
-}
 
 function readByTopic<T>(r: Reader, readEntry: (topic: string) => T): T[] {
   const entries: T[] = [];

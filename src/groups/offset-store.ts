@@ -1,49 +1,61 @@
 /**
- * Committed offsets by group: held in memory, and kept in the data directory as Kafka's `GroupMetadataManager` keeps them
- * in its compacted __consumer_offsets topic, as a log of changes (offset-files.ts) compacted in
- * the background (files/compacted-log.ts). A change is encoded when it is asked for, and visible
- * once written: in the page cache, or under `--flush always` on disk. What a change costs does not
- * grow with the groups.
+ * Committed offsets by group: held in memory, and kept as Kafka's group coordinator keeps them,
+ * as records of the compacted topic `__consumer_offsets` (offset-commit-records.ts), each group's
+ * in its partition, appended through the `OffsetsLog` the broker gives. A change is visible once
+ * its records are written: in the page cache, or under `--flush always` on disk. At the start the
+ * offsets are read back from the topic, the last record of each key winning, after a data
+ * directory of an earlier brook has had its offset files moved in (offset-migration.ts).
  */
-import { rm } from 'node:fs/promises';
-import { join } from 'node:path';
-import { CompactedLog, type CompactedLogOptions, type StoreLog } from '../files/compacted-log.js';
-import { readFileIfExists, syncDir } from '../files/durable-file.js';
-import { LEGACY_OFFSETS_FILE, parseLegacyOffsets } from './legacy-offsets.js';
-import { listOffsetFiles, loadOffsets, OFFSET_FILES, snapshotRecords, writeSnapshot, type OffsetFiles } from './offset-files.js';
-import { encodeRecord } from './offset-records.js';
-import { OffsetState, type GroupOffsets, type OffsetChange, type PartitionOffset, type TopicPartition } from './offset-state.js';
+import { ErrorCode } from '../protocol/error-codes.js';
+import { ProtocolError } from '../protocol/primitives/errors.js';
+import type { NewRecord } from '../protocol/stored-records.js';
+import { commitRecord, readOffsetRecord, tombstoneRecord } from './offset-commit-records.js';
+import { migrateOffsetFiles } from './offset-migration.js';
+import { OffsetsNotWritten, type MigrationLog, type OffsetsLog, type OffsetStoreLog } from './offsets-log.js';
+import { OffsetState, type GroupOffsets, type OffsetChange, type PartitionOffset, type StoredOffset, type TopicPartition } from './offset-state.js';
 
 export type { CommittedOffset, GroupOffsets, PartitionOffset, TopicPartition } from './offset-state.js';
-export type { StoreLog } from '../files/compacted-log.js';
-
-export type OffsetStoreOptions = CompactedLogOptions;
+export { OffsetsNotWritten, type MigrationLog, type OffsetsLog, type OffsetStoreLog } from './offsets-log.js';
 
 export class OffsetStore {
-  /** Changes naming each group that are queued or being written. */
-  private readonly pending = new Map<string, number>();
+  /** The changes naming each group that are being written. */
+  private readonly pending = new Map<string, Set<OffsetChange>>();
+  private readonly writing = new Set<Promise<unknown>>();
+  private closed = false;
 
   private constructor(
     private readonly state: OffsetState,
-    private readonly log: CompactedLog<OffsetChange>,
+    private readonly log: OffsetsLog,
   ) {}
 
   /**
-   * The offsets kept in `dir`: a `group-offsets.json` of an older brook is moved over first. A
-   * log's end that a crash cut off mid-record is cut from the file, and said so in the log.
+   * The offsets held in the topic, once the offset files of an earlier brook in `dir` are moved
+   * into it. A record that does not decode is passed over, and said so.
    */
-  static async open(dir: string, options: OffsetStoreOptions): Promise<OffsetStore> {
-    await migrateLegacyFile(dir, await listOffsetFiles(dir), options.log);
+  static async open(dir: string, log: OffsetsLog & MigrationLog, report: OffsetStoreLog): Promise<OffsetStore> {
+    await migrateOffsetFiles(dir, log, report);
+    // group → "topic\0partition" → the last record's offset, undefined for a tombstone.
+    const latest = new Map<string, Map<string, StoredOffset | undefined>>();
+    let undecodable = 0;
+    await log.read((key, value) => {
+      if (key === null) return void undecodable++;
+      try {
+        const record = readOffsetRecord(key, value);
+        if (record === undefined) return;
+        let group = latest.get(record.groupId);
+        if (group === undefined) latest.set(record.groupId, (group = new Map()));
+        group.set(`${record.topic}\0${record.partition}`, record.committed);
+      } catch (err) {
+        if (!(err instanceof ProtocolError)) throw err;
+        undecodable++;
+      }
+    });
+    if (undecodable > 0) report.warn({ records: undecodable }, 'records of the offsets topic that are not offset commits passed over');
     const state = new OffsetState();
-    const loaded = await loadOffsets(dir, await listOffsetFiles(dir), state);
-    const kept = {
-      apply: (change: OffsetChange) => state.apply(change),
-      get liveBytes() {
-        return state.liveBytes;
-      },
-      snapshotRecords: () => snapshotRecords(state.entries()),
-    };
-    return new OffsetStore(state, await CompactedLog.open(dir, OFFSET_FILES, 'committed offsets', loaded, kept, options));
+    for (const [groupId, offsets] of latest) {
+      state.apply({ kind: 'commit', groupId, offsets: [...offsets.values()].filter((o) => o !== undefined) });
+    }
+    return new OffsetStore(state, log);
   }
 
   has(groupId: string): boolean {
@@ -64,59 +76,89 @@ export class OffsetStore {
   }
 
   commit(groupId: string, offsets: readonly PartitionOffset[], commitTimestamp = Date.now()): Promise<void> {
-    return this.enqueue({ kind: 'commit', groupId, offsets: offsets.map((o) => ({ ...o, commitTimestamp })) });
+    const stored = offsets.map((o) => ({ ...o, commitTimestamp }));
+    const records = stored.map((o) => commitRecord(groupId, o));
+    return this.change({ kind: 'commit', groupId, offsets: stored }, [groupId], this.byPartition([[groupId, records]]));
   }
 
   /** Removes the group's offsets of these partitions; a group left without offsets goes. */
   deleteOffsets(groupId: string, partitions: readonly TopicPartition[]): Promise<void> {
-    return this.enqueue({ kind: 'deleteOffsets', groupId, partitions });
+    const records = partitions.map((p) => tombstoneRecord(groupId, p.topic, p.partition));
+    return this.change({ kind: 'deleteOffsets', groupId, partitions }, [groupId], this.byPartition([[groupId, records]]));
   }
 
   deleteGroup(groupId: string): Promise<void> {
-    return this.enqueue({ kind: 'deleteGroup', groupId });
+    const records = this.partitionsOf(groupId, () => true).map((p) => tombstoneRecord(groupId, p.topic, p.partition));
+    return this.change({ kind: 'deleteGroup', groupId }, [groupId], this.byPartition([[groupId, records]]));
   }
 
   /** Removes the topic's offsets from every group; a group left without offsets goes. */
   deleteTopic(topic: string): Promise<void> {
-    return this.enqueue({ kind: 'deleteTopic', topic });
-  }
-
-  /** Writes what was asked for, stops a compaction under way and syncs the log; later changes are refused. */
-  close(): Promise<void> {
-    return this.log.close();
-  }
-
-  private async enqueue(change: OffsetChange): Promise<void> {
-    const record = encodeRecord(change);
-    const groupId = change.kind === 'deleteTopic' ? undefined : change.groupId;
-    if (groupId === undefined) return this.log.append(record, change);
-    this.pending.set(groupId, (this.pending.get(groupId) ?? 0) + 1);
-    try {
-      await this.log.append(record, change);
-    } finally {
-      const left = this.pending.get(groupId)! - 1;
-      if (left === 0) this.pending.delete(groupId);
-      else this.pending.set(groupId, left);
+    const groups = new Set([...this.state.groupIds(), ...this.pending.keys()]);
+    const tombstones: [string, NewRecord[]][] = [];
+    for (const groupId of groups) {
+      const records = this.partitionsOf(groupId, (t) => t === topic).map((p) => tombstoneRecord(groupId, p.topic, p.partition));
+      if (records.length > 0) tombstones.push([groupId, records]);
     }
+    return this.change(
+      { kind: 'deleteTopic', topic },
+      tombstones.map(([groupId]) => groupId),
+      this.byPartition(tombstones),
+    );
   }
-}
 
-/**
- * Moves the offsets of a `group-offsets.json` (brook before the log) into a first snapshot,
- * each taken as committed now, and removes the file. Offset files beside it mean a move a stop
- * cut short after its snapshot was in place: only the removal is left to do.
- */
-async function migrateLegacyFile(dir: string, files: OffsetFiles, log: StoreLog): Promise<void> {
-  const legacy = join(dir, LEGACY_OFFSETS_FILE);
-  const bytes = await readFileIfExists(legacy);
-  if (bytes === undefined) return;
-  if (files.snapshots.length === 0 && files.logs.length === 0) {
-    const state = new OffsetState();
-    for (const [groupId, offsets] of parseLegacyOffsets(legacy, bytes.toString('utf8'), Date.now())) state.apply({ kind: 'commit', groupId, offsets });
-    await writeSnapshot(dir, 0, state.entries());
-    log.info({ file: legacy, groups: state.groupIds().length }, 'committed offsets moved to their log');
+  /** Waits for the changes under way; later changes are refused. */
+  async close(): Promise<void> {
+    this.closed = true;
+    await Promise.allSettled([...this.writing]);
   }
-  await rm(legacy);
-  await rm(`${legacy}.tmp`, { force: true });
-  await syncDir(dir);
+
+  /** The group's partitions of the topics `topic` takes, with offsets held or on their way (a tombstone for each). */
+  private partitionsOf(groupId: string, topic: (name: string) => boolean): TopicPartition[] {
+    const seen = new Set<string>();
+    const found: TopicPartition[] = [];
+    const add = (p: TopicPartition): void => {
+      const key = `${p.topic}\0${p.partition}`;
+      if (!topic(p.topic) || seen.has(key)) return;
+      seen.add(key);
+      found.push({ topic: p.topic, partition: p.partition });
+    };
+    for (const [name, partitions] of this.state.offsets(groupId) ?? []) for (const partition of partitions.keys()) add({ topic: name, partition });
+    for (const change of this.pending.get(groupId) ?? []) if (change.kind === 'commit') change.offsets.forEach(add);
+    return found;
+  }
+
+  /** The records of each group, gathered by the partition of the offsets topic that holds the group. */
+  private byPartition(groups: readonly [string, NewRecord[]][]): Map<number, NewRecord[]> {
+    const appends = new Map<number, NewRecord[]>();
+    for (const [groupId, records] of groups) {
+      if (records.length === 0) continue;
+      const partition = this.log.partitionFor(groupId);
+      const listed = appends.get(partition);
+      if (listed === undefined) appends.set(partition, [...records]);
+      else listed.push(...records);
+    }
+    return appends;
+  }
+
+  /** Appends the records, then applies the change: what is read never runs ahead of what is written. */
+  private change(change: OffsetChange, groups: readonly string[], appends: ReadonlyMap<number, readonly NewRecord[]>): Promise<void> {
+    if (this.closed) return Promise.reject(new OffsetsNotWritten(ErrorCode.NOT_COORDINATOR, 'the offset store is closed'));
+    for (const groupId of groups) {
+      const pending = this.pending.get(groupId);
+      if (pending === undefined) this.pending.set(groupId, new Set([change]));
+      else pending.add(change);
+    }
+    const written = Promise.all([...appends].map(([partition, records]) => this.log.append(partition, records))).then(() => this.state.apply(change));
+    const done = written.finally(() => {
+      this.writing.delete(done);
+      for (const groupId of groups) {
+        const pending = this.pending.get(groupId)!;
+        pending.delete(change);
+        if (pending.size === 0) this.pending.delete(groupId);
+      }
+    });
+    this.writing.add(done);
+    return done;
+  }
 }

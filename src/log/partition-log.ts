@@ -236,6 +236,14 @@ export class PartitionLog {
     return this.writer.whenWritten(offset, this.logEnd);
   }
 
+  /** Resolves once every batch appended so far is written and fsynced, with a checkpoint; rejects if a write failed. */
+  async sync(): Promise<void> {
+    if (this.logEnd > 0) await this.whenWritten(this.logEnd - 1);
+    this.writer.requestSync(true);
+    await this.writer.finished();
+    if (this.failed) throw this.writer.failedError();
+  }
+
   /**
    * Stored batches, verbatim and back to back, from the one holding `fetchOffset` up to `upTo` (the
    * high watermark, or for read_committed the last stable offset): as many whole batches as fit in

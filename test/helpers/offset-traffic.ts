@@ -4,15 +4,19 @@
  * them in the plainest way, and the stores' contents in one comparable form.
  */
 import type { OffsetChange, StoredOffset } from '../../src/groups/offset-state.js';
-import type { OffsetStore, StoreLog } from '../../src/groups/offset-store.js';
+import type { OffsetStore, OffsetStoreLog } from '../../src/groups/offset-store.js';
 import { seeded } from './seeded.js';
 
 const GROUPS = 12;
 const TOPICS = 4;
 const PARTITIONS = 4;
 
-/** Change number `i` of the sequence `seed` names; commits carry offset i and time i seconds. */
-export function offsetChange(seed: number, i: number): OffsetChange {
+/**
+ * Change number `i` of the sequence `seed` names; commits carry offset i and time i seconds.
+ * Without `deleteTopics`, a topic's deletion (whose tombstones go to every group's partition, so
+ * that a kill may leave it half written) is a group's instead.
+ */
+export function offsetChange(seed: number, i: number, deleteTopics = true): OffsetChange {
   const random = seeded(seed * 1_000_003 + i);
   const pick = (n: number): number => Math.floor(random() * n);
   const groupId = `group-${pick(GROUPS)}`;
@@ -34,7 +38,7 @@ export function offsetChange(seed: number, i: number): OffsetChange {
       groupId,
       partitions: Array.from({ length: 1 + pick(4) }, () => ({ topic: `topic-${pick(TOPICS)}`, partition: pick(PARTITIONS) })),
     };
-  if (roll < 0.96) return { kind: 'deleteGroup', groupId };
+  if (roll < 0.96 || !deleteTopics) return { kind: 'deleteGroup', groupId };
   return { kind: 'deleteTopic', topic: `topic-${pick(TOPICS)}` };
 }
 
@@ -106,7 +110,7 @@ function sorted(rows: Row[]): Row[] {
 }
 
 /** A store log that keeps what it is told. */
-export function recordingLog(): StoreLog & { readonly lines: { level: string; message: string; fields: object }[] } {
+export function recordingLog(): OffsetStoreLog & { readonly lines: { level: string; message: string; fields: object }[] } {
   const lines: { level: string; message: string; fields: object }[] = [];
   const at = (level: string) => (fields: object, message: string) => void lines.push({ level, message, fields });
   return { lines, info: at('info'), warn: at('warn'), error: at('error') };
