@@ -3,12 +3,17 @@ import assert from 'node:assert/strict';
 import { startBroker } from '../src/broker/start-broker.js';
 import { DescribeConfigsRequest, DescribeConfigsResponse } from '../src/protocol/messages/describe-configs.js';
 import { FindCoordinatorRequest, FindCoordinatorResponse } from '../src/protocol/messages/find-coordinator.js';
+import { DeleteGroupsRequest, DeleteGroupsResponse } from '../src/protocol/messages/delete-groups.js';
 import { MetadataRequest, MetadataResponse } from '../src/protocol/messages/metadata.js';
+import { OffsetCommitRequest, OffsetCommitResponse } from '../src/protocol/messages/offset-commit.js';
+import { OffsetFetchRequest, OffsetFetchResponse } from '../src/protocol/messages/offset-fetch.js';
 import { ZERO_UUID } from '../src/protocol/primitives/reader.js';
 import { readStoredRecords } from '../src/protocol/stored-records.js';
 import { consumeAll, kafkajs } from './helpers/kafkajs.js';
 import { WireClient } from './helpers/wire-client.js';
 import { fetchAllBatches } from './helpers/wire-fetch.js';
+import { createTopic } from './helpers/wire-produce.js';
+import { until } from './helpers/until.js';
 
 const OFFSETS = '__consumer_offsets';
 
@@ -187,3 +192,88 @@ test('each commit a kafkajs consumer group makes is a record in __consumer_offse
     ['-1', '-1', '-1'],
   );
 });
+
+/** Commits `offset` for partitions 0 to 3 of topic 't' in `groupId`, as an admin tool would (no generation). */
+async function commitFour(c: WireClient, groupId: string, offset: number): Promise<void> {
+  const r = await c.request(OffsetCommitRequest, OffsetCommitResponse, 8, {
+    groupId,
+    generationIdOrMemberEpoch: -1,
+    memberId: '',
+    groupInstanceId: null,
+    retentionTimeMs: -1n,
+    topics: [
+      {
+        name: 't',
+        partitions: [0, 1, 2, 3].map((partitionIndex) => ({
+          partitionIndex,
+          committedOffset: BigInt(offset),
+          committedLeaderEpoch: -1,
+          commitTimestamp: -1n,
+          committedMetadata: null,
+        })),
+      },
+    ],
+  });
+  assert.deepEqual(
+    r.topics[0]!.partitions.map((p) => p.errorCode),
+    [0, 0, 0, 0],
+  );
+}
+
+for (const deleteRetentionMs of [0, 86_400_000]) {
+  test(`brook's log cleaner compacts __consumer_offsets: one record per key stays, and a deleted group's tombstones ${deleteRetentionMs === 0 ? 'go once delete.retention.ms has passed' : 'stay within delete.retention.ms'}`, async (t) => {
+    const broker = await startBroker({
+      offsetsTopicNumPartitions: 1,
+      offsetsTopicSegmentBytes: 2048,
+      cleanerBackoffMs: 20,
+      cleanerMinCleanableRatio: 0.01,
+      cleanerDeleteRetentionMs: deleteRetentionMs,
+    });
+    const c = await WireClient.connect(broker.port);
+    t.after(async () => {
+      c.close();
+      await broker.close();
+    });
+    await createTopic(c, 't', 4);
+    for (let i = 1; i <= 20; i++) await commitFour(c, 'gone', i);
+    for (let i = 1; i <= 30; i++) await commitFour(c, 'kept', i);
+    const deleted = await c.request(DeleteGroupsRequest, DeleteGroupsResponse, 2, { groupsNames: ['gone'] });
+    assert.equal(deleted.results[0]!.errorCode, 0);
+    // Later commits roll the tombstones out of the active segment, which is never cleaned.
+    for (let i = 31; i <= 60; i++) await commitFour(c, 'kept', i);
+    const written = (await offsetCommitRecords(c, 0)).length;
+    assert.equal(written, 20 * 4 + 60 * 4 + 4);
+
+    await until(async () => {
+      const records = await offsetCommitRecords(c, 0);
+      const tombstones = records.filter((r) => r.group === 'gone');
+      const keptOnce = records.filter((r) => r.group === 'kept' && r.value !== null && r.value.offset < 50n).length <= 4;
+      return keptOnce && (deleteRetentionMs === 0 ? tombstones.length === 0 : tombstones.length === 4 && tombstones.every((r) => r.value === null));
+    }, 'the cleaner compacted the partition');
+
+    const records = await offsetCommitRecords(c, 0);
+    assert.ok(records.length < written / 2, `${records.length} of ${written} records left`);
+    const latest = lastByKey(records);
+    for (const p of [0, 1, 2, 3]) assert.equal(latest.get(`kept/t/${p}`)?.value?.offset, 60n);
+    await broker.restart();
+    const again = await WireClient.connect(broker.port);
+    t.after(() => again.close());
+    const fetched = await again.request(OffsetFetchRequest, OffsetFetchResponse, 8, {
+      groupId: '',
+      topics: null,
+      groups: [
+        { groupId: 'kept', memberId: null, memberEpoch: -1, topics: null },
+        { groupId: 'gone', memberId: null, memberEpoch: -1, topics: null },
+      ],
+      requireStable: false,
+    });
+    assert.deepEqual(
+      fetched.groups.map((g) => [g.groupId, g.topics.flatMap((topic) => topic.partitions.map((p) => Number(p.committedOffset)))]),
+      [
+        ['kept', [60, 60, 60, 60]],
+        ['gone', []],
+      ],
+      'after a restart, read back from the compacted topic',
+    );
+  });
+}

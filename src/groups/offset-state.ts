@@ -1,10 +1,11 @@
 /**
  * Committed offsets by group in memory, and the changes that move them: the one place where a
- * change takes effect, whether it was just written or is being replayed from the files.
+ * change takes effect, whether it was just written, read back from `__consumer_offsets`, or
+ * replayed from an earlier brook's offset files.
  *
  * A group's offsets are never changed in place: a change puts a new map in the group's place
  * (copying what it touches: the group's topics, and the partitions of the topics it changes), so
- * that a snapshot may go on reading the maps it took while later changes are made.
+ * that a reader may go on reading the maps it took while later changes are made.
  */
 
 export interface OffsetAndMetadata {
@@ -36,19 +37,8 @@ export type OffsetChange =
   | { readonly kind: 'deleteGroup'; readonly groupId: string }
   | { readonly kind: 'deleteTopic'; readonly topic: string };
 
-/** About what one offset takes in a snapshot: partition, offset, epoch, timestamp, metadata. */
-const entryBytes = (o: CommittedOffset): number => 25 + o.metadata.length;
-/** About what a group's or topic's name and counts take. */
-const nameBytes = (name: string): number => 4 + name.length;
-
 export class OffsetState {
   private readonly groups = new Map<string, GroupOffsets>();
-  private bytes = 0;
-
-  /** About the bytes a snapshot of the state takes. */
-  get liveBytes(): number {
-    return this.bytes;
-  }
 
   has(groupId: string): boolean {
     return this.groups.has(groupId);
@@ -91,22 +81,16 @@ export class OffsetState {
   private commit(groupId: string, offsets: readonly StoredOffset[]): void {
     if (offsets.length === 0) return; // a group is known by its offsets: no offsets, no group
     const before = this.groups.get(groupId);
-    if (before === undefined) this.bytes += nameBytes(groupId);
     const topics = new Map(before);
     const copied = new Set<string>();
     for (const { topic, partition, offset, leaderEpoch, metadata, commitTimestamp } of offsets) {
       let partitions = topics.get(topic) as Map<number, CommittedOffset> | undefined;
-      if (partitions === undefined) this.bytes += nameBytes(topic);
       if (!copied.has(topic)) {
         partitions = new Map(partitions);
         topics.set(topic, partitions);
         copied.add(topic);
       }
-      const previous = partitions!.get(partition);
-      if (previous !== undefined) this.bytes -= entryBytes(previous);
-      const committed = { offset, leaderEpoch, metadata, commitTimestamp };
-      partitions!.set(partition, committed);
-      this.bytes += entryBytes(committed);
+      partitions!.set(partition, { offset, leaderEpoch, metadata, commitTimestamp });
     }
     this.groups.set(groupId, topics);
   }
@@ -124,23 +108,18 @@ export class OffsetState {
       if (held === undefined) continue;
       const kept = new Map(held);
       for (const partition of partitions ?? [...held.keys()]) {
-        const removed = kept.get(partition);
-        if (removed === undefined) continue;
         kept.delete(partition);
-        this.bytes -= entryBytes(removed);
       }
       if (kept.size > 0) {
         topics.set(topic, kept);
       } else {
         topics.delete(topic);
-        this.bytes -= nameBytes(topic);
       }
     }
     if (topics.size > 0) {
       this.groups.set(groupId, topics);
     } else {
       this.groups.delete(groupId);
-      this.bytes -= nameBytes(groupId);
     }
   }
 }

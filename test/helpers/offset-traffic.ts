@@ -1,7 +1,6 @@
 /**
- * Changes to committed offsets for the offset store's tests: the same numbered, deterministic
- * sequence for a writer process and the test that checks what it left, a model that applies
- * them in the plainest way, and the stores' contents in one comparable form.
+ * Changes to committed offsets for the offset store's tests: a numbered, deterministic sequence,
+ * a model that applies them in the plainest way, and the stores' contents in one comparable form.
  */
 import type { OffsetChange, StoredOffset } from '../../src/groups/offset-state.js';
 import type { OffsetStore, OffsetStoreLog } from '../../src/groups/offset-store.js';
@@ -11,12 +10,8 @@ const GROUPS = 12;
 const TOPICS = 4;
 const PARTITIONS = 4;
 
-/**
- * Change number `i` of the sequence `seed` names; commits carry offset i and time i seconds.
- * Without `deleteTopics`, a topic's deletion (whose tombstones go to every group's partition, so
- * that a kill may leave it half written) is a group's instead.
- */
-export function offsetChange(seed: number, i: number, deleteTopics = true): OffsetChange {
+/** Change number `i` of the sequence `seed` names; commits carry offset i and time i seconds. */
+export function offsetChange(seed: number, i: number): OffsetChange {
   const random = seeded(seed * 1_000_003 + i);
   const pick = (n: number): number => Math.floor(random() * n);
   const groupId = `group-${pick(GROUPS)}`;
@@ -38,7 +33,7 @@ export function offsetChange(seed: number, i: number, deleteTopics = true): Offs
       groupId,
       partitions: Array.from({ length: 1 + pick(4) }, () => ({ topic: `topic-${pick(TOPICS)}`, partition: pick(PARTITIONS) })),
     };
-  if (roll < 0.96 || !deleteTopics) return { kind: 'deleteGroup', groupId };
+  if (roll < 0.96) return { kind: 'deleteGroup', groupId };
   return { kind: 'deleteTopic', topic: `topic-${pick(TOPICS)}` };
 }
 

@@ -21,12 +21,14 @@ export async function writeOldOffsetLog(dir: string, changes: readonly OffsetCha
 
 /** Writes `group-offsets.json` holding `groups` (group → offsets). */
 export async function writeLegacyOffsetsFile(dir: string, groups: Readonly<Record<string, readonly Omit<StoredOffset, 'commitTimestamp'>[]>>): Promise<void> {
-  const contents: Record<string, Record<string, Record<string, { offset: string; leaderEpoch: number; metadata: string }>>> = {};
-  for (const [groupId, offsets] of Object.entries(groups)) {
-    const topics: Record<string, Record<string, { offset: string; leaderEpoch: number; metadata: string }>> = {};
-    for (const o of offsets) (topics[o.topic] ??= {})[String(o.partition)] = { offset: String(o.offset), leaderEpoch: o.leaderEpoch, metadata: o.metadata };
-    contents[groupId] = topics;
-  }
+  // Object.fromEntries defines own properties: a group or topic named __proto__ is one like any other.
+  const contents = Object.fromEntries(
+    Object.entries(groups).map(([groupId, offsets]) => {
+      const topics = [...new Set(offsets.map((o) => o.topic))];
+      const entry = (o: (typeof offsets)[number]) => [String(o.partition), { offset: String(o.offset), leaderEpoch: o.leaderEpoch, metadata: o.metadata }];
+      return [groupId, Object.fromEntries(topics.map((topic) => [topic, Object.fromEntries(offsets.filter((o) => o.topic === topic).map(entry))]))];
+    }),
+  );
   await writeFile(join(dir, 'group-offsets.json'), JSON.stringify({ format: 'brook-group-offsets/1', groups: contents }));
 }
 
