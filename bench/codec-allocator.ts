@@ -53,7 +53,7 @@ export async function codecAllocatorBench(smoke: boolean): Promise<Row[]> {
         `broker CPU per lz4 batch of ${Math.round(raw / 1024)} KiB of records, checked on the checks thread (ms)`,
         lowest(freed!),
         lowest(keeping!),
-        "the codecs' allocator keeping freed memory, MIMALLOC_PURGE_DELAY=10",
+        "the codecs' allocator keeping freed memory",
         2,
       ),
     ];
