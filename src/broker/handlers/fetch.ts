@@ -148,7 +148,8 @@ async function readPartitions(fetched: ReadonlyMap<string, Fetched>, maxBytes: n
     if (offset < upTo && !short && (bytes === 0 || limit > 0)) {
       const mark = memory.taken;
       try {
-        // The first batch goes out whole even past the limits, so a large batch never stalls a consumer.
+        // The first batch goes out whole even past the limits, so a large batch never stalls a
+        // consumer; but not past what the budget for work in flight has free (AnswerMemoryShort).
         records = await log.read(offset, Math.max(1, limit), memory.take, upTo);
       } catch (err) {
         memory.giveBackSince(mark);
