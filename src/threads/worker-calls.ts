@@ -87,9 +87,11 @@ export class WorkerCalls {
       if (error === undefined) waiting?.resolve(result);
       else waiting?.reject(Object.assign(new Error(error.message), { code: error.code }));
     });
-    worker.on('error', (err) => this.failAll(err));
+    // A thread ended for being idle had nothing pending, and its successor answers from now on.
+    worker.on('error', (err) => {
+      if (worker === this.worker) this.failAll(err);
+    });
     worker.on('exit', (code) => {
-      // A thread ended for being idle had nothing pending, and its successor answers from now on.
       if (worker !== this.worker) return;
       this.ended = true;
       this.failAll(new Error(`${this.name} exited with ${code}`));
