@@ -29,9 +29,9 @@ export class WorkerCalls {
   /**
    * Calls to `module` (a path without its extension, as from `base`, a module's import.meta.url)
    * on a thread that keeps the process alive only while a call waits. With `idleEndMs`, the thread
-   * ends once that long passes with no call, giving back all its memory, its heap and the
-   * allocators' own (a thread's heap keeps what its busiest moment took), and the next call starts
-   * another: for a module that keeps nothing from one call to the next.
+   * ends once that long passes with no call, giving back its heap (which keeps what its busiest
+   * moment took), and the next call starts another: for a module that keeps nothing from one call
+   * to the next.
    */
   constructor(
     private readonly module: string,
@@ -105,6 +105,7 @@ export class WorkerCalls {
   private idle(worker: Worker): void {
     worker.unref();
     if (this.idleEndMs === undefined) return;
+    clearTimeout(this.idleTimer);
     this.idleTimer = setTimeout(() => {
       this.worker = undefined;
       void worker.terminate();
