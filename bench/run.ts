@@ -12,6 +12,7 @@ import { join } from 'node:path';
 import { startServe, type ServeProcess } from '../test/helpers/serve-process.js';
 import { authorizerBench } from './authorizer.js';
 import { closedConnectionsBench } from './closed-connections.js';
+import { codecAllocatorBench } from './codec-allocator.js';
 import { fetchThroughput } from './fetch.js';
 import { flushAlways } from './flush.js';
 import { compactionScenarios } from './compaction.js';
@@ -66,6 +67,7 @@ async function main(): Promise<void> {
     ...compactionScenarios(smoke),
     ['authorizer', () => authorizerBench(smoke)],
     ['decompression-memory', () => decompressionMemoryBench(smoke)],
+    ['codec-allocator', () => codecAllocatorBench(smoke)],
     ['closed-connections', () => closedConnectionsBench(smoke)],
     ['offset-commit', () => offsetCommitBench(smoke)],
     ['consumer-groups', () => consumerGroupBench(smoke)],

@@ -6,19 +6,23 @@ import { RequestMemoryPool, type Lane, type MemoryGrant } from '../src/server/re
 /** One share as a model: a list of takers in the order they asked, each granted or not. */
 interface ModelTaker {
   readonly id: number;
-  readonly bytes: number;
+  bytes: number;
   granted: boolean;
   released: boolean;
 }
 
-type Action = { readonly kind: 'take'; readonly lane: 0 | 1; readonly bytes: number } | { readonly kind: 'release'; readonly pick: number };
+type Action =
+  | { readonly kind: 'take'; readonly lane: 0 | 1; readonly bytes: number }
+  | { readonly kind: 'release'; readonly pick: number }
+  | { readonly kind: 'resize'; readonly pick: number; readonly bytes: number };
 
 const action: fc.Arbitrary<Action> = fc.oneof(
   fc.record({ kind: fc.constant('take' as const), lane: fc.constantFrom(0 as const, 1 as const), bytes: fc.integer({ min: 0, max: 1000 }) }),
   fc.record({ kind: fc.constant('release' as const), pick: fc.nat() }),
+  fc.record({ kind: fc.constant('resize' as const), pick: fc.nat(), bytes: fc.integer({ min: 0, max: 1000 }) }),
 );
 
-test('the pool grants in the order asked, never past either share or the whole, and has everything back once all is released', () => {
+test('the pool grants in the order asked, grows a grant only when nothing waits and it fits, never past either share or the whole, and has everything back once all is released', () => {
   fc.assert(
     fc.property(
       fc.integer({ min: 1, max: 1000 }),
@@ -85,6 +89,17 @@ test('the pool grants in the order asked, never past either share or the whole, 
               grantedOrder.push(id);
               expectedOrder.push(id);
             }
+          } else if (a.kind === 'resize') {
+            const held = model.flatMap((takers, lane) => takers.filter((t) => t.granted && !t.released).map((t) => [t, lane] as const));
+            if (held.length === 0) continue;
+            const [taker, lane] = held[a.pick % held.length]!;
+            const takers = model[lane]!;
+            const waiting = takers.some((t) => !t.released && !t.granted);
+            const inLane = takers.filter((t) => t.granted && !t.released).reduce((n, t) => n + t.bytes, 0);
+            const fits = a.bytes <= taker.bytes || (!waiting && inLane - taker.bytes + a.bytes <= lanes[lane]!.limit);
+            assert.equal(grants.get(taker.id)!.resize(a.bytes), fits, 'resized as the model says');
+            if (fits) taker.bytes = a.bytes;
+            settle(lane);
           } else {
             const open = model.flatMap((takers, lane) => takers.filter((t) => !t.released).map((t) => [t, lane] as const));
             if (open.length === 0) continue;

@@ -1,12 +1,15 @@
 import { test, after } from 'node:test';
 import assert from 'node:assert/strict';
 import { startBroker, type Broker } from '../src/broker/start-broker.js';
+import { FetchRequest, FetchResponse } from '../src/protocol/messages/fetch.js';
 import { ProduceRequest, ProduceResponse } from '../src/protocol/messages/produce.js';
+import { readBatchHeader } from '../src/protocol/record-batch.js';
 import { buildBatch } from './helpers/batch.js';
 import { codecs, sealBatch } from './helpers/compressed-batch.js';
 import { scrape } from './helpers/scrape.js';
 import { WireClient } from './helpers/wire-client.js';
-import { createTopic, produceRequest } from './helpers/wire-produce.js';
+import { fetchOf } from './helpers/wire-fetch.js';
+import { createTopic, produceBatch, produceRequest } from './helpers/wire-produce.js';
 
 const brokers: Broker[] = [];
 after(async () => {
@@ -78,6 +81,51 @@ test('records decompressed on the checks thread are charged to the pool, codecs 
   const metrics = await scrape(b.metricsPort!);
   const peak = metrics.get('brook_request_memory_peak_bytes')!;
   assert.ok(peak >= inflated * 2, `a bomb's records and the codec's working memory were charged (peak ${peak})`);
+  assert.ok(peak <= budget, `the pool's peak ${peak} is within the budget of ${budget}`);
+  assert.equal(metrics.get('brook_request_memory_bytes'), 0, 'all given back once answered');
+});
+
+test('fetch answers are charged to the pool: consumers that each want more than the budget has free all read everything, and the memory granted never passes the budget', async () => {
+  // 4,000,000 bytes, of which decompression keeps 2,750,000: requests and answers share 1,250,000.
+  const budget = 4_000_000;
+  const b = await startBroker({ port: 0, queuedMaxRequestBytes: budget, maxRequestBytes: 1_100_000, metricsPort: 0 });
+  brokers.push(b);
+  const admin = await WireClient.connect(b.port);
+  await createTopic(admin, 'read', 1);
+  const BATCHES = 10;
+  for (let i = 0; i < BATCHES; i++) {
+    assert.equal((await produceBatch(admin, 'read', 0, buildBatch([{ value: Buffer.alloc(300_000, i) }]))).errorCode, 0);
+  }
+  admin.close();
+  const produced = (await scrape(b.metricsPort!)).get('brook_request_memory_peak_bytes')!;
+  // Each consumer asks for all ten batches at once: 3 MB, more than twice what the budget leaves them all.
+  const CONSUMERS = 6;
+  const consumers = await Promise.all(Array.from({ length: CONSUMERS }, () => WireClient.connect(b.port)));
+  const read = await Promise.all(
+    consumers.map(async (c) => {
+      const values: number[] = [];
+      for (let offset = 0; offset < BATCHES;) {
+        const limits = { offset, maxWaitMs: 200, minBytes: 1, maxBytes: 4_000_000 };
+        const answer = (await c.request(FetchRequest, FetchResponse, 12, fetchOf('read', [0], limits))).responses[0]!.partitions[0]!;
+        assert.equal(answer.errorCode, 0);
+        const records = answer.records ?? Buffer.alloc(0);
+        for (let pos = 0; pos < records.length;) {
+          const header = readBatchHeader(records, pos);
+          // The value fills the record but its last byte, the count of its headers.
+          values.push(records[pos + header.size - 2]!);
+          offset = header.baseOffset + header.lastOffsetDelta + 1;
+          pos += header.size;
+        }
+      }
+      c.close();
+      return values;
+    }),
+  );
+  const all = Array.from({ length: BATCHES }, (_, i) => i);
+  assert.deepEqual(read, Array(CONSUMERS).fill(all), 'every consumer read every batch, in order');
+  const metrics = await scrape(b.metricsPort!);
+  const peak = metrics.get('brook_request_memory_peak_bytes')!;
+  assert.ok(peak >= produced + 900_000, `answers of several batches were charged (peak ${peak}, ${produced} while producing)`);
   assert.ok(peak <= budget, `the pool's peak ${peak} is within the budget of ${budget}`);
   assert.equal(metrics.get('brook_request_memory_bytes'), 0, 'all given back once answered');
 });

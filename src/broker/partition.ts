@@ -129,8 +129,8 @@ export class Partitions {
     return !this.closed;
   }
 
-  /** Resolves when any of `partitions` is written to, after `timeoutMs`, or when closed. */
-  waitForWrite(partitions: readonly Partition[], timeoutMs: number): Promise<void> {
+  /** Resolves when any of `partitions` is written to, after `timeoutMs`, when closed, or once `until` (if given) resolves. */
+  waitForWrite(partitions: readonly Partition[], timeoutMs: number, until?: Promise<void>): Promise<void> {
     if (this.closed) return Promise.resolve();
     return new Promise((resolve) => {
       const wake: Wake = () => {
@@ -142,6 +142,7 @@ export class Partitions {
       const timer = setTimeout(wake, timeoutMs);
       for (const partition of partitions) partition.addWaiter(wake);
       this.waits.add(wake);
+      void until?.then(wake);
     });
   }
 

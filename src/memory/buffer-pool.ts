@@ -17,10 +17,15 @@ export class BufferPool {
   /** `maxKeptBytes` bounds the free memory held for reuse. */
   constructor(private readonly maxKeptBytes: number) {}
 
+  /** How long a piece take(size) hands out is. */
+  pieceFor(size: number): number {
+    return size > LARGEST ? size : grownSize(0, size, SMALLEST, LARGEST);
+  }
+
   /** Memory of at least `size` bytes, its contents unspecified. */
   take(size: number): Buffer {
-    if (size > LARGEST) return Buffer.allocUnsafeSlow(size);
-    const piece = grownSize(0, size, SMALLEST, LARGEST);
+    const piece = this.pieceFor(size);
+    if (piece > LARGEST) return Buffer.allocUnsafeSlow(piece);
     const reused = this.free.get(piece)?.pop();
     if (reused === undefined) return Buffer.allocUnsafeSlow(piece);
     this.kept -= piece;

@@ -147,7 +147,7 @@ export class BrokerMetrics {
   countRequestMemory(pool: { readonly used: number; readonly peak: number }): void {
     this.gaugeOf(
       'brook_request_memory_bytes',
-      'Memory granted to work in flight (requests until answered, records being decompressed), within --queued-max-request-bytes.',
+      'Memory granted to work in flight (requests until answered, records being decompressed, fetch answers until written), within --queued-max-request-bytes.',
       () => pool.used,
     );
     this.gaugeOf('brook_request_memory_peak_bytes', 'The most memory granted to work in flight at once since the broker started.', () => pool.peak);

@@ -6,6 +6,8 @@
  * its caller decompresses on its own thread, a payload that may take more is not decompressed
  * (LargePayload), and the caller opens it on another thread.
  */
+// First: the codecs' allocator reads its settings when they are loaded.
+import './codec-allocator.js';
 import { gunzipSync } from 'node:zlib';
 import { Decoder as ZstdDecoder } from '@toondepauw/node-zstd';
 import { decompressFrameSync } from 'lz4-napi';

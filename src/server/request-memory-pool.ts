@@ -1,8 +1,9 @@
 /**
  * The broker's one budget for work in flight (Kafka's queued.max.request.bytes, as its
  * `SocketServer` hands it to a `SimpleMemoryPool`): requests from their size prefix until they are
- * answered, and the records the checks thread decompresses. A grant is taken before the memory is: what does not fit waits, first come
- * first served, and never passes the budget (Kafka's pool, not strict, lets one request past it).
+ * answered, the records the checks thread decompresses, and Fetch answers' log bytes until they
+ * are written. A grant is taken before the memory is: what does not fit waits, first come first
+ * served, and never passes the budget (Kafka's pool, not strict, lets one request past it).
  *
  * Decompression has a share of its own, which requests cannot take: a request waiting for the
  * checks thread holds its grant until its records are checked, so decompressions that waited
@@ -16,6 +17,11 @@ export interface MemoryGrant {
   readonly granted: boolean;
   /** Gives the memory back, or stops waiting for it; a second call does nothing. */
   release(): void;
+  /**
+   * A granted grant made to hold `bytes`: less gives the rest back; more is taken only if nothing
+   * waits and it fits, else nothing changes. Whether it holds `bytes` now.
+   */
+  resize(bytes: number): boolean;
 }
 
 class Grant implements MemoryGrant {
@@ -23,7 +29,7 @@ class Grant implements MemoryGrant {
   released = false;
   constructor(
     private readonly lane: Lane,
-    readonly bytes: number,
+    public bytes: number,
     readonly onGranted: () => void,
   ) {}
 
@@ -32,12 +38,19 @@ class Grant implements MemoryGrant {
     this.released = true;
     this.lane.returned(this);
   }
+
+  resize(bytes: number): boolean {
+    if (!this.granted || this.released) throw new Error('only memory held can be resized');
+    return this.lane.resized(this, bytes);
+  }
 }
 
 /** Takers of one share of the pool, granted in the order they asked. */
 export class Lane {
   private held = 0;
   private readonly waiting: Grant[] = [];
+  /** Called once memory is given back next: work that made do with less may try for more. */
+  private onFreed: (() => void)[] = [];
 
   constructor(
     private readonly pool: RequestMemoryPool,
@@ -70,13 +83,43 @@ export class Lane {
     return this.waiting.length > 0 ? 0 : this.limit - this.held;
   }
 
+  /** Resolves once memory is next given back to this share. */
+  freed(): Promise<void> {
+    return new Promise((resolve) => this.onFreed.push(resolve));
+  }
+
   returned(grant: Grant): void {
     if (!grant.granted) {
       this.waiting.splice(this.waiting.indexOf(grant), 1);
+      this.grantWaiting();
     } else {
       this.held -= grant.bytes;
       this.pool.count(-grant.bytes);
+      this.grantWaiting();
+      this.tellFreed();
     }
+  }
+
+  resized(grant: Grant, bytes: number): boolean {
+    const more = bytes - grant.bytes;
+    if (more > 0 && (this.waiting.length > 0 || !this.fits(more))) return false;
+    grant.bytes = bytes;
+    this.held += more;
+    this.pool.count(more);
+    if (more < 0) {
+      this.grantWaiting();
+      this.tellFreed();
+    }
+    return true;
+  }
+
+  private tellFreed(): void {
+    const freed = this.onFreed;
+    this.onFreed = [];
+    for (const resolve of freed) resolve();
+  }
+
+  private grantWaiting(): void {
     const ready: Grant[] = [];
     while (this.waiting.length > 0 && this.fits(this.waiting[0]!.bytes)) {
       const next = this.waiting.shift()!;

@@ -373,7 +373,7 @@ export const SETTINGS = {
     default: 512 * MiB,
     broker: 'queued.max.request.bytes',
     description:
-      "memory for work in flight, all connections together: each request's declared size from its size prefix until it is answered, and the records the checks thread decompresses; past it a connection reads no more until memory is given back, first come first served. At least `--max-request-bytes`, as in Kafka, whose default (−1) sets no bound",
+      "memory for work in flight, all connections together: each request's declared size from its size prefix until it is answered, the records the checks thread decompresses, and Fetch answers' log bytes until written; past it a connection reads no more until memory is given back, first come first served, and a Fetch answers with the batches that fit. At least `--max-request-bytes`, as in Kafka, whose default (−1) sets no bound",
   }),
   partitionMemoryBytes: setting({
     kind: long(0, ANY, 'bytes'),

@@ -9,12 +9,14 @@
  * mention, with the offset and limit of its last. Batches go out whole or not at all: a later
  * partition whose next batch does not fit in what remains is answered without records. An answer
  * also keeps within the room its connection's other unsent answers leave, so that answers a client
- * does not read cannot pile up.
+ * does not read cannot pile up, and within what the broker's budget for work in flight has free
+ * (it never waits there, behind requests): an answer the budget is short for holds fewer records,
+ * or none and then waits, as for min_bytes, until memory is given back or data comes.
  */
 import { ErrorCode } from '../../protocol/error-codes.js';
 import { bytesBeforeCodec, Compression } from '../../protocol/record-batch.js';
 import { FetchRequest, FetchResponse, type FetchRequestFetchPartition, type FetchResponsePartitionData } from '../../protocol/messages/fetch.js';
-import { AnswerMemory } from '../../memory/answer-memory.js';
+import { AnswerMemory, AnswerMemoryShort } from '../../memory/answer-memory.js';
 import type { SentHooks } from '../../server/connection.js';
 import { defineApi } from '../api-handler.js';
 import type { BrokerContext } from '../broker-context.js';
@@ -46,11 +48,12 @@ export const fetch = defineApi({
     const maxBytes = Math.min(request.maxBytes, broker.config.fetchMaxBytes);
     // Log bytes are read into pooled memory, given back once the response that sends them is
     // written, or at once when a later look at the log replaces them.
-    const memory = new AnswerMemory(broker.fetchMemory, info.sent);
+    const memory = new AnswerMemory(broker.fetchMemory, info.sent, broker.requestMemory.requests);
     const read: PartitionRead = { broker, memory, zstd: info.apiVersion >= ZSTD_MIN_VERSION, committed: request.isolationLevel === READ_COMMITTED };
     let result = await collect(fetched, maxBytes, read, info.sent);
     while (!result.answerNow && result.bytes < request.minBytes && Date.now() < deadline && broker.partitions.open) {
-      await broker.partitions.waitForWrite(result.partitions, deadline - Date.now());
+      const freed = result.short ? broker.requestMemory.requests.freed() : undefined;
+      await broker.partitions.waitForWrite(result.partitions, deadline - Date.now(), freed);
       memory.giveBackSince(0);
       result = await collect(fetched, maxBytes, read, info.sent);
     }
@@ -77,6 +80,8 @@ interface Collected {
   readonly bytes: number;
   /** Something other than records to answer with: an error. */
   readonly answerNow: boolean;
+  /** Records were left out because the budget for work in flight had not the memory free. */
+  readonly short: boolean;
   /** The partitions read, whose next write a fetch short of min_bytes waits for. */
   readonly partitions: Partition[];
 }
@@ -94,8 +99,7 @@ interface PartitionRead {
 async function collect(fetched: ReadonlyMap<string, Fetched>, maxBytes: number, read: PartitionRead, sent: SentHooks): Promise<Collected> {
   // The room is claimed before the reads, which take memory only later: requests the connection
   // hands on meanwhile find it taken.
-  const room = Math.min(maxBytes, sent.answerRoom);
-  read.memory.claim(room);
+  const room = read.memory.claim(Math.min(maxBytes, sent.answerRoom));
   try {
     return await readPartitions(fetched, room, read);
   } finally {
@@ -106,6 +110,7 @@ async function collect(fetched: ReadonlyMap<string, Fetched>, maxBytes: number, 
 async function readPartitions(fetched: ReadonlyMap<string, Fetched>, maxBytes: number, { broker, memory, zstd, committed }: PartitionRead): Promise<Collected> {
   let bytes = 0;
   let answerNow = false;
+  let short = false;
   const read: Partition[] = [];
   const responses: FetchResponse['responses'] = [];
   for (const { topic, topicId, partition: p } of fetched.values()) {
@@ -140,13 +145,20 @@ async function readPartitions(fetched: ReadonlyMap<string, Fetched>, maxBytes: n
     }
     let records: Buffer = EMPTY;
     const limit = Math.min(p.partitionMaxBytes, maxBytes - bytes);
-    if (offset < upTo && (bytes === 0 || limit > 0)) {
+    if (offset < upTo && !short && (bytes === 0 || limit > 0)) {
       const mark = memory.taken;
       try {
-        // The first batch goes out whole even past the limits, so a large batch never stalls a consumer.
+        // The first batch goes out whole even past the limits, so a large batch never stalls a
+        // consumer; but not past what the budget for work in flight has free (AnswerMemoryShort).
         records = await log.read(offset, Math.max(1, limit), memory.take, upTo);
       } catch (err) {
         memory.giveBackSince(mark);
+        if (err instanceof AnswerMemoryShort) {
+          // Later partitions are read by a later answer, once memory is free.
+          short = true;
+          partitions.push(partitionData(p.partition, ErrorCode.NONE, hw, log.logStartOffset, EMPTY, lso));
+          continue;
+        }
         broker.metrics.fetchFailed();
         // Said once per run of failures (the error names the file, position and offset of damage):
         // consumers retry every few hundred milliseconds.
@@ -187,7 +199,7 @@ async function readPartitions(fetched: ReadonlyMap<string, Fetched>, maxBytes: n
     partitions.push(data);
   }
   const response: FetchResponse = { throttleTimeMs: 0, errorCode: ErrorCode.NONE, sessionId: 0, responses };
-  return { response, bytes, answerNow, partitions: read };
+  return { response, bytes, answerNow, short, partitions: read };
 }
 
 function partitionData(
