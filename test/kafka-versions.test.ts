@@ -21,8 +21,11 @@ test('the release tables are what the generator makes from the recorded schemas'
   assert.equal(await readFile('src/protocol/kafka-releases.ts', 'utf8'), releasesSource());
 });
 
-test('the recorded versions of 4.3.1 agree with its whole schemas, which the codecs are made from', async () => {
-  for (const [release, dir] of [['4.3.1', 'scripts/kafka-schemas']] as const) {
+test('the recorded versions of 4.3.1 and 3.9.0 agree with their whole schemas, which the codecs are made from', async () => {
+  for (const [release, dir] of [
+    ['4.3.1', 'scripts/kafka-schemas'],
+    ['3.9.0', 'scripts/kafka-schemas/3.9'],
+  ] as const) {
     const recorded = JSON.parse(await readFile(`scripts/kafka-schemas/releases/${release}.json`, 'utf8')) as {
       requests: { apiKey: number; validVersions: string }[];
     };
