@@ -41,10 +41,9 @@ test('the recorded versions of 4.3.1 and 3.9.0 agree with their whole schemas, w
 
 /** The versions brook's handlers serve, where fewer than a release's: old record formats, topic ids, and what came later. */
 const BROOK: Record<number, [number, number]> = {
-  0: [3, 12], // Produce: v0-2 are the old record formats; v13 names topics by id
-  1: [4, 12], // Fetch: v0-3 old record formats; v13+ topic ids
+  0: [3, 13], // Produce: v0-2 are the old record formats
+  1: [4, 18], // Fetch: v0-3 old record formats
   2: [0, 7], // ListOffsets
-  3: [0, 12], // Metadata: v13's rebootstrap error
   8: [0, 9], // OffsetCommit: v10 names topics by id
   9: [0, 9], // OffsetFetch: likewise
   15: [0, 5], // DescribeGroups

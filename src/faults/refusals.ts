@@ -136,10 +136,13 @@ export function refusal(apiKey: number, request: unknown, errorCode: number): un
   const schema = response(apiKey);
   const custom = REFUSALS[apiKey];
   if (custom !== undefined) return { ...defaultStruct(schema), ...custom(request as Obj, errorCode) };
-  if (schema.fields.some((f) => f.name === 'errorCode')) return requestErrorAnswer(apiKey, errorCode);
+  const own = schema.fields.some((f) => f.name === 'errorCode');
   const names = named(apiKey, request);
+  if (names === undefined && own) return requestErrorAnswer(apiKey, errorCode);
   if (names === undefined) throw new Error(`no way to refuse ${schema.name}`);
-  const answer = defaultStruct(schema);
+  // Where the answer has an error of its own in later versions only (Fetch v7+, Metadata v13+), each topic carries it too, as
+  // Kafka's `FetchRequest.getErrorResponse` and `MetadataRequest.getErrorResponse` answer.
+  const answer = own ? (requestErrorAnswer(apiKey, errorCode) as Obj) : defaultStruct(schema);
   addErrors(
     apiKey,
     answer,

@@ -1,0 +1,169 @@
+/**
+ * Versions Kafka 4 added, over the wire against the real broker: Metadata v13's error of the whole
+ * answer (KIP-1102), Produce v13 and Fetch v13+ naming topics by id (KIP-516), each served where
+ * the profile's release serves it and closing the connection where it does not.
+ */
+import { test, before, after } from 'node:test';
+import assert from 'node:assert/strict';
+import { randomUUID } from 'node:crypto';
+import { startBroker, type Broker } from '../src/broker/start-broker.js';
+import type { KafkaVersion } from '../src/protocol/kafka-releases.js';
+import { ErrorCode } from '../src/protocol/error-codes.js';
+import { ApiKey } from '../src/protocol/messages/apis.js';
+import { FetchRequest, FetchResponse } from '../src/protocol/messages/fetch.js';
+import { MetadataRequest, MetadataResponse } from '../src/protocol/messages/metadata.js';
+import { ProduceRequest, ProduceResponse } from '../src/protocol/messages/produce.js';
+import { Reader } from '../src/protocol/primitives/reader.js';
+import { Writer } from '../src/protocol/primitives/writer.js';
+import { refusal } from '../src/faults/refusals.js';
+import { valuesBatch } from './helpers/batch.js';
+import { WireClient } from './helpers/wire-client.js';
+import { fetchOf } from './helpers/wire-fetch.js';
+import { createTopic } from './helpers/wire-produce.js';
+
+let broker: Broker;
+let client: WireClient;
+
+before(async () => {
+  broker = await startBroker({});
+  client = await WireClient.connect(broker.port);
+  await createTopic(client, 'by-id', 2);
+});
+
+after(async () => {
+  client.close();
+  await broker.close();
+});
+
+const metadataOf = (topics: string[]): MetadataRequest => ({
+  topics: topics.map((name) => ({ name, topicId: '00000000-0000-0000-0000-000000000000' })),
+  allowAutoTopicCreation: false,
+  includeClusterAuthorizedOperations: false,
+  includeTopicAuthorizedOperations: false,
+});
+
+async function topicId(name: string): Promise<string> {
+  const answer = await client.request(MetadataRequest, MetadataResponse, 12, metadataOf([name]));
+  return answer.topics[0]!.topicId;
+}
+
+/** A Produce v13 of one batch to each (topic id, partition). */
+function produceById(targets: readonly [id: string, partition: number][], prefix: string): ProduceRequest {
+  return {
+    transactionalId: null,
+    acks: -1,
+    timeoutMs: 5000,
+    topicData: targets.map(([id, index]) => ({ name: '', topicId: id, partitionData: [{ index, records: valuesBatch(2, {}, prefix) }] })),
+  };
+}
+
+/** A Fetch of one partition of each topic id, from offset 0. */
+function fetchById(ids: readonly string[], partition: number): FetchRequest {
+  const one = fetchOf('', [partition]);
+  return { ...one, topics: ids.map((id) => ({ ...one.topics[0]!, topic: '', topicId: id })) };
+}
+
+/** Whether a profile's broker closes the connection on this request (as for a version it does not serve). */
+async function closesOn(kafkaVersion: KafkaVersion, frame: (c: WireClient) => Buffer): Promise<boolean> {
+  const b = await startBroker({ kafkaVersion });
+  try {
+    const c = await WireClient.connect(b.port);
+    c.sendRaw(frame(c));
+    const answer = await c.nextFrame();
+    c.close();
+    return answer === undefined;
+  } finally {
+    await b.close();
+  }
+}
+
+test('Metadata v13 answers the whole answer without error beside each topic and its id', async () => {
+  const answer = await client.request(MetadataRequest, MetadataResponse, 13, metadataOf(['by-id', 'no-such-topic']));
+  assert.equal(answer.errorCode, ErrorCode.NONE);
+  assert.deepEqual(
+    answer.topics.map((t) => [t.name, t.errorCode, t.partitions.length]),
+    [
+      ['by-id', ErrorCode.NONE, 2],
+      ['no-such-topic', ErrorCode.UNKNOWN_TOPIC_OR_PARTITION, 0],
+    ],
+  );
+  assert.equal(answer.topics[0]!.topicId, await topicId('by-id'));
+});
+
+test('Metadata v13 is served where the release serves it: 4.0 on, not 3.9', async () => {
+  const frame = (c: WireClient): Buffer => c.frame(MetadataRequest, 13, metadataOf([]));
+  assert.equal(await closesOn('3.9', frame), true);
+  assert.equal(await closesOn('4.0', frame), false);
+});
+
+test("a Metadata request refused whole carries the error for each topic, and from v13 as the answer's own, as Kafka's getErrorResponse", () => {
+  const request = metadataOf(['a', 'b']);
+  for (const version of [12, 13]) {
+    const w = new Writer();
+    MetadataResponse.write(w, version, refusal(ApiKey.Metadata, request, ErrorCode.UNKNOWN_SERVER_ERROR) as MetadataResponse);
+    const read = MetadataResponse.read(new Reader(w.finish()), version);
+    assert.deepEqual(
+      read.topics.map((t) => [t.name, t.errorCode]),
+      [
+        ['a', ErrorCode.UNKNOWN_SERVER_ERROR],
+        ['b', ErrorCode.UNKNOWN_SERVER_ERROR],
+      ],
+      `v${version}`,
+    );
+    assert.equal(read.errorCode, version >= 13 ? ErrorCode.UNKNOWN_SERVER_ERROR : 0, `v${version}`);
+  }
+});
+
+test('Produce v13 writes to a topic named by id and answers its id; an unknown id is answered UNKNOWN_TOPIC_ID', async () => {
+  const id = await topicId('by-id');
+  const unknown = randomUUID();
+  const answer = await client.request(
+    ProduceRequest,
+    ProduceResponse,
+    13,
+    produceById(
+      [
+        [id, 1],
+        [unknown, 0],
+      ],
+      'p',
+    ),
+  );
+  assert.deepEqual(
+    answer.responses.map((t) => [t.topicId, t.partitionResponses.map((p) => [p.index, p.errorCode, p.baseOffset])]),
+    [
+      [id, [[1, ErrorCode.NONE, 0n]]],
+      [unknown, [[0, ErrorCode.UNKNOWN_TOPIC_ID, -1n]]],
+    ],
+  );
+  const read = await client.request(FetchRequest, FetchResponse, 12, fetchOf('by-id', [1]));
+  assert.equal(read.responses[0]!.partitions[0]!.highWatermark, 2n, 'the batch is in the partition named by its topic id');
+});
+
+test('Fetch v13 to v18 read a topic named by id and answer its id; an unknown id is answered UNKNOWN_TOPIC_ID', async () => {
+  const id = await topicId('by-id');
+  await client.request(ProduceRequest, ProduceResponse, 13, produceById([[id, 0]], 'f'));
+  const unknown = randomUUID();
+  for (let version = 13; version <= 18; version++) {
+    const answer = await client.request(FetchRequest, FetchResponse, version, fetchById([id, unknown], 0));
+    assert.deepEqual(
+      answer.responses.map((t) => [t.topicId, t.partitions.map((p) => [p.partitionIndex, p.errorCode, p.highWatermark])]),
+      [
+        [id, [[0, ErrorCode.NONE, 2n]]],
+        [unknown, [[0, ErrorCode.UNKNOWN_TOPIC_ID, -1n]]],
+      ],
+      `v${version}`,
+    );
+    assert.ok((answer.responses[0]!.partitions[0]!.records?.length ?? 0) > 0, `v${version} carries the records`);
+  }
+});
+
+test('Produce v13 and Fetch v18 are served where the release serves them: 4.1 on', async () => {
+  const produce = (c: WireClient): Buffer => c.frame(ProduceRequest, 13, produceById([[randomUUID(), 0]], 'x'));
+  const fetch = (c: WireClient): Buffer => c.frame(FetchRequest, 18, fetchById([randomUUID()], 0));
+  assert.equal(await closesOn('4.0', produce), true);
+  assert.equal(await closesOn('4.0', fetch), true);
+  assert.equal(await closesOn('4.1', produce), false);
+  assert.equal(await closesOn('4.1', fetch), false);
+  assert.equal(await closesOn('3.9', (c) => c.frame(FetchRequest, 13, fetchById([randomUUID()], 0))), false, '3.9 serves Fetch up to v17');
+});
