@@ -46,7 +46,6 @@ const BROOK: Record<number, [number, number]> = {
   2: [0, 7], // ListOffsets
   8: [0, 9], // OffsetCommit: v10 names topics by id
   9: [0, 9], // OffsetFetch: likewise
-  15: [0, 5], // DescribeGroups
   22: [0, 4], // InitProducerId
   27: [0, 1], // WriteTxnMarkers
   35: [0, 4], // DescribeLogDirs

@@ -1,7 +1,8 @@
 /**
  * Versions Kafka 4 added, over the wire against the real broker: Metadata v13's error of the whole
- * answer (KIP-1102), Produce v13 and Fetch v13+ naming topics by id (KIP-516), each served where
- * the profile's release serves it and closing the connection where it does not.
+ * answer (KIP-1102), Produce v13 and Fetch v13+ naming topics by id (KIP-516), DescribeGroups v6's
+ * GROUP_ID_NOT_FOUND (KIP-1043), each served where the profile's release serves it and closing
+ * the connection where it does not.
  */
 import { test, before, after } from 'node:test';
 import assert from 'node:assert/strict';
@@ -10,6 +11,9 @@ import { startBroker, type Broker } from '../src/broker/start-broker.js';
 import type { KafkaVersion } from '../src/protocol/kafka-releases.js';
 import { ErrorCode } from '../src/protocol/error-codes.js';
 import { ApiKey } from '../src/protocol/messages/apis.js';
+import { ConsumerGroupHeartbeatRequest, ConsumerGroupHeartbeatResponse } from '../src/protocol/messages/consumer-group-heartbeat.js';
+import { DescribeGroupsRequest, DescribeGroupsResponse } from '../src/protocol/messages/describe-groups.js';
+import { OffsetCommitRequest, OffsetCommitResponse } from '../src/protocol/messages/offset-commit.js';
 import { FetchRequest, FetchResponse } from '../src/protocol/messages/fetch.js';
 import { MetadataRequest, MetadataResponse } from '../src/protocol/messages/metadata.js';
 import { ProduceRequest, ProduceResponse } from '../src/protocol/messages/produce.js';
@@ -166,4 +170,55 @@ test('Produce v13 and Fetch v18 are served where the release serves them: 4.1 on
   assert.equal(await closesOn('4.1', produce), false);
   assert.equal(await closesOn('4.1', fetch), false);
   assert.equal(await closesOn('3.9', (c) => c.frame(FetchRequest, 13, fetchById([randomUUID()], 0))), false, '3.9 serves Fetch up to v17');
+});
+
+test('DescribeGroups v6 answers a group that is not a classic one GROUP_ID_NOT_FOUND, saying why; v5 describes it Dead', async () => {
+  const joined = await client.request(ConsumerGroupHeartbeatRequest, ConsumerGroupHeartbeatResponse, 0, {
+    groupId: 'new-protocol',
+    memberId: '',
+    memberEpoch: 0,
+    instanceId: null,
+    rackId: null,
+    rebalanceTimeoutMs: 30_000,
+    subscribedTopicNames: ['by-id'],
+    serverAssignor: null,
+    topicPartitions: [],
+  });
+  assert.equal(joined.errorCode, ErrorCode.NONE);
+  const committed = await client.request(OffsetCommitRequest, OffsetCommitResponse, 8, {
+    groupId: 'offsets-only',
+    generationIdOrMemberEpoch: -1,
+    memberId: '',
+    groupInstanceId: null,
+    retentionTimeMs: -1n,
+    topics: [
+      { name: 'by-id', partitions: [{ partitionIndex: 0, committedOffset: 1n, committedLeaderEpoch: -1, commitTimestamp: -1n, committedMetadata: null }] },
+    ],
+  });
+  assert.equal(committed.topics[0]!.partitions[0]!.errorCode, ErrorCode.NONE);
+  const groups = ['new-protocol', 'no-such-group', 'offsets-only'];
+  const v6 = await client.request(DescribeGroupsRequest, DescribeGroupsResponse, 6, { groups, includeAuthorizedOperations: false });
+  assert.deepEqual(
+    v6.groups.map((g) => [g.groupId, g.errorCode, g.groupState, g.errorMessage]),
+    [
+      ['new-protocol', ErrorCode.GROUP_ID_NOT_FOUND, 'Dead', 'Group new-protocol is not a classic group.'],
+      ['no-such-group', ErrorCode.GROUP_ID_NOT_FOUND, 'Dead', 'Group no-such-group not found.'],
+      ['offsets-only', ErrorCode.NONE, 'Empty', null],
+    ],
+  );
+  const v5 = await client.request(DescribeGroupsRequest, DescribeGroupsResponse, 5, { groups, includeAuthorizedOperations: false });
+  assert.deepEqual(
+    v5.groups.map((g) => [g.groupId, g.errorCode, g.groupState]),
+    [
+      ['new-protocol', ErrorCode.NONE, 'Dead'],
+      ['no-such-group', ErrorCode.NONE, 'Dead'],
+      ['offsets-only', ErrorCode.NONE, 'Empty'],
+    ],
+  );
+});
+
+test('DescribeGroups v6 is served where the release serves it: 4.0 on, not 3.9', async () => {
+  const frame = (c: WireClient): Buffer => c.frame(DescribeGroupsRequest, 6, { groups: ['g'], includeAuthorizedOperations: false });
+  assert.equal(await closesOn('3.9', frame), true);
+  assert.equal(await closesOn('4.0', frame), false);
 });
