@@ -80,14 +80,24 @@ const KAFKA_3_9: Record<number, [number, number]> = {
 };
 
 /** APIs brook serves fewer versions of than Kafka: old record formats, and what came after. */
-const NARROWER: Record<number, [number, number]> = { 0: [3, 11], 1: [4, 17], 2: [0, 7], 22: [0, 4] };
+const NARROWER: Record<number, [number, number]> = { 0: [3, 11], 1: [4, 17] };
 
 /**
  * Beyond 3.9, as Kafka 4.x serves them: transactions v2 (KIP-890: Produce v12, EndTxn v5,
- * TxnOffsetCommit v5), topics named by id (KIP-516: Produce v13, Fetch v18), Metadata v13
- * (KIP-1102) and DescribeGroups v6 (KIP-1043).
+ * TxnOffsetCommit v5), topics named by id (KIP-516: Produce v13, Fetch v18), ListOffsets v10,
+ * Metadata v13 (KIP-1102), DescribeGroups v6 (KIP-1043), UpdateFeatures v2 and DescribeCluster v2.
  */
-const KAFKA_4: Record<number, [number, number]> = { 0: [3, 13], 1: [4, 18], 3: [0, 13], 15: [0, 6], 26: [0, 5], 28: [0, 5] };
+const KAFKA_4: Record<number, [number, number]> = {
+  0: [3, 13],
+  1: [4, 18],
+  2: [0, 10],
+  3: [0, 13],
+  15: [0, 6],
+  26: [0, 5],
+  28: [0, 5],
+  57: [0, 2],
+  60: [0, 2],
+};
 
 /** Fields a minimal request cannot leave at their default and still get an answer. */
 const OVERRIDES: Record<number, Record<string, unknown>> = {

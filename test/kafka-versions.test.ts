@@ -43,15 +43,12 @@ test('the recorded versions of 4.3.1 and 3.9.0 agree with their whole schemas, w
 const BROOK: Record<number, [number, number]> = {
   0: [3, 13], // Produce: v0-2 are the old record formats
   1: [4, 18], // Fetch: v0-3 old record formats
-  2: [0, 7], // ListOffsets
+  2: [0, 10], // ListOffsets: v11 lists the earliest offset pending upload to remote storage
   8: [0, 9], // OffsetCommit: v10 names topics by id
   9: [0, 9], // OffsetFetch: likewise
-  22: [0, 4], // InitProducerId
   27: [0, 1], // WriteTxnMarkers
   35: [0, 4], // DescribeLogDirs
   45: [0, 0], // AlterPartitionReassignments
-  57: [0, 1], // UpdateFeatures
-  60: [0, 1], // DescribeCluster
   66: [0, 1], // ListTransactions
   74: [0, 0], // ListConfigResources
   80: [0, 0], // AddRaftVoter

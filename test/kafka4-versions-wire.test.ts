@@ -1,8 +1,9 @@
 /**
  * Versions Kafka 4 added, over the wire against the real broker: Metadata v13's error of the whole
  * answer (KIP-1102), Produce v13 and Fetch v13+ naming topics by id (KIP-516), DescribeGroups v6's
- * GROUP_ID_NOT_FOUND (KIP-1043), each served where the profile's release serves it and closing
- * the connection where it does not.
+ * GROUP_ID_NOT_FOUND (KIP-1043), ListOffsets v8-10's tiered offsets, InitProducerId v5,
+ * DescribeCluster v2's fenced brokers and UpdateFeatures v2, each served where the profile's release serves it and
+ * closing the connection where it does not.
  */
 import { test, before, after } from 'node:test';
 import assert from 'node:assert/strict';
@@ -12,8 +13,13 @@ import type { KafkaVersion } from '../src/protocol/kafka-releases.js';
 import { ErrorCode } from '../src/protocol/error-codes.js';
 import { ApiKey } from '../src/protocol/messages/apis.js';
 import { ConsumerGroupHeartbeatRequest, ConsumerGroupHeartbeatResponse } from '../src/protocol/messages/consumer-group-heartbeat.js';
+import { DeleteRecordsRequest, DeleteRecordsResponse } from '../src/protocol/messages/delete-records.js';
+import { DescribeClusterRequest, DescribeClusterResponse } from '../src/protocol/messages/describe-cluster.js';
 import { DescribeGroupsRequest, DescribeGroupsResponse } from '../src/protocol/messages/describe-groups.js';
+import { InitProducerIdRequest, InitProducerIdResponse } from '../src/protocol/messages/init-producer-id.js';
+import { ListOffsetsRequest, ListOffsetsResponse } from '../src/protocol/messages/list-offsets.js';
 import { OffsetCommitRequest, OffsetCommitResponse } from '../src/protocol/messages/offset-commit.js';
+import { UpdateFeaturesRequest, UpdateFeaturesResponse } from '../src/protocol/messages/update-features.js';
 import { FetchRequest, FetchResponse } from '../src/protocol/messages/fetch.js';
 import { MetadataRequest, MetadataResponse } from '../src/protocol/messages/metadata.js';
 import { ProduceRequest, ProduceResponse } from '../src/protocol/messages/produce.js';
@@ -221,4 +227,122 @@ test('DescribeGroups v6 is served where the release serves it: 4.0 on, not 3.9',
   const frame = (c: WireClient): Buffer => c.frame(DescribeGroupsRequest, 6, { groups: ['g'], includeAuthorizedOperations: false });
   assert.equal(await closesOn('3.9', frame), true);
   assert.equal(await closesOn('4.0', frame), false);
+});
+
+const listOffsetsOf = (topic: string, timestamp: bigint): ListOffsetsRequest => ({
+  replicaId: -1,
+  isolationLevel: 0,
+  timeoutMs: 1000,
+  topics: [{ name: topic, partitions: [{ partitionIndex: 0, currentLeaderEpoch: -1, timestamp, maxNumOffsets: 1 }] }],
+});
+
+test('ListOffsets v8 tells the earliest local offset, the log start; v9 the latest tiered, none; v10 takes a timeout', async () => {
+  await createTopic(client, 'tiers', 1);
+  await client.request(ProduceRequest, ProduceResponse, 12, {
+    transactionalId: null,
+    acks: -1,
+    timeoutMs: 5000,
+    topicData: [{ name: 'tiers', partitionData: [{ index: 0, records: valuesBatch(5) }] }],
+  });
+  const deleted = await client.request(DeleteRecordsRequest, DeleteRecordsResponse, 2, {
+    topics: [{ name: 'tiers', partitions: [{ partitionIndex: 0, offset: 3n }] }],
+    timeoutMs: 5000,
+  });
+  assert.equal(deleted.topics[0]!.partitions[0]!.errorCode, ErrorCode.NONE);
+  const ask = async (version: number, timestamp: bigint): Promise<[number, bigint, bigint]> => {
+    const p = (await client.request(ListOffsetsRequest, ListOffsetsResponse, version, listOffsetsOf('tiers', timestamp))).topics[0]!.partitions[0]!;
+    return [p.errorCode, p.offset, p.timestamp];
+  };
+  for (const version of [8, 9, 10]) {
+    assert.deepEqual(await ask(version, -4n), [ErrorCode.NONE, 3n, -1n], `v${version} earliest local`);
+    assert.deepEqual(await ask(version, -2n), [ErrorCode.NONE, 3n, -1n], `v${version} earliest`);
+    assert.deepEqual(await ask(version, -1n), [ErrorCode.NONE, 5n, -1n], `v${version} latest`);
+  }
+  for (const version of [9, 10]) assert.deepEqual(await ask(version, -5n), [ErrorCode.NONE, -1n, -1n], `v${version} latest tiered`);
+});
+
+test('ListOffsets v10 is served where the release serves it: 4.0 on, not 3.9', async () => {
+  const frame = (c: WireClient): Buffer => c.frame(ListOffsetsRequest, 10, listOffsetsOf('tiers', -1n));
+  assert.equal(await closesOn('3.9', frame), true);
+  assert.equal(await closesOn('4.0', frame), false);
+});
+
+test('InitProducerId v5 hands out a producer id, under 3.9 and 4.0 alike', async () => {
+  const request: InitProducerIdRequest = { transactionalId: null, transactionTimeoutMs: 60_000, producerId: -1n, producerEpoch: -1 };
+  const answer = await client.request(InitProducerIdRequest, InitProducerIdResponse, 5, request);
+  assert.deepEqual([answer.errorCode, answer.producerId >= 0n, answer.producerEpoch], [ErrorCode.NONE, true, 0]);
+  const frame = (c: WireClient): Buffer => c.frame(InitProducerIdRequest, 5, request);
+  assert.equal(await closesOn('3.9', frame), false);
+  assert.equal(await closesOn('4.0', frame), false);
+});
+
+test('DescribeCluster v2 lists a stopped node as fenced only when asked to include fenced brokers', async (t) => {
+  const cluster = await startBroker({ nodes: 3 });
+  t.after(() => cluster.close());
+  await cluster.cluster.stopNode(3);
+  const c = await WireClient.connect(cluster.port);
+  t.after(() => c.close());
+  const describe = async (includeFencedBrokers: boolean): Promise<[number, boolean][]> => {
+    const answer = await c.request(DescribeClusterRequest, DescribeClusterResponse, 2, {
+      includeClusterAuthorizedOperations: false,
+      endpointType: 1,
+      includeFencedBrokers,
+    });
+    return answer.brokers.map((b) => [b.brokerId, b.isFenced ?? false]);
+  };
+  assert.deepEqual(await describe(false), [
+    [1, false],
+    [2, false],
+  ]);
+  assert.deepEqual(await describe(true), [
+    [1, false],
+    [2, false],
+    [3, true],
+  ]);
+  const frame = (w: WireClient): Buffer => w.frame(DescribeClusterRequest, 2, { includeClusterAuthorizedOperations: false, endpointType: 1 });
+  assert.equal(await closesOn('3.9', frame), true);
+  assert.equal(await closesOn('4.0', frame), false);
+});
+
+const featureUpdates = (updates: [feature: string, level: number][]): UpdateFeaturesRequest => ({
+  timeoutMs: 1000,
+  validateOnly: false,
+  featureUpdates: updates.map(([feature, maxVersionLevel]) => ({ feature, maxVersionLevel, allowDowngrade: false, upgradeType: 1 })),
+});
+
+test("UpdateFeatures v2 answers no feature, and refuses the whole request for one feature refused, as Kafka 4's controller", async () => {
+  const update = async (c: WireClient, version: number, updates: [string, number][]): Promise<unknown[]> => {
+    const res = await c.request(UpdateFeaturesRequest, UpdateFeaturesResponse, version, featureUpdates(updates));
+    return [res.errorCode, res.errorMessage, res.results.map((r) => [r.feature, r.errorCode])];
+  };
+  const refused = [
+    ErrorCode.INVALID_UPDATE_VERSION,
+    'The update failed for all features since the following feature had an error: Invalid update version 1 for feature kraft.version. Local controller 1 does not support this feature.',
+    [],
+  ];
+  assert.deepEqual(await update(client, 2, [['group.version', 1]]), [ErrorCode.NONE, null, []]);
+  assert.deepEqual(
+    await update(client, 2, [
+      ['group.version', 1],
+      ['kraft.version', 1],
+    ]),
+    refused,
+  );
+  // Kafka 4.0's controller answers v1 so too; v1 taken still names each feature.
+  const b = await startBroker({ kafkaVersion: '4.0' });
+  try {
+    const c = await WireClient.connect(b.port);
+    assert.deepEqual(
+      await update(c, 1, [
+        ['group.version', 1],
+        ['kraft.version', 1],
+      ]),
+      refused,
+    );
+    assert.deepEqual(await update(c, 1, [['group.version', 1]]), [ErrorCode.NONE, null, [['group.version', ErrorCode.NONE]]]);
+    c.close();
+  } finally {
+    await b.close();
+  }
+  assert.equal(await closesOn('3.9', (c) => c.frame(UpdateFeaturesRequest, 2, featureUpdates([]))), true);
 });
