@@ -8,6 +8,7 @@ import assert from 'node:assert/strict';
 import { readFile, readdir } from 'node:fs/promises';
 import { join } from 'node:path';
 import { startBroker } from '../src/broker/start-broker.js';
+import { buildApiTable } from '../src/broker/api-table.js';
 import { releaseApis, KAFKA_VERSIONS, type KafkaVersion } from '../src/protocol/kafka-releases.js';
 import { ApiVersionsRequest, ApiVersionsResponse } from '../src/protocol/messages/api-versions.js';
 import { ListOffsetsRequest, ListOffsetsResponse } from '../src/protocol/messages/list-offsets.js';
@@ -67,6 +68,18 @@ function expected(version: KafkaVersion): Record<number, [number, number]> {
   }
   return out;
 }
+
+test('brook serves every version a Kafka 4.0 broker serves a client, as docs/departures.md says', () => {
+  const table = buildApiTable(undefined, '4.0');
+  const short = releaseApis('4.0').filter((api) => {
+    const served = table.get(api.apiKey);
+    return served === undefined || served.minVersion > api.minVersion || served.maxVersion < api.maxVersion;
+  });
+  assert.deepEqual(
+    short.map((a) => a.name),
+    [],
+  );
+});
 
 /** metadata.version, transaction.version and group.version a new cluster of each release finalizes. */
 const FINALIZED: Record<KafkaVersion, Record<string, number>> = {
