@@ -74,7 +74,7 @@ test('every API that takes errors per topic or partition encodes its error entri
       const request = { [topics]: Object.values(ids).map((topicId) => ({ topicId })) };
       const byId = namedByTopicId(apiKey, version, request, (id) => ({ name: id.endsWith('1') ? 'one' : 'two' }) as TopicInfo);
       const w = new Writer();
-      codec.write(w, version, byId === undefined ? response : byId.answer(response));
+      codec.write(w, version, byId === undefined ? response : byId.withIds(response));
       const back = codec.read(new Reader(w.finish()), version);
       for (const [topic, code] of [
         ['one', 6],

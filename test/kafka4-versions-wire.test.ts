@@ -150,6 +150,13 @@ test('Produce v13 writes to a topic named by id and answers its id; an unknown i
   assert.equal(read.responses[0]!.partitions[0]!.highWatermark, 2n, 'the batch is in the partition named by its topic id');
 });
 
+test('a Produce v13 with acks=0 naming an unknown topic id closes the connection, as any error it cannot answer', async () => {
+  const c = await WireClient.connect(broker.port);
+  c.sendRaw(c.frame(ProduceRequest, 13, { ...produceById([[randomUUID(), 0]], 'z'), acks: 0 }));
+  assert.equal(await c.nextFrame(), undefined);
+  assert.ok(c.closed);
+});
+
 test('Fetch v13 to v18 read a topic named by id and answer its id; an unknown id is answered UNKNOWN_TOPIC_ID', async () => {
   const id = await topicId('by-id');
   await client.request(ProduceRequest, ProduceResponse, 13, produceById([[id, 0]], 'f'));

@@ -65,11 +65,12 @@ export function createDispatcher(table: ReadonlyMap<number, ApiHandler>, broker:
     const byId = namedByTopicId(apiKey, apiVersion, request, (id) => broker.storage.topicById(id));
     if (byId !== undefined) request = byId.request;
     const respond = (response: unknown): Buffer | Buffer[] =>
-      encode(handler, apiVersion, correlationId, headerVersion, byId === undefined ? response : byId.answer(response));
+      encode(handler, apiVersion, correlationId, headerVersion, byId === undefined ? response : byId.withIds(response));
     // A node of a simulated cluster answers first for what it does not lead or coordinate.
     const view = broker.cluster.simulated ? nodeView(broker, apiKey, apiVersion, request) : undefined;
     if (view !== undefined && 'answer' in view) return respond(view.answer);
-    const misdirected = view?.errors ?? [];
+    // Answered beside the handler's answer: unknown topic ids, and what this node does not lead.
+    const misdirected = byId === undefined ? (view?.errors ?? []) : [...byId.errors, ...(view?.errors ?? [])];
     if (view !== undefined) request = view.request;
     if (broker.faults.installed.length !== 0) {
       const names = named(apiKey, request);

@@ -3,11 +3,12 @@
  * name before anything else reads the request (a simulated node, faults, the authorizer, the
  * handler), and each topic of the answer its id. An id no topic has is taken out of the request
  * and each of its partitions answered UNKNOWN_TOPIC_ID, as Kafka's `KafkaApis.handleProduceRequest`
- * and `handleFetchRequest` answer it, before authorizing.
+ * and `handleFetchRequest` answer it, before authorizing (a Produce with acks=0 closes the
+ * connection instead, as for any error it cannot answer).
  */
 import { ErrorCode } from '../protocol/error-codes.js';
 import { ApiKey } from '../protocol/messages/apis.js';
-import { addErrors, named, topicFields, type NamedError } from '../faults/request-layouts.js';
+import { named, topicFields, type NamedError } from '../faults/request-layouts.js';
 import type { TopicInfo } from '../log/storage.js';
 
 type Obj = Record<string, unknown>;
@@ -18,8 +19,10 @@ const BY_ID_FROM: Readonly<Partial<Record<number, number>>> = { [ApiKey.Produce]
 export interface NamedByTopicId {
   /** The request with each known id's topic named and each unknown id taken out. */
   readonly request: unknown;
-  /** The handler's answer with the unknown ids' partitions answered and every topic's id set. */
-  answer(response: unknown): unknown;
+  /** The unknown ids' partitions, each UNKNOWN_TOPIC_ID, named as the answer names them. */
+  readonly errors: readonly NamedError[];
+  /** The answer, with the unknown ids' partitions in it, with every topic's id set. */
+  withIds(response: unknown): unknown;
 }
 
 /** undefined: the request names its topics by name. */
@@ -46,8 +49,8 @@ export function namedByTopicId(
   const errors: NamedError[] = (named(apiKey, { [topics]: unknown }) ?? []).map((n) => ({ ...n, errorCode: ErrorCode.UNKNOWN_TOPIC_ID }));
   return {
     request: { ...(request as Obj), [topics]: known },
-    answer(response) {
-      if (errors.length > 0) addErrors(apiKey, response, errors);
+    errors,
+    withIds(response) {
       const [answered, answeredName] = topicFields(apiKey)!.response;
       for (const t of (response as Obj)[answered] as Obj[]) t.topicId = ids.get(t[answeredName] as string) ?? t.topicId;
       return response;
