@@ -107,16 +107,17 @@ test('Metadata v13 is served where the release serves it: 4.0 on, not 3.9', asyn
 });
 
 test("a Metadata request refused whole carries the error for each topic, and from v13 as the answer's own, as Kafka's getErrorResponse", () => {
-  const request = metadataOf(['a', 'b']);
+  const id = randomUUID();
+  const request = { ...metadataOf(['a']), topics: [...metadataOf(['a']).topics!, { name: null, topicId: id }] };
   for (const version of [12, 13]) {
     const w = new Writer();
     MetadataResponse.write(w, version, refusal(ApiKey.Metadata, request, ErrorCode.UNKNOWN_SERVER_ERROR) as MetadataResponse);
     const read = MetadataResponse.read(new Reader(w.finish()), version);
     assert.deepEqual(
-      read.topics.map((t) => [t.name, t.errorCode]),
+      read.topics.map((t) => [t.name, t.topicId, t.errorCode]),
       [
-        ['a', ErrorCode.UNKNOWN_SERVER_ERROR],
-        ['b', ErrorCode.UNKNOWN_SERVER_ERROR],
+        ['a', '00000000-0000-0000-0000-000000000000', ErrorCode.UNKNOWN_SERVER_ERROR],
+        ['', id, ErrorCode.UNKNOWN_SERVER_ERROR],
       ],
       `v${version}`,
     );
