@@ -8,8 +8,6 @@ import { buildApiTable } from '../src/broker/api-table.js';
 import { releaseApis, KAFKA_VERSIONS, RELEASE_SOURCES } from '../src/protocol/kafka-releases.js';
 import { apiName } from '../src/protocol/messages/api-name.js';
 
-/** APIs answered as Kafka answers with the feature off (see docs/departures.md). */
-const FEATURE_OFF = new Set([27, 38, 39, 40, 41, 48, 49, 74]);
 /** APIs answering ILLEGAL_SASL_STATE without a SASL users file. */
 const SASL = new Set([17, 36]);
 
@@ -43,7 +41,7 @@ function apisTable(): string {
   );
   const head = ['API', 'default', ...KAFKA_VERSIONS.map((v) => `${v} (${RELEASE_SOURCES[v].release})`)];
   const rows = keys.map((key) => {
-    const mark = FEATURE_OFF.has(key) ? ' †' : SASL.has(key) ? ' ‡' : '';
+    const mark = tables.some((t) => t.get(key)?.featureOff === true) ? ' †' : SASL.has(key) ? ' ‡' : '';
     const kafkaName = KAFKA_VERSIONS.map((v) => releaseApis(v).find((a) => a.apiKey === key)?.name)
       .reverse()
       .find((n) => n !== undefined);

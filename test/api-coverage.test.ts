@@ -79,11 +79,25 @@ const KAFKA_3_9: Record<number, [number, number]> = {
   81: [0, 0],
 };
 
-/** APIs brook serves fewer versions of than Kafka: old record formats, fetch sessions and topic ids, and what came after. */
-const NARROWER: Record<number, [number, number]> = { 0: [3, 11], 1: [4, 12], 2: [0, 7], 22: [0, 4] };
+/** APIs brook serves fewer versions of than Kafka: old record formats, and what came after. */
+const NARROWER: Record<number, [number, number]> = { 0: [3, 11], 1: [4, 17] };
 
-/** Beyond 3.9: transactions v2 (KIP-890), as Kafka 4.x serves it: Produce v12, EndTxn v5, TxnOffsetCommit v5. */
-const TRANSACTIONS_V2: Record<number, [number, number]> = { 0: [3, 12], 26: [0, 5], 28: [0, 5] };
+/**
+ * Beyond 3.9, as Kafka 4.x serves them: transactions v2 (KIP-890: Produce v12, EndTxn v5,
+ * TxnOffsetCommit v5), topics named by id (KIP-516: Produce v13, Fetch v18), ListOffsets v10,
+ * Metadata v13 (KIP-1102), DescribeGroups v6 (KIP-1043), UpdateFeatures v2 and DescribeCluster v2.
+ */
+const KAFKA_4: Record<number, [number, number]> = {
+  0: [3, 13],
+  1: [4, 18],
+  2: [0, 10],
+  3: [0, 13],
+  15: [0, 6],
+  26: [0, 5],
+  28: [0, 5],
+  57: [0, 2],
+  60: [0, 2],
+};
 
 /** Fields a minimal request cannot leave at their default and still get an answer. */
 const OVERRIDES: Record<number, Record<string, unknown>> = {
@@ -103,9 +117,9 @@ before(async () => {
 
 after(() => broker.close());
 
-test("ApiVersions advertises every API Kafka 3.9 advertises to clients, at Kafka's versions bar a few narrower ones, and transactions v2", () => {
+test("ApiVersions advertises every API Kafka 3.9 advertises to clients, at Kafka's versions bar a few narrower ones, and Kafka 4's", () => {
   const byKey = Object.fromEntries(advertised.map((k) => [k.apiKey, [k.minVersion, k.maxVersion]]));
-  assert.deepEqual(byKey, { ...KAFKA_3_9, ...NARROWER, ...TRANSACTIONS_V2 });
+  assert.deepEqual(byKey, { ...KAFKA_3_9, ...NARROWER, ...KAFKA_4 });
 });
 
 test('every version of every advertised API answers a minimal request on the same connection', async () => {

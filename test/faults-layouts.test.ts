@@ -8,8 +8,10 @@ import type { MetadataRequest } from '../src/protocol/messages/metadata.js';
 import { Reader, ZERO_UUID } from '../src/protocol/primitives/reader.js';
 import { Writer } from '../src/protocol/primitives/writer.js';
 import { defaultStruct } from '../src/protocol/message-defaults.js';
-import { addErrors, named, namesOf, without } from '../src/faults/request-layouts.js';
+import { addErrors, named, namesOf, topicFields, without } from '../src/faults/request-layouts.js';
 import { buildApiTable } from '../src/broker/api-table.js';
+import { namedByTopicId } from '../src/broker/topic-ids.js';
+import type { TopicInfo } from '../src/log/storage.js';
 import { refusal } from '../src/faults/refusals.js';
 import { ErrorCode } from '../src/protocol/error-codes.js';
 import type { StructSchema } from '../src/protocol/messages/codec.js';
@@ -66,14 +68,20 @@ test('every API that takes errors per topic or partition encodes its error entri
         { topic: 'one', partition, errorCode: 6 },
         { topic: 'two', partition, errorCode: 3 },
       ]);
+      // Versions naming topics by id answer each entry with its topic's id, not its name.
+      const [topics] = topicFields(apiKey)!.request;
+      const ids: Record<string, string> = { one: '00000000-0000-0000-0000-000000000001', two: '00000000-0000-0000-0000-000000000002' };
+      const request = { [topics]: Object.values(ids).map((topicId) => ({ topicId })) };
+      const byId = namedByTopicId(apiKey, version, request, (id) => ({ name: id.endsWith('1') ? 'one' : 'two' }) as TopicInfo);
       const w = new Writer();
-      codec.write(w, version, response);
+      codec.write(w, version, byId === undefined ? response : byId.withIds(response));
       const back = codec.read(new Reader(w.finish()), version);
       for (const [topic, code] of [
         ['one', 6],
         ['two', 3],
       ] as const) {
-        assert.ok(hasError(back, topic, code), `${codec.name} v${version}: ${topic} answered ${code}`);
+        const key = byId === undefined ? topic : ids[topic]!;
+        assert.ok(hasError(back, key, code), `${codec.name} v${version}: ${key} answered ${code}`);
       }
     }
   }

@@ -96,7 +96,7 @@ test('ApiVersions advertises the group APIs from version 0', async () => {
   const ranges = Object.fromEntries(
     apiKeys.filter((k) => [8, 9, 11, 12, 13, 14, 15, 16, 42].includes(k.apiKey)).map((k) => [k.apiKey, [k.minVersion, k.maxVersion]]),
   );
-  assert.deepEqual(ranges, { 8: [0, 9], 9: [0, 9], 11: [0, 9], 12: [0, 4], 13: [0, 5], 14: [0, 5], 15: [0, 5], 16: [0, 5], 42: [0, 2] });
+  assert.deepEqual(ranges, { 8: [0, 9], 9: [0, 9], 11: [0, 9], 12: [0, 4], 13: [0, 5], 14: [0, 5], 15: [0, 6], 16: [0, 5], 42: [0, 2] });
 });
 
 test('the oldest versions: JoinGroup v0 joins at once, then SyncGroup, Heartbeat, OffsetCommit v1, OffsetFetch v1, LeaveGroup v0', async () => {

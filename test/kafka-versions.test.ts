@@ -8,6 +8,7 @@ import assert from 'node:assert/strict';
 import { readFile, readdir } from 'node:fs/promises';
 import { join } from 'node:path';
 import { startBroker } from '../src/broker/start-broker.js';
+import { buildApiTable } from '../src/broker/api-table.js';
 import { releaseApis, KAFKA_VERSIONS, type KafkaVersion } from '../src/protocol/kafka-releases.js';
 import { ApiVersionsRequest, ApiVersionsResponse } from '../src/protocol/messages/api-versions.js';
 import { ListOffsetsRequest, ListOffsetsResponse } from '../src/protocol/messages/list-offsets.js';
@@ -21,8 +22,11 @@ test('the release tables are what the generator makes from the recorded schemas'
   assert.equal(await readFile('src/protocol/kafka-releases.ts', 'utf8'), releasesSource());
 });
 
-test('the recorded versions of 4.3.1 agree with its whole schemas, which the codecs are made from', async () => {
-  for (const [release, dir] of [['4.3.1', 'scripts/kafka-schemas']] as const) {
+test('the recorded versions of 4.3.1 and 3.9.0 agree with their whole schemas, which the codecs are made from', async () => {
+  for (const [release, dir] of [
+    ['4.3.1', 'scripts/kafka-schemas'],
+    ['3.9.0', 'scripts/kafka-schemas/3.9'],
+  ] as const) {
     const recorded = JSON.parse(await readFile(`scripts/kafka-schemas/releases/${release}.json`, 'utf8')) as {
       requests: { apiKey: number; validVersions: string }[];
     };
@@ -38,19 +42,14 @@ test('the recorded versions of 4.3.1 agree with its whole schemas, which the cod
 
 /** The versions brook's handlers serve, where fewer than a release's: old record formats, topic ids, and what came later. */
 const BROOK: Record<number, [number, number]> = {
-  0: [3, 12], // Produce: v0-2 are the old record formats; v13 names topics by id
-  1: [4, 12], // Fetch: v0-3 old record formats; v13+ topic ids
-  2: [0, 7], // ListOffsets
-  3: [0, 12], // Metadata: v13's rebootstrap error
+  0: [3, 13], // Produce: v0-2 are the old record formats
+  1: [4, 18], // Fetch: v0-3 old record formats
+  2: [0, 10], // ListOffsets: v11 lists the earliest offset pending upload to remote storage
   8: [0, 9], // OffsetCommit: v10 names topics by id
   9: [0, 9], // OffsetFetch: likewise
-  15: [0, 5], // DescribeGroups
-  22: [0, 4], // InitProducerId
   27: [0, 1], // WriteTxnMarkers
   35: [0, 4], // DescribeLogDirs
   45: [0, 0], // AlterPartitionReassignments
-  57: [0, 1], // UpdateFeatures
-  60: [0, 1], // DescribeCluster
   66: [0, 1], // ListTransactions
   74: [0, 0], // ListConfigResources
   80: [0, 0], // AddRaftVoter
@@ -69,6 +68,18 @@ function expected(version: KafkaVersion): Record<number, [number, number]> {
   }
   return out;
 }
+
+test('brook serves every version a Kafka 4.0 broker serves a client, as docs/departures.md says', () => {
+  const table = buildApiTable(undefined, '4.0');
+  const short = releaseApis('4.0').filter((api) => {
+    const served = table.get(api.apiKey);
+    return served === undefined || served.minVersion > api.minVersion || served.maxVersion < api.maxVersion;
+  });
+  assert.deepEqual(
+    short.map((a) => a.name),
+    [],
+  );
+});
 
 /** metadata.version, transaction.version and group.version a new cluster of each release finalizes. */
 const FINALIZED: Record<KafkaVersion, Record<string, number>> = {

@@ -274,7 +274,7 @@ test('ApiVersions of an unknown version is answered with UNSUPPORTED_VERSION in 
 test("ApiVersions lists what is served, by api key; from v3 a client software name outside Kafka's pattern is INVALID_REQUEST", async () => {
   const res = await client.request(ApiVersionsRequest, ApiVersionsResponse, 3, { clientSoftwareName: 'x', clientSoftwareVersion: '1' });
   const byKey = new Map(res.apiKeys.map((k) => [k.apiKey, [k.minVersion, k.maxVersion]]));
-  assert.deepEqual(byKey.get(0), [3, 12]);
+  assert.deepEqual(byKey.get(0), [3, 13]);
   assert.deepEqual(byKey.get(18), [0, 4]);
   assert.ok(byKey.has(22) && byKey.has(3) && byKey.has(1) && byKey.has(2) && byKey.has(19));
   const keys = res.apiKeys.map((k) => k.apiKey);

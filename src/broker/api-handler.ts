@@ -21,6 +21,8 @@ export interface ApiHandler<Req = any, Res = any> {
   readonly maxVersion: number;
   /** The lowest version ApiVersions advertises, where a release advertises versions it refuses (Kafka 4's Produce). */
   readonly advertisedMinVersion?: number;
+  /** Answered as Kafka answers with the API's feature off, a feature brook does not have (docs/departures.md). */
+  readonly featureOff?: true;
   handle(request: Req, info: RequestInfo, broker: BrokerContext): HandlerResult<Res>;
 }
 

@@ -1,7 +1,8 @@
 /**
  * The APIs this broker serves: those a Kafka 3.9 broker advertises to clients (bar telemetry,
- * which Kafka too leaves out without a metrics plugin). ApiVersions advertises exactly this table;
- * under `--kafka-version` each API is narrowed to the versions that release serves.
+ * which Kafka too leaves out without a metrics plugin), up to the newest versions of Kafka 4.x
+ * brook serves. ApiVersions advertises exactly this table; under `--kafka-version` each API is
+ * narrowed to the versions that release serves.
  */
 import type { ApiHandler } from './api-handler.js';
 import { releaseApis, type KafkaVersion, type ReleaseApi } from '../protocol/kafka-releases.js';

@@ -1,6 +1,6 @@
 /**
- * Turns a request frame into a response frame: header, version check, decode, installed faults,
- * handler, encode.
+ * Turns a request frame into a response frame: header, version check, decode, topics named by id
+ * given their names, installed faults, handler, encode.
  * A request the broker cannot parse or does not serve closes its connection (as Kafka's `SocketServer` `Processor` does),
  * except an unknown ApiVersions version, which is answered so the client can pick another. One
  * it serves is answered, even when its handler throws (`handler-call.ts`).
@@ -22,6 +22,7 @@ import { decide } from '../faults/matching.js';
 import { addErrors, named } from '../faults/request-layouts.js';
 import { withErrors } from './faulted-request.js';
 import { nodeView } from './node-view.js';
+import { namedByTopicId } from './topic-ids.js';
 
 /**
  * A frame is lent for the call only (its memory is reused for the next large request), and
@@ -61,11 +62,15 @@ export function createDispatcher(table: ReadonlyMap<number, ApiHandler>, broker:
     }
     const info: RequestInfo = { apiVersion, clientId: header.clientId, connection, sent };
     const headerVersion = responseHeaderVersion(apiKey, apiVersion);
-    const respond = (response: unknown): Buffer | Buffer[] => encode(handler, apiVersion, correlationId, headerVersion, response);
+    const byId = namedByTopicId(apiKey, apiVersion, request, (id) => broker.storage.topicById(id));
+    if (byId !== undefined) request = byId.request;
+    const respond = (response: unknown): Buffer | Buffer[] =>
+      encode(handler, apiVersion, correlationId, headerVersion, byId === undefined ? response : byId.withIds(response));
     // A node of a simulated cluster answers first for what it does not lead or coordinate.
     const view = broker.cluster.simulated ? nodeView(broker, apiKey, apiVersion, request) : undefined;
     if (view !== undefined && 'answer' in view) return respond(view.answer);
-    const misdirected = view?.errors ?? [];
+    // Answered beside the handler's answer: unknown topic ids, and what this node does not lead.
+    const misdirected = byId === undefined ? (view?.errors ?? []) : [...byId.errors, ...(view?.errors ?? [])];
     if (view !== undefined) request = view.request;
     if (broker.faults.installed.length !== 0) {
       const names = named(apiKey, request);

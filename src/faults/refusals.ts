@@ -88,6 +88,13 @@ const REFUSALS: Readonly<Partial<Record<number, Refuse>>> = {
     ...NO_NODE,
     ...each(ApiKey.FindCoordinator, 'coordinators', r.coordinatorKeys as string[], (key) => ({ key, ...NO_NODE, errorMessage: null }), errorCode),
   }),
+  // Topics named by id too, named "" (the answer's name is not nullable before v12), as Kafka's `MetadataRequest.getErrorResponse`.
+  [ApiKey.Metadata]: (r, errorCode) => ({
+    errorCode,
+    topics: ((r.topics as Obj[] | null) ?? []).map((t) =>
+      entry(response(ApiKey.Metadata), 'topics', { name: t.name ?? '', topicId: t.topicId, errorCode, isInternal: false, partitions: [] }),
+    ),
+  }),
   [ApiKey.DescribeGroups]: (r, errorCode) => each(ApiKey.DescribeGroups, 'groups', r.groups as string[], (groupId) => ({ groupId }), errorCode),
   [ApiKey.ConsumerGroupDescribe]: (r, errorCode) =>
     each(ApiKey.ConsumerGroupDescribe, 'groups', r.groupIds as string[], (groupId) => ({ groupId, errorMessage: null }), errorCode),
@@ -136,10 +143,13 @@ export function refusal(apiKey: number, request: unknown, errorCode: number): un
   const schema = response(apiKey);
   const custom = REFUSALS[apiKey];
   if (custom !== undefined) return { ...defaultStruct(schema), ...custom(request as Obj, errorCode) };
-  if (schema.fields.some((f) => f.name === 'errorCode')) return requestErrorAnswer(apiKey, errorCode);
+  const own = schema.fields.some((f) => f.name === 'errorCode');
   const names = named(apiKey, request);
+  if (names === undefined && own) return requestErrorAnswer(apiKey, errorCode);
   if (names === undefined) throw new Error(`no way to refuse ${schema.name}`);
-  const answer = defaultStruct(schema);
+  // Where the answer has an error of its own in later versions only (Fetch v7+), each topic carries it too, as Kafka's
+  // `FetchRequest.getErrorResponse` answers.
+  const answer = own ? (requestErrorAnswer(apiKey, errorCode) as Obj) : defaultStruct(schema);
   addErrors(
     apiKey,
     answer,

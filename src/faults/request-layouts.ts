@@ -62,6 +62,14 @@ const LAYOUTS: Readonly<Partial<Record<number, Layout>>> = {
 
 type Obj = Record<string, unknown>;
 
+/** The array of topics and the name field of each, in a request of API `apiKey` and in its answer; undefined for an API whose requests name none. */
+export function topicFields(
+  apiKey: number,
+): { request: readonly [topics: string, name: string]; response: readonly [topics: string, name: string] } | undefined {
+  const layout = LAYOUTS[apiKey];
+  return layout === undefined ? undefined : { request: [layout.request[0], layout.request[1]], response: [layout.response[0], layout.response[1]] };
+}
+
 /** What a request of API `apiKey` names: 'partition', 'topic', or undefined for neither. */
 export function namesOf(apiKey: number): 'partition' | 'topic' | undefined {
   const layout = LAYOUTS[apiKey];

@@ -43,8 +43,9 @@ export class WireTxnProducer {
       producerEpoch: -1,
     });
     if (r.errorCode === 0) {
-      this.producerId = r.producerId;
-      this.epoch = r.producerEpoch;
+      // A v5 answer always carries both.
+      this.producerId = r.producerId ?? this.producerId;
+      this.epoch = r.producerEpoch ?? this.epoch;
       this.sequences.clear();
     }
     return r.errorCode;
@@ -130,8 +131,9 @@ export class WireTxnProducer {
       committed: commit,
     });
     if (version >= 5 && r.errorCode === 0) {
-      this.producerId = r.producerId;
-      this.epoch = r.producerEpoch;
+      // A v5 answer always carries both.
+      this.producerId = r.producerId ?? this.producerId;
+      this.epoch = r.producerEpoch ?? this.epoch;
       this.sequences.clear();
     }
     return r;

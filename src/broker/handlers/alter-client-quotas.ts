@@ -13,6 +13,7 @@ export const alterClientQuotas = defineApi({
   response: AlterClientQuotasResponse,
   minVersion: 0,
   maxVersion: 1,
+  featureOff: true,
   handle(request): AlterClientQuotasResponse {
     return {
       throttleTimeMs: 0,

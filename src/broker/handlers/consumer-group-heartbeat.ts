@@ -29,6 +29,7 @@ export const consumerGroupHeartbeat = defineApi({
     }
     const outcome = await broker.groups.consumerHeartbeat({
       ...request,
+      subscribedTopicRegex: request.subscribedTopicRegex ?? null,
       apiVersion: info.apiVersion,
       clientId: info.clientId ?? '',
       // Kafka shows a member's host as "/<address>", without the port.

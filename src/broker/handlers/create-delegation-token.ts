@@ -14,6 +14,7 @@ export const createDelegationToken = defineApi({
   response: CreateDelegationTokenResponse,
   minVersion: 0,
   maxVersion: 3,
+  featureOff: true,
   handle(request, info, broker): CreateDelegationTokenResponse {
     const requester = principalOf(info.connection, broker);
     const owner =

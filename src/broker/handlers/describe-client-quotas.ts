@@ -17,6 +17,7 @@ export const describeClientQuotas = defineApi({
   response: DescribeClientQuotasResponse,
   minVersion: 0,
   maxVersion: 1,
+  featureOff: true,
   handle(request): DescribeClientQuotasResponse {
     const problem = filterProblem(request.components);
     if (problem !== undefined) return { throttleTimeMs: 0, errorCode: problem[0], errorMessage: problem[1], entries: null };

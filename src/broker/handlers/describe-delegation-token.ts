@@ -9,6 +9,7 @@ export const describeDelegationToken = defineApi({
   response: DescribeDelegationTokenResponse,
   minVersion: 0,
   maxVersion: 3,
+  featureOff: true,
   handle(_request, info, broker): DescribeDelegationTokenResponse {
     const errorCode = tokenRequestsAllowed(info.connection, broker) ? ErrorCode.DELEGATION_TOKEN_AUTH_DISABLED : ErrorCode.DELEGATION_TOKEN_REQUEST_NOT_ALLOWED;
     return { errorCode, tokens: [], throttleTimeMs: 0 };

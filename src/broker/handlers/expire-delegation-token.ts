@@ -8,6 +8,7 @@ export const expireDelegationToken = defineApi({
   response: ExpireDelegationTokenResponse,
   minVersion: 0,
   maxVersion: 2,
+  featureOff: true,
   handle(_request, info, broker): ExpireDelegationTokenResponse {
     return tokenChangeRefused(info.connection, broker);
   },

@@ -41,7 +41,8 @@ export const fetch = defineApi({
   request: FetchRequest,
   response: FetchResponse,
   minVersion: 4,
-  maxVersion: 12,
+  // v13+ name topics by id (KIP-516), which dispatch resolves (topic-ids.ts); v14-18 change nothing a consumer sends or reads.
+  maxVersion: 18,
   async handle(request, info, broker): Promise<FetchResponse> {
     const deadline = Date.now() + request.maxWaitMs;
     const fetched = fetchedPartitions(request);

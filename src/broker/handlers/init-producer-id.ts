@@ -21,7 +21,8 @@ export const initProducerId = defineApi({
   request: InitProducerIdRequest,
   response: InitProducerIdResponse,
   minVersion: 0,
-  maxVersion: 4,
+  // v5 only says the client knows TRANSACTION_ABORTABLE (KIP-890), which Kafka's InitProducerId never answers.
+  maxVersion: 5,
   async handle(request, info, broker): Promise<InitProducerIdResponse> {
     const answer = (errorCode: number, producerId: bigint, producerEpoch: number, throttleTimeMs = 0): InitProducerIdResponse => ({
       throttleTimeMs,

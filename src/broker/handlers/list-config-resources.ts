@@ -12,6 +12,7 @@ export const listConfigResources = defineApi({
   response: ListConfigResourcesResponse,
   minVersion: 0,
   maxVersion: 0,
+  featureOff: true,
   handle(): ListConfigResourcesResponse {
     return { throttleTimeMs: 0, errorCode: ErrorCode.NONE, configResources: [] };
   },

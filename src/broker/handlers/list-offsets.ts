@@ -2,6 +2,10 @@
  * ListOffsets: earliest (-2), latest (-1), the record with the largest timestamp (-3, v7+), or
  * the first record at or after a timestamp. Under read_committed (v2+) the latest is the last
  * stable offset, and a record found at or past it is not told; the earliest is the log start.
+ * brook tiers nothing to remote storage, so the earliest local offset (-4, v8+, KIP-405) is the
+ * earliest, and the latest tiered one (-5, v9+, KIP-1005) is none, as Kafka's
+ * `UnifiedLog.fetchOffsetByTimestamp` answers without remote storage; v10's timeout is for remote
+ * reads (KIP-1075).
  */
 import { ErrorCode } from '../../protocol/error-codes.js';
 import { ListOffsetsRequest, ListOffsetsResponse } from '../../protocol/messages/list-offsets.js';
@@ -14,13 +18,15 @@ import { readFailure } from '../storage-error.js';
 const LATEST = -1n;
 const EARLIEST = -2n;
 const MAX_TIMESTAMP = -3n;
+const EARLIEST_LOCAL = -4n;
+const LATEST_TIERED = -5n;
 const READ_COMMITTED = 1;
 
 export const listOffsets = defineApi({
   request: ListOffsetsRequest,
   response: ListOffsetsResponse,
   minVersion: 0,
-  maxVersion: 7,
+  maxVersion: 10,
   async handle(request, _info, broker): Promise<ListOffsetsResponse> {
     const asked = new Map<string, number>();
     const key = (topic: string, partition: number): string => `${topic}:${partition}`;
@@ -67,7 +73,8 @@ export const listOffsets = defineApi({
  * isolation level; only the latest and a look-up by timestamp stop at the last stable offset.
  */
 async function lookup(log: PartitionLog, timestamp: bigint, committed: boolean): Promise<{ offset: number; timestamp: number } | undefined> {
-  if (timestamp === EARLIEST) return { offset: log.logStartOffset, timestamp: -1 };
+  if (timestamp === EARLIEST || timestamp === EARLIEST_LOCAL) return { offset: log.logStartOffset, timestamp: -1 };
+  if (timestamp === LATEST_TIERED) return undefined;
   if (timestamp === LATEST) return { offset: committed ? log.lastStableOffset : log.highWatermark, timestamp: -1 };
   const found = await lookupTime(log, timestamp);
   return committed && found !== undefined && found.offset >= log.lastStableOffset ? undefined : found;

@@ -19,7 +19,8 @@ export const metadata = defineApi({
   request: MetadataRequest,
   response: MetadataResponse,
   minVersion: 0,
-  maxVersion: 12,
+  // v13 (KIP-1102) adds the whole answer's error, which Kafka's broker sets only refusing the request (MetadataRequest.getErrorResponse).
+  maxVersion: 13,
   async handle(request, info, broker) {
     // v0 asks for every topic with an empty list; later versions with null.
     const all = request.topics === null || (info.apiVersion === 0 && request.topics.length === 0);

@@ -45,7 +45,8 @@ export const produce = defineApi({
   request: ProduceRequest,
   response: ProduceResponse,
   minVersion: 3,
-  maxVersion: 12,
+  // v13 names topics by id (KIP-516), which dispatch resolves (topic-ids.ts).
+  maxVersion: 13,
   handle(request, info, broker): ProduceResponse | undefined | Promise<ProduceResponse | undefined> {
     broker.metrics.produceRequest();
     const acksValid = request.acks === 0 || request.acks === 1 || request.acks === -1;

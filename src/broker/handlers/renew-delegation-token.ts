@@ -8,6 +8,7 @@ export const renewDelegationToken = defineApi({
   response: RenewDelegationTokenResponse,
   minVersion: 0,
   maxVersion: 2,
+  featureOff: true,
   handle(_request, info, broker): RenewDelegationTokenResponse {
     return tokenChangeRefused(info.connection, broker);
   },

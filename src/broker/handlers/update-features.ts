@@ -1,7 +1,9 @@
 /**
  * UpdateFeatures, by the checks of Kafka's controller: brook supports each feature only at the
  * level it runs it at (see features.ts), so an update to that level changes nothing and any
- * other is INVALID_UPDATE_VERSION, in Kafka's words.
+ * other is INVALID_UPDATE_VERSION, in Kafka's words. Kafka 3.9's controller answers each feature;
+ * from 4.0 (`QuorumController.updateFeatures`) one refused feature refuses the whole request, as
+ * its own error, and from v2 a request taken answers no feature (KIP-1022).
  */
 import { ErrorCode } from '../../protocol/error-codes.js';
 import { UpdateFeaturesRequest, UpdateFeaturesResponse } from '../../protocol/messages/update-features.js';
@@ -14,13 +16,17 @@ const UPGRADE = 1;
 const SAFE_DOWNGRADE = 2;
 const UNSAFE_DOWNGRADE = 3;
 
+/** The one release whose controller answers each feature of a request on its own. */
+const PER_FEATURE_RELEASE = '3.9';
+
 export const updateFeatures = defineApi({
   request: UpdateFeaturesRequest,
   response: UpdateFeaturesResponse,
   minVersion: 0,
-  maxVersion: 1,
+  maxVersion: 2,
   handle(request, info, broker): UpdateFeaturesResponse {
-    const levels = featureLevels(broker.config.kafkaVersion);
+    const { kafkaVersion } = broker.config;
+    const levels = featureLevels(kafkaVersion);
     const results = request.featureUpdates.map(({ feature, maxVersionLevel, allowDowngrade, upgradeType }) => {
       // v0 says whether a downgrade is allowed; v1 names the kind of change.
       const type = info.apiVersion === 0 ? (allowDowngrade ? SAFE_DOWNGRADE : UPGRADE) : upgradeType;
@@ -33,7 +39,14 @@ export const updateFeatures = defineApi({
             errorMessage: `Invalid update version ${maxVersionLevel} for feature ${feature}. ${problem}`,
           };
     });
-    return { throttleTimeMs: 0, errorCode: ErrorCode.NONE, errorMessage: null, results };
+    const wholeRequest = info.apiVersion >= 2 || (kafkaVersion !== undefined && kafkaVersion !== PER_FEATURE_RELEASE);
+    if (!wholeRequest) return { throttleTimeMs: 0, errorCode: ErrorCode.NONE, errorMessage: null, results };
+    const refused = results.find((r) => r.errorCode !== ErrorCode.NONE);
+    if (refused !== undefined) {
+      const errorMessage = `The update failed for all features since the following feature had an error: ${refused.errorMessage}`;
+      return { throttleTimeMs: 0, errorCode: refused.errorCode, errorMessage, results: [] };
+    }
+    return { throttleTimeMs: 0, errorCode: ErrorCode.NONE, errorMessage: null, results: info.apiVersion >= 2 ? [] : results };
   },
 });
 

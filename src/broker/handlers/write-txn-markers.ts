@@ -12,6 +12,7 @@ export const writeTxnMarkers = defineApi({
   response: WriteTxnMarkersResponse,
   minVersion: 0,
   maxVersion: 1,
+  featureOff: true,
   handle(request): WriteTxnMarkersResponse {
     return {
       markers: request.markers.map((m) => ({

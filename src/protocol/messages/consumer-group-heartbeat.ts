@@ -13,7 +13,7 @@ export interface ConsumerGroupHeartbeatRequest {
   rackId: string | null;
   rebalanceTimeoutMs: number;
   subscribedTopicNames: string[] | null;
-  subscribedTopicRegex: string | null;
+  subscribedTopicRegex?: string | null;
   serverAssignor: string | null;
   topicPartitions: ConsumerGroupHeartbeatRequestTopicPartitions[] | null;
 }
@@ -44,7 +44,7 @@ function writeConsumerGroupHeartbeatRequest(w: Writer, version: number, v: Consu
   w.writeInt32(v.rebalanceTimeoutMs);
   writeArray(w, version, true, v.subscribedTopicNames, writeString);
   if (version >= 1) {
-    w.writeCompactNullableString(v.subscribedTopicRegex);
+    w.writeCompactNullableString((v.subscribedTopicRegex ?? null));
   }
   w.writeCompactNullableString(v.serverAssignor);
   writeArray(w, version, true, v.topicPartitions, writeConsumerGroupHeartbeatRequestTopicPartitions);

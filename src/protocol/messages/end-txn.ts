@@ -57,8 +57,8 @@ export const EndTxnRequest: MessageCodec<EndTxnRequest> = {
 export interface EndTxnResponse {
   throttleTimeMs: number;
   errorCode: number;
-  producerId: bigint;
-  producerEpoch: number;
+  producerId?: bigint;
+  producerEpoch?: number;
 }
 
 function readEndTxnResponse(r: Reader, version: number): EndTxnResponse {
@@ -78,8 +78,8 @@ function writeEndTxnResponse(w: Writer, version: number, v: EndTxnResponse): voi
   w.writeInt32(v.throttleTimeMs);
   w.writeInt16(v.errorCode);
   if (version >= 5) {
-    w.writeInt64(v.producerId);
-    w.writeInt16(v.producerEpoch);
+    w.writeInt64((v.producerId ?? -1n));
+    w.writeInt16((v.producerEpoch ?? -1));
   }
   if (flexible) w.writeEmptyTaggedFields();
 }

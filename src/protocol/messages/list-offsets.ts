@@ -8,7 +8,7 @@ export interface ListOffsetsRequest {
   replicaId: number;
   isolationLevel: number;
   topics: ListOffsetsRequestListOffsetsTopic[];
-  timeoutMs: number;
+  timeoutMs?: number;
 }
 
 function readListOffsetsRequest(r: Reader, version: number): ListOffsetsRequest {
@@ -31,7 +31,7 @@ function writeListOffsetsRequest(w: Writer, version: number, v: ListOffsetsReque
   }
   writeArray(w, version, flexible, v.topics, writeListOffsetsRequestListOffsetsTopic);
   if (version >= 10) {
-    w.writeInt32(v.timeoutMs);
+    w.writeInt32((v.timeoutMs ?? 0));
   }
   if (flexible) w.writeEmptyTaggedFields();
 }
