@@ -97,7 +97,7 @@ export async function startBroker(options: BrokerOptions = {}): Promise<Broker> 
   const unfit = memoryProblem(options);
   if (unfit !== undefined) throw new Error(unfit);
   const logger = options.logger ?? pino({ level: 'warn' }, pino.destination(2));
-  const faults = new FaultRegistry(buildApiTable(undefined), logger);
+  const faults = new FaultRegistry(buildApiTable(undefined), logger, options.nodes ?? DEFAULT_CONFIG.nodes);
   for (const rule of options.faults ?? []) faults.add(rule);
   const temporary = options.dataDir === undefined;
   const dataDir = options.dataDir ?? (await mkdtemp(join(tmpdir(), 'brook-')));
