@@ -7,7 +7,13 @@ import { epochEnd, Leadership, type PartitionLeadership } from '../cluster/leade
 import { coordinatorPartition } from '../cluster/placement.js';
 import type { Storage, TopicInfo } from '../log/storage.js';
 import { COORDINATOR_TOPICS } from '../settings/internal-topics.js';
+import { ClusterStore } from './cluster-store.js';
 import { NODE_ID } from './config.js';
+
+interface ClusterLog {
+  warn(fields: object, message: string): void;
+  error(fields: object, message: string): void;
+}
 
 export interface NodeAddress {
   readonly nodeId: number;
@@ -28,6 +34,12 @@ export class Cluster {
   /** Nodes whose listener answers nothing. */
   readonly isolated = new Set<number>();
   private storage: Storage | undefined;
+  /** Where the leaderships are kept, with several nodes; the change count last kept, and the write keeping it. */
+  private store: ClusterStore | undefined;
+  private keptChanges = -1;
+  private kept: Promise<void> = Promise.resolve();
+  private nextKeep: Promise<void> | undefined;
+  private log: ClusterLog | undefined;
 
   constructor(nodes: number) {
     this.leadership = new Leadership(Array.from({ length: nodes }, (_, i) => NODE_ID + i));
@@ -39,9 +51,55 @@ export class Cluster {
     return this.leadership.nodes.length > 1;
   }
 
-  /** The store of the broker's current start. */
-  attach(storage: Storage): void {
+  /**
+   * The store of the broker's current start. At the first, with several nodes, the leaderships
+   * kept in the data directory come back if they were made over the same nodes.
+   */
+  async attach(storage: Storage, dataDir: string, log: ClusterLog): Promise<void> {
     this.storage = storage;
+    this.log = log;
+    if (!this.simulated || this.store !== undefined) return;
+    const store = new ClusterStore(dataDir);
+    const state = await store.read();
+    if (state !== undefined) {
+      try {
+        this.leadership.restore(state);
+      } catch (err) {
+        log.warn({ err }, 'leaderships kept in the data directory are not taken back: placed anew');
+      }
+      // Topics deleted since are not kept again.
+      const keys = new Set<string>([...storage.topics().map((t) => t.topicId), ...Object.values(COORDINATOR_TOPICS)]);
+      for (const [key] of [...this.leadership.placed()]) if (!keys.has(key)) this.leadership.forget(key);
+    }
+    this.store = store;
+    this.keptChanges = this.leadership.changes;
+  }
+
+  /** Resolves once every change of leadership so far is kept in the data directory. */
+  saved(): Promise<void> {
+    return this.keep();
+  }
+
+  /**
+   * Writes the leaderships if they changed since last kept: one write at a time, the next one
+   * taking every change made until it starts.
+   */
+  private keep(): Promise<void> {
+    const store = this.store;
+    if (store === undefined || this.leadership.changes === this.keptChanges) return this.kept;
+    this.keptChanges = this.leadership.changes;
+    if (this.nextKeep === undefined) {
+      this.nextKeep = this.kept.then(() => {
+        this.nextKeep = undefined;
+        return store.write(this.leadership.state()).catch((err: unknown) => {
+          // Kept at the next change.
+          this.keptChanges = -1;
+          this.log?.error({ err }, 'keeping the leaderships in the data directory failed');
+        });
+      });
+      this.kept = this.nextKeep;
+    }
+    return this.kept;
   }
 
   /** Where node `nodeId` is reached. */
@@ -66,13 +124,15 @@ export class Cluster {
 
   /** Partition `index` of `topic` (which has it). */
   partitionOf(topic: TopicInfo, index: number): PartitionLeadership {
-    return this.leadership.partition(topic.topicId, index);
+    const p = this.leadership.partition(topic.topicId, index);
+    void this.keep();
+    return p;
   }
 
   /** Partition `index` of the topic named `topic`; undefined if there is no such partition. */
   partition(topic: string, index: number): PartitionLeadership | undefined {
     const info = this.storage!.topic(topic);
-    return info === undefined || index < 0 || index >= info.partitions ? undefined : this.leadership.partition(info.topicId, index);
+    return info === undefined || index < 0 || index >= info.partitions ? undefined : this.partitionOf(info, index);
   }
 
   /** Partition `index` of `topic` as Metadata and DescribeTopicPartitions describe it. */
@@ -107,13 +167,16 @@ export class Cluster {
 
   /** The node coordinating group or transactional id `key`: the leader of its partition of the coordinators' topic. */
   coordinator(kind: keyof typeof COORDINATOR_TOPICS, key: string): number {
-    return this.leadership.partition(COORDINATOR_TOPICS[kind], coordinatorPartition(key, COORDINATOR_PARTITIONS)).leader;
+    const { leader } = this.leadership.partition(COORDINATOR_TOPICS[kind], coordinatorPartition(key, COORDINATOR_PARTITIONS));
+    void this.keep();
+    return leader;
   }
 
-  /** Sets the replication factor of a topic created with one. */
-  created(topic: TopicInfo, replicationFactor: number, assignments: readonly (readonly number[])[]): void {
+  /** Sets the replication factor of a topic created with one; resolves once it is kept. */
+  created(topic: TopicInfo, replicationFactor: number, assignments: readonly (readonly number[])[]): Promise<void> {
     if (assignments.length > 0) this.leadership.assign(topic.topicId, assignments);
     else this.leadership.setReplicationFactor(topic.topicId, replicationFactor);
+    return this.keep();
   }
 
   /** Makes `node` lead partition `index` of `topic`, at the next leader epoch. */
@@ -121,6 +184,7 @@ export class Cluster {
     const info = this.storage!.topic(topic);
     if (info === undefined || index < 0 || index >= info.partitions) throw new RangeError(`no partition ${topic}-${index}`);
     this.leadership.moveLeader(info.topicId, index, node, this.logEnd(info.name, index));
+    void this.keep();
   }
 
   /** Takes `node` down: what it leads moves to other live nodes. */
@@ -134,6 +198,7 @@ export class Cluster {
       const name = names.get(key);
       return name === undefined ? 0 : this.logEnd(name, index);
     });
+    void this.keep();
   }
 
   private logEnd(topic: string, index: number): number {

@@ -191,7 +191,8 @@ async function run(config: BrokerConfig, logger: Logger, faults: FaultRegistry, 
         : undefined,
     });
     closers.push(() => storage.close());
-    cluster.attach(storage);
+    await cluster.attach(storage, dataDir, logger);
+    closers.push(() => cluster.saved());
     const groups = await GroupCoordinator.open(dataDir, {
       log: logger,
       flush: config.flush,
