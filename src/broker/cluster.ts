@@ -112,6 +112,14 @@ export class Cluster {
     return { nodeId, host, port };
   }
 
+  /** Every node, with where it listens and whether it is live, stopped or isolated (the console's list). */
+  nodeStates(): (NodeAddress & { readonly state: 'live' | 'stopped' | 'isolated' })[] {
+    return this.leadership.nodes.map((n) => ({
+      ...this.address(n),
+      state: this.stopped.has(n) ? 'stopped' : this.isolated.has(n) ? 'isolated' : 'live',
+    }));
+  }
+
   /** The live nodes, as Metadata and DescribeCluster list them. */
   brokers(): NodeAddress[] {
     return this.leadership.live().map((n) => this.address(n));
