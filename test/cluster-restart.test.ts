@@ -15,6 +15,7 @@ import { MetadataRequest, MetadataResponse } from '../src/protocol/messages/meta
 import { OffsetForLeaderEpochRequest, OffsetForLeaderEpochResponse } from '../src/protocol/messages/offset-for-leader-epoch.js';
 import { valuesBatch } from './helpers/batch.js';
 import { LineProcess } from './helpers/line-process.js';
+import { startServe } from './helpers/serve-process.js';
 import { until } from './helpers/until.js';
 import { WireClient } from './helpers/wire-client.js';
 import { produceBatch } from './helpers/wire-produce.js';
@@ -151,5 +152,46 @@ test('killed at any point while leaders move, a new start takes back every move 
     } finally {
       await broker.close();
     }
+  }
+});
+
+test('brook serve --nodes 3, killed once CreateTopics answered, starts again with the replicas it placed', async (t) => {
+  const dataDir = await tempDir(t);
+  const metadataOf = async (port: number): Promise<number[][]> => {
+    const client = await WireClient.connect(port);
+    try {
+      const { topics } = await client.request(MetadataRequest, MetadataResponse, 12, {
+        topics: [{ name: 'served', topicId: '00000000-0000-0000-0000-000000000000' }],
+        allowAutoTopicCreation: false,
+        includeClusterAuthorizedOperations: false,
+        includeTopicAuthorizedOperations: false,
+      });
+      return [...topics[0]!.partitions].sort((a, b) => a.partitionIndex - b.partitionIndex).map((p) => [p.leaderId, ...p.replicaNodes]);
+    } finally {
+      client.close();
+    }
+  };
+  let serve = await startServe(['--nodes', '3'], dataDir);
+  try {
+    const client = await WireClient.connect(serve.port);
+    const created = await client.request(CreateTopicsRequest, CreateTopicsResponse, 7, {
+      topics: [{ name: 'served', numPartitions: 3, replicationFactor: 3, assignments: [], configs: [] }],
+      timeoutMs: 1000,
+      validateOnly: false,
+    });
+    client.close();
+    assert.equal(created.topics[0]!.errorCode, 0);
+  } finally {
+    await serve.stop('SIGKILL');
+  }
+  serve = await startServe(['--nodes', '3'], dataDir);
+  try {
+    assert.deepEqual(await metadataOf(serve.port), [
+      [1, 1, 2, 3],
+      [2, 2, 3, 1],
+      [3, 3, 1, 2],
+    ]);
+  } finally {
+    await serve.stop();
   }
 });
