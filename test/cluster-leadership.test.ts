@@ -94,6 +94,13 @@ test('every partition has one live leader among its replicas, and its epoch grow
         }
         assert.deepEqual(epochEnd(p, p.epoch + 1, 0, logEnd[i]!), { leaderEpoch: -1, endOffset: -1 });
       }
+      // A new start takes back every partition's replicas, leader and epochs, its state gone through JSON as stored.
+      const restarted = new Leadership(ids);
+      const changes = restarted.changes;
+      restarted.restore(JSON.parse(JSON.stringify(leadership.state())) as ReturnType<Leadership['state']>);
+      assert.ok(restarted.changes > changes, 'restoring is a change');
+      assert.deepEqual([...restarted.placed()], [...leadership.placed()]);
+      assert.throws(() => new Leadership([...ids, nodes + 1]).restore(leadership.state()), RangeError);
     }),
   );
 });

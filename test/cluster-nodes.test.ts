@@ -102,6 +102,22 @@ test('replication factors up to the nodes are taken, and replicas striped as Kaf
   );
 });
 
+test('a fault rule naming a node acts only on requests arriving at that node', async () => {
+  assert.equal(await create('by-node', 1, 3), 0);
+  const LEADER_NOT_AVAILABLE = 5;
+  const fault = broker.faults.add({ api: 'Metadata', topic: 'by-node', node: 2, error: 'LEADER_NOT_AVAILABLE' });
+  try {
+    for (const nodeId of [1, 2, 3]) {
+      const { topics } = await metadata(nodeId, 'by-node');
+      assert.equal(topics[0]!.errorCode, nodeId === 2 ? LEADER_NOT_AVAILABLE : 0, `Metadata at node ${nodeId}`);
+    }
+    assert.equal(fault.fired, 1);
+  } finally {
+    fault.remove();
+  }
+  assert.throws(() => broker.faults.add({ api: 'Metadata', node: 4, error: 'LEADER_NOT_AVAILABLE' }), /names node 4, but the broker serves nodes 1 to 3$/);
+});
+
 test('a partition is written and read at its leader only; the others answer NOT_LEADER_OR_FOLLOWER', async () => {
   assert.equal(await create('led', 3, 1), 0);
   for (const leader of [1, 2, 3]) {

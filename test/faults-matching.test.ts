@@ -1,6 +1,7 @@
 /**
  * Which faults act on a request, against a small model of the rules written the other way
- * round: per request and per named entry, the first fault in the order added that applies.
+ * round: per request and per named entry, the first fault in the order added that applies, of
+ * those naming no node or the node the request arrived at.
  */
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
@@ -24,6 +25,8 @@ const APIS = [
 type Api = (typeof APIS)[number];
 
 const TOPICS = ['a', 'b'];
+/** Requests arrive at node 1 or 2 of a broker serving two. */
+const NODES = 2;
 
 const actionArb = fc.oneof(
   fc.constantFrom(6, 3, 56).map((error) => ({ error })),
@@ -37,16 +40,18 @@ const ruleArb: fc.Arbitrary<FaultRule> = fc
     api: fc.constantFrom(...APIS),
     topic: fc.option(fc.constantFrom(...TOPICS), { nil: undefined }),
     partition: fc.option(fc.integer({ min: 0, max: 1 }), { nil: undefined }),
+    node: fc.option(fc.integer({ min: 1, max: NODES }), { nil: undefined }),
     count: fc.option(fc.integer({ min: 1, max: 3 }), { nil: undefined }),
     action: actionArb,
   })
-  .map(({ api, topic, partition, count, action }) => {
+  .map(({ api, topic, partition, node, count, action }) => {
     const t = api.names === undefined ? undefined : topic;
     const p = api.names === 'partition' && t !== undefined ? partition : undefined;
     return {
       api: api.name,
       ...(t === undefined ? {} : { topic: t }),
       ...(p === undefined ? {} : { partition: p }),
+      ...(node === undefined ? {} : { node }),
       ...(count === undefined ? {} : { count }),
       ...action,
     } as FaultRule;
@@ -60,13 +65,18 @@ const namedArb = (api: Api): fc.Arbitrary<Named[] | undefined> =>
         { maxLength: 4 },
       );
 
-const requestArb = fc.constantFrom(...APIS).chain((api) => namedArb(api).map((named) => ({ api, named })));
+const requestArb = fc
+  .tuple(
+    fc.constantFrom(...APIS).chain((api) => namedArb(api).map((named) => ({ api, named }))),
+    fc.integer({ min: 1, max: NODES }),
+  )
+  .map(([request, node]) => ({ ...request, node }));
 
 type Step =
   | { readonly op: 'add'; readonly rule: FaultRule }
   | { readonly op: 'remove'; readonly which: number }
   | { readonly op: 'clear' }
-  | { readonly op: 'request'; readonly api: Api; readonly named: Named[] | undefined };
+  | { readonly op: 'request'; readonly api: Api; readonly named: Named[] | undefined; readonly node: number };
 
 const stepArb: fc.Arbitrary<Step> = fc.oneof(
   { weight: 3, arbitrary: ruleArb.map((rule) => ({ op: 'add' as const, rule })) },
@@ -99,8 +109,8 @@ function covers(rule: FaultRule, n: Named): boolean {
   return rule.topic === undefined || (rule.topic === n.topic && (rule.partition === undefined || rule.partition === n.partition));
 }
 
-function modelRequest(faults: readonly ModelFault[], apiKey: number, named: readonly Named[] | undefined): Seen | undefined {
-  const live = faults.filter((f) => f.installed && f.apiKey === apiKey);
+function modelRequest(faults: readonly ModelFault[], apiKey: number, named: readonly Named[] | undefined, node: number): Seen | undefined {
+  const live = faults.filter((f) => f.installed && f.apiKey === apiKey && (f.rule.node ?? node) === node);
   const applies = (f: ModelFault): boolean => f.rule.topic === undefined || (named ?? []).some((n) => covers(f.rule, n));
   const first = (has: (f: ModelFault) => boolean): ModelFault | undefined => live.find((f) => has(f) && applies(f));
   const close = first((f) => f.rule.closeConnection === true);
@@ -151,7 +161,7 @@ function seen(outcome: Outcome | undefined, idOf: (f: unknown) => number): Seen 
 test('faults act on requests as the model says, and each acts at most its count', () => {
   fc.assert(
     fc.property(fc.array(stepArb, { maxLength: 60 }), (steps) => {
-      const registry = new FaultRegistry(SERVED, QUIET);
+      const registry = new FaultRegistry(SERVED, QUIET, NODES);
       const model: ModelFault[] = [];
       const handles: FaultHandle[] = [];
       const ids = new Map<unknown, number>();
@@ -180,8 +190,8 @@ test('faults act on requests as the model says, and each acts at most its count'
             for (const f of model) f.installed = false;
             break;
           case 'request': {
-            const expected = modelRequest(model, step.api.key, step.named);
-            const actual = seen(decide(registry.installed, step.api.key, step.named), (f) => ids.get(f)!);
+            const expected = modelRequest(model, step.api.key, step.named, step.node);
+            const actual = seen(decide(registry.installed, step.api.key, step.named, step.node), (f) => ids.get(f)!);
             assert.deepEqual(actual, expected);
           }
         }
@@ -208,10 +218,10 @@ test('with a probability and a seed, the same requests meet the same faults on e
       fc.array(requestArb, { maxLength: 60 }),
       (rules, probabilities, seed, requests) => {
         const run = (): unknown[] => {
-          const registry = new FaultRegistry(SERVED, QUIET);
+          const registry = new FaultRegistry(SERVED, QUIET, NODES);
           const installed = rules.map((rule, i) => registry.add({ ...rule, probability: probabilities[i]!, seed: seed + i }));
           const ids = new Map(registry.installed.map((f, i) => [f, i] as const));
-          const outcomes = requests.map((r) => seen(decide(registry.installed, r.api.key, r.named), (f) => ids.get(f as never)!));
+          const outcomes = requests.map((r) => seen(decide(registry.installed, r.api.key, r.named, r.node), (f) => ids.get(f as never)!));
           return [outcomes, installed.map((h) => h.fired)];
         };
         assert.deepEqual(run(), run());
@@ -224,11 +234,11 @@ test('with a probability and a seed, the same requests meet the same faults on e
 test('a fault drawing against a probability acts on some of its requests, not all, not none', () => {
   const registry = new FaultRegistry(SERVED, QUIET);
   const flaky = registry.add({ api: 'Produce', dropResponse: true, probability: 0.05, seed: 42 });
-  for (let i = 0; i < 2000; i++) decide(registry.installed, ApiKey.Produce, []);
+  for (let i = 0; i < 2000; i++) decide(registry.installed, ApiKey.Produce, [], 1);
   // 5% of 2000 is 100; the seeded draws give the same count on every run.
   assert.ok(flaky.fired > 50 && flaky.fired < 150, `fired ${flaky.fired}`);
 });
 
 test('no fault installed: nothing is decided', () => {
-  assert.equal(decide([], ApiKey.Produce, [{ topic: 'a', partition: 0 }]), undefined);
+  assert.equal(decide([], ApiKey.Produce, [{ topic: 'a', partition: 0 }], 1), undefined);
 });

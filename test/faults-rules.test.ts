@@ -32,13 +32,16 @@ const REFUSED: readonly [unknown, RegExp][] = [
   [{ api: 'Produce', dropResponse: true, seed: 7 }, /has a seed but no probability for it to draw/],
   [
     { api: 'Produce', dropResponse: true, topics: 'orders' },
-    /has no field 'topics' \(did you mean 'topic'\?\); its fields are api, topic, partition, count, probability, seed, error, dropResponse, delayMs, closeConnection, hold, holdCheck$/,
+    /has no field 'topics' \(did you mean 'topic'\?\); its fields are api, topic, partition, node, count, probability, seed, error, dropResponse, delayMs, closeConnection, hold, holdCheck$/,
   ],
   [{ api: 'Heartbeat', topic: 'orders', dropResponse: true }, /names topic 'orders', but Heartbeat requests name no topic$/],
   [{ api: 'Metadata', topic: 'orders', partition: 0, dropResponse: true }, /names partition 0, but Metadata requests name no partition$/],
   [{ api: 'Produce', partition: 0, dropResponse: true }, /names partition 0 but no topic$/],
   [{ api: 'Fetch', holdCheck: true }, /holds Fetch requests, but only Produce's batches are checked$/],
   ['Produce', /fault rule 'Produce' is not an object/],
+  [{ api: 'Produce', node: 0, dropResponse: true }, /has node 0; a node is a whole number from 1$/],
+  // One node serves: a rule naming another would never act.
+  [{ api: 'Produce', node: 2, dropResponse: true }, /names node 2, but the broker serves node 1 only$/],
 ];
 
 test('a rule with something wrong is refused with a sentence naming it', () => {
@@ -79,6 +82,7 @@ test('--fault specs read as rules; one that does not is a sentence about it', ()
   assert.deepEqual(parseFaultSpec('api=1,topic=orders,partition=0,error=6,count=3'), { api: 1, topic: 'orders', partition: 0, error: 6, count: 3 });
   assert.deepEqual(parseFaultSpec('api=Metadata,delayMs=250,probability=0.5'), { api: 'Metadata', delayMs: 250, probability: 0.5 });
   assert.deepEqual(parseFaultSpec('Heartbeat,closeConnection,count=1'), { api: 'Heartbeat', closeConnection: true, count: 1 });
+  assert.deepEqual(parseFaultSpec('Fetch,node=2,closeConnection'), { api: 'Fetch', node: 2, closeConnection: true });
   const refused: [string, RegExp][] = [
     ['Produce,dropResponse,bogus', /^'bogus' is not NAME=VALUE$/],
     // A near miss is named.

@@ -1,4 +1,4 @@
-// Overview: the broker's version, uptime, listeners and data directory, and charts of its metrics over time.
+// Overview: the broker's version, uptime, listeners and data directory, a simulated cluster's nodes, and charts of its metrics over time.
 import { useCallback, useState } from 'preact/hooks';
 import { html, useApi, useLiveEvent, ErrorNote, formatBytes, formatDuration } from './ui.js';
 
@@ -44,6 +44,33 @@ export function Chart({ title, unit, points, format }) {
       ${points.length === 1 && html`<circle cx=${x(0)} cy=${y(points[0].value)} r="2" />`}
     </svg>
   </figure>`;
+}
+
+/** A simulated cluster's nodes (`nodes`): where each listens, whether it is live, and how many partitions it leads. */
+function Nodes({ nodes }) {
+  if (nodes === undefined) return null;
+  return html`<h2 id="nodes">Nodes</h2>
+    <table aria-labelledby="nodes">
+      <thead>
+        <tr>
+          <th scope="col" class="num">Node</th>
+          <th scope="col">Address</th>
+          <th scope="col">State</th>
+          <th scope="col" class="num">Leads</th>
+        </tr>
+      </thead>
+      <tbody>
+        ${nodes.map(
+          (n) =>
+            html`<tr data-node=${n.nodeId}>
+              <td class="num">${n.nodeId}</td>
+              <td><code>${n.address}</code></td>
+              <td>${n.state === 'live' ? 'live' : html`<strong class="bad">${n.state}</strong>`}</td>
+              <td class="num">${n.leads} partition${n.leads === 1 ? '' : 's'}</td>
+            </tr>`,
+        )}
+      </tbody>
+    </table>`;
 }
 
 export function Overview() {
@@ -95,6 +122,7 @@ export function Overview() {
         )}
       </tbody>
     </table>
+    <${Nodes} nodes=${data.nodes} />
     <h2>Metrics</h2>
     <p class="hint">Sampled every 5 seconds while the broker runs; the last hour is kept. Times are UTC.</p>
     <div class="charts">

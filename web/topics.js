@@ -1,5 +1,5 @@
-// Topics: the list (paged, searchable) with a form to create one; a topic's partitions, files and configs (changed through
-// IncrementalAlterConfigs), and deleting it.
+// Topics: the list (paged, searchable) with a form to create one; a topic's partitions (their leaders and replicas with
+// several nodes), files and configs (changed through IncrementalAlterConfigs), and deleting it.
 import { useState } from 'preact/hooks';
 import { api, html, navigate, query, useApi, useSearch, useListPlace, enc, SearchForm, ErrorNote, Pager, formatBytes, formatDuration } from './ui.js';
 
@@ -211,6 +211,12 @@ export function TopicDetail({ name }) {
           <thead>
             <tr>
               <th scope="col" class="num">Partition</th>
+              ${
+                data.nodes > 1 &&
+                html`<th scope="col" class="num">Leader (epoch)</th>
+                  <th scope="col">Replicas</th>
+                  <th scope="col">In sync</th>`
+              }
               <th scope="col" class="num">Log start</th>
               <th scope="col" class="num">Log end</th>
               <th scope="col" class="num">High watermark</th>
@@ -223,8 +229,14 @@ export function TopicDetail({ name }) {
           <tbody>
             ${data.partitions.items.map(
               (p) =>
-                html`<tr>
+                html`<tr data-partition=${p.partition}>
                   <td class="num">${p.partition}${p.failed ? html` <strong class="bad">failed</strong>` : ''}</td>
+                  ${
+                    p.leader !== undefined &&
+                    html`<td class="num leader">${p.leader} (${p.leaderEpoch})</td>
+                      <td class="replicas">${p.replicas.join(', ')}</td>
+                      <td class="isr">${p.isr.join(', ')}</td>`
+                  }
                   <td class="num">${p.logStartOffset}</td>
                   <td class="num">${p.logEndOffset}</td>
                   <td class="num">${p.highWatermark}</td>

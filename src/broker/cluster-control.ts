@@ -29,6 +29,8 @@ export interface ClusterControl {
   stopNode(node: number): Promise<void>;
   /** Opens the node's listener again, on its port; it leads nothing until leaders are moved to it. */
   startNode(node: number): Promise<void>;
+  /** Resolves once the leaderships so far are kept in the data directory, which a new start over the same nodes takes back. */
+  saved(): Promise<void>;
   /** The node's connections hang, new ones too, and what it leads moves, as when the network cuts it off. */
   isolate(node: number): void;
   /** The node answers again; connections that hung close. */
@@ -79,6 +81,7 @@ export function clusterControl(
         if (!cluster.isolated.has(node)) leadership.start(node);
       });
     },
+    saved: () => cluster.saved(),
     isolate(node) {
       known(node, 'isolate');
       if (cluster.isolated.has(node)) return;

@@ -9,7 +9,13 @@ import { internalTopicPartitions } from '../log/internal-topics.js';
 import type { Storage, TopicInfo } from '../log/storage.js';
 import { COORDINATOR_TOPICS, isInternalTopic } from '../settings/internal-topics.js';
 import type { BrokerConfig } from '../settings/settings.js';
+import { ClusterStore } from './cluster-store.js';
 import { NODE_ID } from './config.js';
+
+interface ClusterLog {
+  warn(fields: object, message: string): void;
+  error(fields: object, message: string): void;
+}
 
 export interface NodeAddress {
   readonly nodeId: number;
@@ -28,6 +34,12 @@ export class Cluster {
   /** Nodes whose listener answers nothing. */
   readonly isolated = new Set<number>();
   private storage: Storage | undefined;
+  /** Where the leaderships are kept, with several nodes; the change count last kept, and the write keeping it. */
+  private store: ClusterStore | undefined;
+  private keptChanges = -1;
+  private kept: Promise<void> = Promise.resolve();
+  private nextKeep: Promise<void> | undefined;
+  private log: ClusterLog | undefined;
 
   constructor(
     nodes: number,
@@ -42,9 +54,55 @@ export class Cluster {
     return this.leadership.nodes.length > 1;
   }
 
-  /** The store of the broker's current start. */
-  attach(storage: Storage): void {
+  /**
+   * The store of the broker's current start. At the first, with several nodes, the leaderships
+   * kept in the data directory come back if they were made over the same nodes.
+   */
+  async attach(storage: Storage, dataDir: string, log: ClusterLog): Promise<void> {
     this.storage = storage;
+    this.log = log;
+    if (!this.simulated || this.store !== undefined) return;
+    const store = new ClusterStore(dataDir);
+    const state = await store.read();
+    if (state !== undefined) {
+      try {
+        this.leadership.restore(state);
+      } catch (err) {
+        log.warn({ err }, 'leaderships kept in the data directory are not taken back: placed anew');
+      }
+      // Topics deleted since are not kept again.
+      const keys = new Set<string>([...storage.topics().map(leadershipKey), ...Object.values(COORDINATOR_TOPICS)]);
+      for (const [key] of [...this.leadership.placed()]) if (!keys.has(key)) this.leadership.forget(key);
+    }
+    this.store = store;
+    this.keptChanges = this.leadership.changes;
+  }
+
+  /** Resolves once every change of leadership so far is kept in the data directory. */
+  saved(): Promise<void> {
+    return this.keep();
+  }
+
+  /**
+   * Writes the leaderships if they changed since last kept: one write at a time, the next one
+   * taking every change made until it starts.
+   */
+  private keep(): Promise<void> {
+    const store = this.store;
+    if (store === undefined || this.leadership.changes === this.keptChanges) return this.kept;
+    this.keptChanges = this.leadership.changes;
+    if (this.nextKeep === undefined) {
+      this.nextKeep = this.kept.then(() => {
+        this.nextKeep = undefined;
+        return store.write(this.leadership.state()).catch((err: unknown) => {
+          // Kept at the next change.
+          this.keptChanges = -1;
+          this.log?.error({ err }, 'keeping the leaderships in the data directory failed');
+        });
+      });
+      this.kept = this.nextKeep;
+    }
+    return this.kept;
   }
 
   /** Where node `nodeId` is reached. */
@@ -55,6 +113,14 @@ export class Cluster {
   address(nodeId: number): NodeAddress {
     const { host, port } = this.addresses.get(nodeId)!;
     return { nodeId, host, port };
+  }
+
+  /** Every node, with where it listens and whether it is live, stopped or isolated (the console's list). */
+  nodeStates(): (NodeAddress & { readonly state: 'live' | 'stopped' | 'isolated' })[] {
+    return this.leadership.nodes.map((n) => ({
+      ...this.address(n),
+      state: this.stopped.has(n) ? 'stopped' : this.isolated.has(n) ? 'isolated' : 'live',
+    }));
   }
 
   /** The live nodes, as Metadata and DescribeCluster list them. */
@@ -69,13 +135,15 @@ export class Cluster {
 
   /** Partition `index` of `topic` (which has it). */
   partitionOf(topic: TopicInfo, index: number): PartitionLeadership {
-    return this.leadership.partition(leadershipKey(topic), index);
+    const p = this.leadership.partition(leadershipKey(topic), index);
+    void this.keep();
+    return p;
   }
 
   /** Partition `index` of the topic named `topic`; undefined if there is no such partition. */
   partition(topic: string, index: number): PartitionLeadership | undefined {
     const info = this.storage!.topic(topic);
-    return info === undefined || index < 0 || index >= info.partitions ? undefined : this.leadership.partition(leadershipKey(info), index);
+    return info === undefined || index < 0 || index >= info.partitions ? undefined : this.partitionOf(info, index);
   }
 
   /** Partition `index` of `topic` as Metadata and DescribeTopicPartitions describe it. */
@@ -111,13 +179,16 @@ export class Cluster {
   /** The node coordinating group or transactional id `key`: the leader of its partition of the coordinators' topic. */
   coordinator(kind: keyof typeof COORDINATOR_TOPICS, key: string): number {
     const topic = COORDINATOR_TOPICS[kind];
-    return this.leadership.partition(topic, coordinatorPartition(key, internalTopicPartitions(this.storage!, topic, this.config))).leader;
+    const { leader } = this.leadership.partition(topic, coordinatorPartition(key, internalTopicPartitions(this.storage!, topic, this.config)));
+    void this.keep();
+    return leader;
   }
 
-  /** Sets the replication factor of a topic created with one. */
-  created(topic: TopicInfo, replicationFactor: number, assignments: readonly (readonly number[])[]): void {
+  /** Sets the replication factor of a topic created with one; resolves once it is kept. */
+  created(topic: TopicInfo, replicationFactor: number, assignments: readonly (readonly number[])[]): Promise<void> {
     if (assignments.length > 0) this.leadership.assign(leadershipKey(topic), assignments);
     else this.leadership.setReplicationFactor(leadershipKey(topic), replicationFactor);
+    return this.keep();
   }
 
   /** Makes `node` lead partition `index` of `topic`, at the next leader epoch. */
@@ -125,6 +196,7 @@ export class Cluster {
     const info = this.storage!.topic(topic);
     if (info === undefined || index < 0 || index >= info.partitions) throw new RangeError(`no partition ${topic}-${index}`);
     this.leadership.moveLeader(leadershipKey(info), index, node, this.logEnd(info.name, index));
+    void this.keep();
   }
 
   /** Takes `node` down: what it leads moves to other live nodes. */
@@ -138,6 +210,7 @@ export class Cluster {
       const name = names.get(key);
       return name === undefined ? 0 : this.logEnd(name, index);
     });
+    void this.keep();
   }
 
   private logEnd(topic: string, index: number): number {

@@ -74,7 +74,7 @@ export function createDispatcher(table: ReadonlyMap<number, ApiHandler>, broker:
     if (view !== undefined) request = view.request;
     if (broker.faults.installed.length !== 0) {
       const names = named(apiKey, request);
-      const outcome = decide(broker.faults.installed, apiKey, names);
+      const outcome = decide(broker.faults.installed, apiKey, names, broker.nodeId);
       if (outcome !== undefined) {
         return handleFaulted(outcome, names, handler, request, info, broker, (response) => {
           if (misdirected.length > 0) addErrors(apiKey, response, misdirected);

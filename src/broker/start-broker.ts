@@ -99,7 +99,7 @@ export async function startBroker(options: BrokerOptions = {}): Promise<Broker> 
   const unfit = memoryProblem(options);
   if (unfit !== undefined) throw new Error(unfit);
   const logger = options.logger ?? pino({ level: 'warn' }, pino.destination(2));
-  const faults = new FaultRegistry(buildApiTable(undefined), logger);
+  const faults = new FaultRegistry(buildApiTable(undefined), logger, options.nodes ?? DEFAULT_CONFIG.nodes);
   for (const rule of options.faults ?? []) faults.add(rule);
   const temporary = options.dataDir === undefined;
   const dataDir = options.dataDir ?? (await mkdtemp(join(tmpdir(), 'brook-')));
@@ -193,7 +193,8 @@ async function run(config: BrokerConfig, logger: Logger, faults: FaultRegistry, 
         : undefined,
     });
     closers.push(() => storage.close());
-    cluster.attach(storage);
+    await cluster.attach(storage, dataDir, logger);
+    closers.push(() => cluster.saved());
     const metrics = new BrokerMetrics();
     const producerActivity = new ProducerActivity();
     const partitions = new Partitions(storage, producerActivity, (verdict) => metrics.idempotence(verdict));

@@ -13,7 +13,7 @@ import { checkRule, FaultRuleError, type FaultRule } from '../faults/rule.js';
 import { closestWord } from '../faults/closest-word.js';
 
 const FLAGS = ['dropResponse', 'closeConnection', 'holdCheck'];
-const NUMBERS = ['partition', 'count', 'seed', 'delayMs'];
+const NUMBERS = ['partition', 'node', 'count', 'seed', 'delayMs'];
 
 export function parseFaultSpec(spec: string): FaultRule {
   const rule: Record<string, unknown> = {};

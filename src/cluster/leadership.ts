@@ -35,10 +35,20 @@ interface Placed {
   epochs: EpochStart[];
 }
 
+/** What a restart keeps of the leaderships: plain data, as stored. */
+export interface LeadershipState {
+  /** The node ids the leaderships were made over. */
+  readonly nodes: readonly number[];
+  /** By topic key, the replication factor of partitions to come and each placed partition. */
+  readonly topics: Readonly<Record<string, { readonly replicationFactor: number; readonly partitions: readonly PartitionLeadership[] }>>;
+}
+
 export class Leadership {
   private readonly down = new Set<number>();
   /** By topic key (a topic's id), its partitions placed so far, and the replication factor of those to come. */
   private readonly topics = new Map<string, { replicationFactor: number; partitions: Placed[] }>();
+  /** Grows at each change of what `state()` gives, so that a keeper stores only what changed. */
+  private changed = 0;
 
   /** `nodes`: the node ids, ascending. */
   constructor(readonly nodes: readonly number[]) {}
@@ -58,6 +68,7 @@ export class Leadership {
     while (topic.partitions.length <= index) {
       const replicas = placeReplicas(live, topic.partitions.length, Math.min(topic.replicationFactor, live.length));
       topic.partitions.push({ replicas, leader: replicas[0]!, epoch: 0, epochs: [{ epoch: 0, startOffset: 0 }] });
+      this.changed++;
     }
     return topic.partitions[index]!;
   }
@@ -65,6 +76,7 @@ export class Leadership {
   /** The replication factor of the topic's partitions not yet placed (1 unless set). */
   setReplicationFactor(key: string, replicationFactor: number): void {
     this.topic(key).replicationFactor = replicationFactor;
+    this.changed++;
   }
 
   /** Places the topic's partitions on the replicas given, the first of each leading. */
@@ -74,11 +86,12 @@ export class Leadership {
       const leader = replicas.find((n) => this.isLive(n)) ?? this.live()[0]!;
       topic.partitions.push({ replicas: [...replicas], leader, epoch: 0, epochs: [{ epoch: 0, startOffset: 0 }] });
     }
+    this.changed++;
   }
 
   /** A deleted topic's partitions are forgotten. */
   forget(key: string): void {
-    this.topics.delete(key);
+    if (this.topics.delete(key)) this.changed++;
   }
 
   /** The in-sync replicas: with one copy stored, the live ones. */
@@ -99,6 +112,7 @@ export class Leadership {
     p.epoch++;
     p.epochs.push({ epoch: p.epoch, startOffset: logEndOffset });
     if (p.epochs.length > KEPT_EPOCHS) p.epochs.shift();
+    this.changed++;
   }
 
   /**
@@ -127,6 +141,39 @@ export class Leadership {
   /** Every topic key with its placed partitions. */
   *placed(): Iterable<[key: string, partitions: readonly PartitionLeadership[]]> {
     for (const [key, topic] of this.topics) yield [key, topic.partitions];
+  }
+
+  /** How many changes `state()` has seen: it differs from an earlier count once the state has changed. */
+  get changes(): number {
+    return this.changed;
+  }
+
+  /** The leaderships as plain data, which `restore` takes back; which nodes are down is not kept. */
+  state(): LeadershipState {
+    const topics: Record<string, LeadershipState['topics'][string]> = {};
+    for (const [key, t] of this.topics)
+      topics[key] = {
+        replicationFactor: t.replicationFactor,
+        partitions: t.partitions.map((p) => ({ replicas: [...p.replicas], leader: p.leader, epoch: p.epoch, epochs: p.epochs.map((e) => ({ ...e })) })),
+      };
+    return { nodes: [...this.nodes], topics };
+  }
+
+  /**
+   * Takes back the leaderships `state()` gave, every node live, if they were made over these
+   * nodes (else a RangeError, and nothing changes): a restart keeps leaders and epochs.
+   */
+  restore(state: LeadershipState): void {
+    if (state.nodes.length !== this.nodes.length || state.nodes.some((n, i) => n !== this.nodes[i]))
+      throw new RangeError(`the leaderships kept are over nodes ${state.nodes.join(', ')}, not ${this.nodes.join(', ')}`);
+    this.down.clear();
+    this.topics.clear();
+    for (const [key, t] of Object.entries(state.topics))
+      this.topics.set(key, {
+        replicationFactor: t.replicationFactor,
+        partitions: t.partitions.map((p) => ({ replicas: [...p.replicas], leader: p.leader, epoch: p.epoch, epochs: p.epochs.map((e) => ({ ...e })) })),
+      });
+    this.changed++;
   }
 
   private topic(key: string): { replicationFactor: number; partitions: Placed[] } {

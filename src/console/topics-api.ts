@@ -1,4 +1,4 @@
-/** The Topics view's data: the topics, each partition's offsets and files, configs; creating and deleting topics through the CreateTopics and DeleteTopics handlers. */
+/** The Topics view's data: the topics, each partition's offsets and files (and leader and replicas, with several nodes), configs; creating and deleting topics through the CreateTopics and DeleteTopics handlers. */
 import type { BrokerContext } from '../broker/broker-context.js';
 import { createTopics } from '../broker/handlers/create-topics.js';
 import { deleteTopics } from '../broker/handlers/delete-topics.js';
@@ -59,8 +59,11 @@ export async function describeTopic(broker: BrokerContext, name: string, query: 
       const log = broker.storage.partition(name, partition);
       if (log === undefined) return { partition, gone: true };
       const usage = (await segmentUsage(log.dir)) ?? { bytes: 0, segments: 0 };
+      // A simulated cluster's leader and replicas, as Metadata reports them.
+      const placed = broker.cluster.simulated ? broker.cluster.describe(topic, partition) : undefined;
       return {
         partition,
+        ...(placed === undefined ? {} : { leader: placed.leaderId, leaderEpoch: placed.leaderEpoch, replicas: placed.replicaNodes, isr: placed.isrNodes }),
         logStartOffset: log.logStartOffset,
         logEndOffset: log.logEndOffset,
         highWatermark: log.highWatermark,
@@ -78,6 +81,7 @@ export async function describeTopic(broker: BrokerContext, name: string, query: 
     topicId: topic.topicId,
     internal: isInternalTopic(name),
     partitionCount: topic.partitions,
+    nodes: broker.cluster.simulated ? broker.cluster.leadership.nodes.length : 1,
     partitions: { ...shown, items: partitions },
     configs,
   };

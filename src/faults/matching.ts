@@ -3,7 +3,7 @@
  * own counts: `decide` charges each fault that acts and takes out those whose count is spent.
  *
  * A fault matches a request of its API that names its topic (and partition), or any request of
- * its API when it names none. Faults are tried in the order added, each drawing against its
+ * its API when it names none; a fault naming a node, only requests arriving at that node. Faults are tried in the order added, each drawing against its
  * probability only when it would act:
  * - a closeConnection fault acts first, alone: the request is not handled, so nothing else acts;
  * - then a hold fault, alone: the request is handled, as if it arrived then, at the fault's next release;
@@ -73,10 +73,15 @@ export interface Outcome {
 
 /**
  * What `installed` does to a request of API `apiKey` naming `named` (undefined: an API whose
- * requests name no topic); undefined when no fault acts.
+ * requests name no topic), arriving at node `nodeId`; undefined when no fault acts.
  */
-export function decide(installed: InstalledFault[], apiKey: number, named: readonly Named[] | undefined): Outcome | undefined {
-  const matching = installed.filter((f) => f.rule.apiKey === apiKey && (f.rule.topic === undefined || named?.some((n) => covers(f.rule, n)) === true));
+export function decide(installed: InstalledFault[], apiKey: number, named: readonly Named[] | undefined, nodeId: number): Outcome | undefined {
+  const matching = installed.filter(
+    (f) =>
+      f.rule.apiKey === apiKey &&
+      (f.rule.node === undefined || f.rule.node === nodeId) &&
+      (f.rule.topic === undefined || named?.some((n) => covers(f.rule, n)) === true),
+  );
   if (matching.length === 0) return undefined;
   const closing = matching.find((f) => f.rule.action.kind === 'closeConnection' && f.drawn());
   if (closing !== undefined) return alone(installed, closing, { closeConnection: true, held: undefined });

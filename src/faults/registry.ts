@@ -30,10 +30,12 @@ export class FaultRegistry implements Faults {
   constructor(
     private readonly served: ServedApis,
     private readonly log: FaultLog,
+    /** How many nodes the broker serves: a rule may name node 1 to this. */
+    private readonly nodes = 1,
   ) {}
 
   add(rule: FaultRule): FaultHandle {
-    const fault = new InstalledFault(checkRule(rule, this.served));
+    const fault = new InstalledFault(checkRule(rule, this.served, this.nodes));
     this.installed.push(fault);
     this.log.info({ fault: rule, seed: fault.rule.seed }, `fault added: ${describeRule(fault.rule)}`);
     const installed = this.installed;

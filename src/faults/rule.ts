@@ -16,6 +16,8 @@ export interface FaultMatch {
   readonly topic?: string;
   /** Only requests naming this partition of `topic`. */
   readonly partition?: number;
+  /** Only requests arriving at this node's listener (a node id, from 1: `nodes` serves 1 to N). */
+  readonly node?: number;
   /** Acts on this many requests, then removes itself; absent: until removed. */
   readonly count?: number;
   /** Acts on this share of the requests it matches (0 < p ≤ 1; absent: all of them). */
@@ -69,6 +71,8 @@ export interface CheckedRule {
   readonly api: string;
   readonly topic: string | undefined;
   readonly partition: number | undefined;
+  /** undefined: at every node. */
+  readonly node: number | undefined;
   /** Infinity: until removed. */
   readonly count: number;
   readonly probability: number;
@@ -83,7 +87,7 @@ export type ServedApis = ReadonlyMap<number, unknown>;
 const LONGEST_DELAY_MS = 2 ** 31 - 1;
 
 const ACTIONS: readonly FaultActionName[] = ['error', 'dropResponse', 'delayMs', 'closeConnection', 'hold', 'holdCheck'];
-const FIELDS = ['api', 'topic', 'partition', 'count', 'probability', 'seed', ...ACTIONS];
+const FIELDS = ['api', 'topic', 'partition', 'node', 'count', 'probability', 'seed', ...ACTIONS];
 
 /** A rule that cannot be installed; `problem` says why, as a phrase following "the rule". */
 export class FaultRuleError extends TypeError {
@@ -96,8 +100,11 @@ export class FaultRuleError extends TypeError {
   }
 }
 
-/** The rule checked, or a FaultRuleError saying what is wrong with it. */
-export function checkRule(rule: unknown, served: ServedApis): CheckedRule {
+/**
+ * The rule checked, or a FaultRuleError saying what is wrong with it; `nodes`: how many nodes the
+ * broker serves (its ids 1 to `nodes`), when known.
+ */
+export function checkRule(rule: unknown, served: ServedApis, nodes?: number): CheckedRule {
   if (typeof rule !== 'object' || rule === null || Array.isArray(rule)) throw new FaultRuleError(rule, 'is not an object');
   const r = rule as Record<string, unknown>;
   const given = Object.keys(r).filter((k) => r[k] !== undefined);
@@ -120,6 +127,12 @@ export function checkRule(rule: unknown, served: ServedApis): CheckedRule {
     if (names !== 'partition') throw new FaultRuleError(r, `names partition ${partition}, but ${api} requests name no partition`);
     if (topic === undefined) throw new FaultRuleError(r, `names partition ${partition} but no topic`);
   }
+  const node = r.node as number | undefined;
+  if (node !== undefined) {
+    if (!isWhole(node, 1, 2 ** 31 - 1)) throw new FaultRuleError(r, `has node ${shown(node)}; a node is a whole number from 1`);
+    if (nodes !== undefined && node > nodes)
+      throw new FaultRuleError(r, `names node ${node}, but the broker serves ${nodes === 1 ? 'node 1 only' : `nodes 1 to ${nodes}`}`);
+  }
   const count = r.count ?? Infinity;
   if (count !== Infinity && !isWhole(count, 1, Number.MAX_SAFE_INTEGER))
     throw new FaultRuleError(r, `has count ${shown(count)}; a count is a whole number from 1`);
@@ -132,12 +145,13 @@ export function checkRule(rule: unknown, served: ServedApis): CheckedRule {
   const seed = (r.seed as number | undefined) ?? Math.floor(Math.random() * 2 ** 32);
   const action = actionOf(r, actions[0]!);
   if (action.kind === 'holdCheck' && api !== 'Produce') throw new FaultRuleError(r, `holds ${api} requests, but only Produce's batches are checked`);
-  return { apiKey, api, topic, partition, count: count as number, probability, seed, action };
+  return { apiKey, api, topic, partition, node, count: count as number, probability, seed, action };
 }
 
-/** A rule in words, for the log: `Produce requests naming orders-0: answer NOT_LEADER_OR_FOLLOWER (6), 2 times`. */
+/** A rule in words, for the log: `Produce requests naming orders-0 at node 2: answer NOT_LEADER_OR_FOLLOWER (6), 2 times`. */
 export function describeRule(r: CheckedRule): string {
-  const where = r.topic === undefined ? '' : ` naming ${r.topic}${r.partition === undefined ? '' : `-${r.partition}`}`;
+  const naming = r.topic === undefined ? '' : ` naming ${r.topic}${r.partition === undefined ? '' : `-${r.partition}`}`;
+  const where = `${naming}${r.node === undefined ? '' : ` at node ${r.node}`}`;
   const times = r.count === Infinity ? '' : `, ${r.count} time${r.count === 1 ? '' : 's'}`;
   const chance = r.probability < 1 ? `, with probability ${r.probability} (seed ${r.seed})` : '';
   return `${r.api} requests${where}: ${describeAction(r.action)}${times}${chance}`;

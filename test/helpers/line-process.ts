@@ -33,6 +33,13 @@ export class LineProcess<Line> {
     return new LineProcess<Line>(child, script, timeoutMs);
   }
 
+  /** Runs a program, such as a Go client GoClient built. */
+  static command<Line>(name: string, binary: string, args: readonly (string | number)[], timeoutMs = 120_000): LineProcess<Line> {
+    const child = spawn(binary, args.map(String), { stdio: ['pipe', 'pipe', 'pipe'] });
+    child.stdin!.on('error', () => {});
+    return new LineProcess<Line>(child, name, timeoutMs);
+  }
+
   /** Waits until `condition` holds over the lines so far; fails if the process ends first. */
   until(condition: (lines: readonly Line[]) => boolean, what: string, timeoutMs?: number): Promise<void> {
     return until(

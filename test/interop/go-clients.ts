@@ -9,6 +9,7 @@ import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { promisify } from 'node:util';
 import { run } from '../helpers/external.js';
+import { LineProcess } from '../helpers/line-process.js';
 
 /** Where Debian's golang-*-dev packages put their sources. */
 export const DEBIAN_GOPATH = '/usr/share/gocode';
@@ -16,6 +17,8 @@ export const DEBIAN_GOPATH = '/usr/share/gocode';
 export interface GoClient {
   /** Runs the client and parses the JSON line it prints last. */
   run<T>(args: readonly (string | number)[]): Promise<T>;
+  /** Starts the client, printing JSON lines, which finishes up when its stdin closes. */
+  start<Line>(args: readonly (string | number)[], timeoutMs?: number): LineProcess<Line>;
   remove(): Promise<void>;
 }
 
@@ -46,6 +49,7 @@ export async function buildGoClient(name: string): Promise<GoClient> {
       if (r.code !== 0) throw new Error(`${name} ${args.join(' ')} exited ${r.code}:\n${r.stderr}\n${r.stdout}`);
       return JSON.parse(r.stdout.trimEnd().split('\n').at(-1) ?? '') as T;
     },
+    start: <Line>(args: readonly (string | number)[], timeoutMs?: number) => LineProcess.command<Line>(name, binary, args, timeoutMs),
     remove: () => rm(dir, { recursive: true, force: true }),
   };
 }

@@ -52,7 +52,7 @@ async function create(broker: BrokerContext, t: CreateTopicsRequestCreatableTopi
     try {
       const topic = await broker.storage.createTopic(t.name, partitions, own);
       topicId = topic.topicId;
-      broker.cluster.created(
+      await broker.cluster.created(
         topic,
         replicationFactor,
         t.assignments.map((a) => a.brokerIds),

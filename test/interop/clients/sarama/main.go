@@ -9,6 +9,7 @@ import (
 	"log"
 	"os"
 	"strconv"
+	"strings"
 	"time"
 
 	"github.com/Shopify/sarama"
@@ -22,9 +23,10 @@ func main() {
 		sarama.Logger = log.New(os.Stderr, "[sarama] ", log.Lmicroseconds)
 	}
 	if len(os.Args) < 3 {
-		fail(fmt.Errorf("usage: sarama produce|group-consume|read|admin|admin-after-acls BOOTSTRAP ARGS..."))
+		fail(fmt.Errorf("usage: sarama produce|group-consume|read|admin|admin-after-acls|moving BOOTSTRAP ARGS..."))
 	}
-	bootstrap, args := []string{os.Args[2]}, os.Args[3:]
+	// BOOTSTRAP may list several brokers, separated by commas.
+	bootstrap, args := strings.Split(os.Args[2], ","), os.Args[3:]
 	var result interface{}
 	var err error
 	switch os.Args[1] {
@@ -36,6 +38,8 @@ func main() {
 		result, err = read(bootstrap, args[0], args[1:])
 	case "admin": // TOPIC GROUP
 		result, err = admin(bootstrap, args[0], args[1])
+	case "moving": // TOPIC GROUP PARTITIONS
+		result, err = moving(bootstrap, args[0], args[1], atoi(args[2]))
 	case "admin-after-acls":
 		result, err = adminAfterAcls(bootstrap)
 	default:
