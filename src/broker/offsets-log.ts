@@ -2,8 +2,7 @@
  * `__consumer_offsets` as the group coordinator writes and reads it (broker/coordinator-log.ts),
  * the log's refusals answered as OffsetCommit answers them.
  */
-import type { CoordinatorOffsetsLog } from '../groups/group-coordinator.js';
-import { OffsetsNotWritten } from '../groups/offsets-log.js';
+import { CoordinatorLogNotWritten, type CoordinatorLog } from '../protocol/coordinator-log.js';
 import { ErrorCode } from '../protocol/error-codes.js';
 import { OFFSETS_TOPIC } from '../settings/internal-topics.js';
 import type { BrokerConfig } from '../settings/settings.js';
@@ -14,8 +13,8 @@ import type { Partitions } from './partition.js';
  * The offsets topic over `partitions`; `epochOf` gives a partition's leader epoch, stamped on
  * what it stores.
  */
-export function offsetsLog(partitions: Partitions, config: BrokerConfig, epochOf: (topic: string, index: number) => number): CoordinatorOffsetsLog {
-  return coordinatorLog(partitions, OFFSETS_TOPIC, config, epochOf, (errorCode, message) => new OffsetsNotWritten(commitError(errorCode), message));
+export function offsetsLog(partitions: Partitions, config: BrokerConfig, epochOf: (topic: string, index: number) => number): CoordinatorLog {
+  return coordinatorLog(partitions, OFFSETS_TOPIC, config, epochOf, (errorCode, message) => new CoordinatorLogNotWritten(commitError(errorCode), message));
 }
 
 /** As Kafka's `GroupMetadataManager.storeOffsets` maps the log's error to OffsetCommit's. */

@@ -9,27 +9,14 @@ import { isIoError } from '../files/io-error.js';
 import { ErrorCode } from '../protocol/error-codes.js';
 import { ClassicGroup, EMPTY_ASSIGNMENT, joinError, syncError, type GroupState, type JoinOutcome, type Member, type SyncOutcome } from './classic-group.js';
 import { GROUPS_FILE, GroupStore } from './group-store.js';
-import {
-  OffsetsNotWritten,
-  OffsetStore,
-  type CommittedOffset,
-  type GroupOffsets,
-  type OffsetsLog,
-  type OffsetStoreLog,
-  type PartitionOffset,
-  type TopicPartition,
-} from './offset-store.js';
-import type { MigrationLog } from './offsets-log.js';
+import { CoordinatorLogNotWritten, type CoordinatorLog } from '../protocol/coordinator-log.js';
+import { OffsetStore, type CommittedOffset, type GroupOffsets, type PartitionOffset, type TopicPartition } from './offset-store.js';
+import type { OffsetStoreLog } from './offset-store-log.js';
 import { CONSUMER_PROTOCOL_TYPE } from './consumer-protocol.js';
 import { Rebalancer, type JoinRequest, type MemberIdentity, type RebalanceOptions } from './rebalancer.js';
 import { timerScheduler, type Cancel } from './scheduler.js';
 import { ConsumerCoordinator, type ConsumerGroupOptions, type ConsumerHeartbeat, type ConsumerHeartbeatOutcome } from './consumer-coordinator.js';
 import type { ConsumerGroup, ConsumerGroupState, TopicImage } from './consumer-group.js';
-
-export type CoordinatorLog = OffsetStoreLog;
-
-/** `__consumer_offsets`, as the broker gives it: appends, reads, and what moving an earlier brook's offsets in needs. */
-export type CoordinatorOffsetsLog = OffsetsLog & MigrationLog;
 
 export interface CoordinatorOptions extends RebalanceOptions {
   /** group.min.session.timeout.ms and group.max.session.timeout.ms */
@@ -41,7 +28,7 @@ export interface CoordinatorOptions extends RebalanceOptions {
   readonly offsetsRetentionMs: number;
   /** The time, ms since the epoch. */
   readonly now: () => number;
-  readonly log: CoordinatorLog;
+  readonly log: OffsetStoreLog;
   /** Consumer-protocol groups' settings (group.consumer.*). */
   readonly consumer: Omit<ConsumerGroupOptions, 'scheduler' | 'topics' | 'onStoreError'>;
   /** The topics as the broker has them now, which consumer groups subscribe to. */
@@ -146,7 +133,7 @@ export class GroupCoordinator {
 
   static async open(
     dataDir: string,
-    offsetsLog: CoordinatorOffsetsLog,
+    offsetsLog: CoordinatorLog,
     options: Partial<CoordinatorOptions> & Pick<CoordinatorOptions, 'log'>,
   ): Promise<GroupCoordinator> {
     const resolved = { ...DEFAULT_OPTIONS, ...options };
@@ -242,7 +229,7 @@ export class GroupCoordinator {
       await this.offsetStore.commit(request.groupId, request.offsets, this.options.now());
       return ErrorCode.NONE;
     } catch (err) {
-      if (err instanceof OffsetsNotWritten) return err.errorCode;
+      if (err instanceof CoordinatorLogNotWritten) return err.errorCode;
       if (!isIoError(err)) throw err;
       this.options.log.error({ group: request.groupId, err }, 'offset commit not stored');
       return ErrorCode.COORDINATOR_NOT_AVAILABLE;
@@ -360,7 +347,7 @@ export class GroupCoordinator {
       this.options.log.info({ group: groupId }, 'group deleted');
       return ErrorCode.NONE;
     } catch (err) {
-      if (err instanceof OffsetsNotWritten) return err.errorCode;
+      if (err instanceof CoordinatorLogNotWritten) return err.errorCode;
       if (!isIoError(err)) throw err;
       this.options.log.error({ group: groupId, err }, 'group deletion not stored');
       return ErrorCode.COORDINATOR_NOT_AVAILABLE;
@@ -396,7 +383,7 @@ export class GroupCoordinator {
       try {
         await this.offsetStore.deleteOffsets(groupId, deleted);
       } catch (err) {
-        if (err instanceof OffsetsNotWritten) return refused(err.errorCode);
+        if (err instanceof CoordinatorLogNotWritten) return refused(err.errorCode);
         if (!isIoError(err)) throw err;
         this.options.log.error({ group: groupId, err }, 'offset deletion not stored');
         return refused(ErrorCode.COORDINATOR_NOT_AVAILABLE);

@@ -1,7 +1,7 @@
 /**
  * Committed offsets by group: held in memory, and kept as Kafka's group coordinator keeps them,
  * as records of the compacted topic `__consumer_offsets` (offset-commit-records.ts), each group's
- * in its partition, appended through the `OffsetsLog` the broker gives. A change is visible once
+ * in its partition, appended through the `CoordinatorLog` the broker gives. A change is visible once
  * its records are written: in the page cache, or under `--flush always` on disk. At the start the
  * offsets are read back from the topic, the last record of each key winning, after a data
  * directory of an earlier brook has had its offset files moved in (offset-migration.ts).
@@ -11,11 +11,11 @@ import { ProtocolError } from '../protocol/primitives/errors.js';
 import type { NewRecord } from '../protocol/stored-records.js';
 import { commitRecord, readOffsetRecord, tombstoneRecord } from './offset-commit-records.js';
 import { migrateOffsetFiles } from './offset-migration.js';
-import { OffsetsNotWritten, type MigrationLog, type OffsetsLog, type OffsetStoreLog } from './offsets-log.js';
+import { CoordinatorLogNotWritten, type CoordinatorLog } from '../protocol/coordinator-log.js';
+import type { OffsetStoreLog } from './offset-store-log.js';
 import { OffsetState, type GroupOffsets, type OffsetChange, type PartitionOffset, type StoredOffset, type TopicPartition } from './offset-state.js';
 
 export type { CommittedOffset, GroupOffsets, PartitionOffset, TopicPartition } from './offset-state.js';
-export { OffsetsNotWritten, type MigrationLog, type OffsetsLog, type OffsetStoreLog } from './offsets-log.js';
 
 export class OffsetStore {
   /** The changes naming each group that are being written. */
@@ -25,14 +25,14 @@ export class OffsetStore {
 
   private constructor(
     private readonly state: OffsetState,
-    private readonly log: OffsetsLog,
+    private readonly log: CoordinatorLog,
   ) {}
 
   /**
    * The offsets held in the topic, once the offset files of an earlier brook in `dir` are moved
    * into it. A record that does not decode is passed over, and said so.
    */
-  static async open(dir: string, log: OffsetsLog & MigrationLog, report: OffsetStoreLog): Promise<OffsetStore> {
+  static async open(dir: string, log: CoordinatorLog, report: OffsetStoreLog): Promise<OffsetStore> {
     await migrateOffsetFiles(dir, log, report);
     // group → "topic\0partition" → the last record's offset, undefined for a tombstone.
     const latest = new Map<string, Map<string, StoredOffset | undefined>>();
@@ -143,7 +143,7 @@ export class OffsetStore {
 
   /** Appends the records, then applies the change: what is read never runs ahead of what is written. */
   private change(change: OffsetChange, groups: readonly string[], appends: ReadonlyMap<number, readonly NewRecord[]>): Promise<void> {
-    if (this.closed) return Promise.reject(new OffsetsNotWritten(ErrorCode.NOT_COORDINATOR, 'the offset store is closed'));
+    if (this.closed) return Promise.reject(new CoordinatorLogNotWritten(ErrorCode.NOT_COORDINATOR, 'the offset store is closed'));
     for (const groupId of groups) {
       const pending = this.pending.get(groupId);
       if (pending === undefined) this.pending.set(groupId, new Set([change]));

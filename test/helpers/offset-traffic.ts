@@ -3,7 +3,8 @@
  * a model that applies them in the plainest way, and the stores' contents in one comparable form.
  */
 import type { OffsetChange, StoredOffset } from '../../src/groups/offset-state.js';
-import type { OffsetStore, OffsetStoreLog } from '../../src/groups/offset-store.js';
+import type { OffsetStore } from '../../src/groups/offset-store.js';
+import type { OffsetStoreLog } from '../../src/groups/offset-store-log.js';
 import { seeded } from './seeded.js';
 
 const GROUPS = 12;

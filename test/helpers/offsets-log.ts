@@ -2,13 +2,13 @@
 import { offsetsLog } from '../../src/broker/offsets-log.js';
 import { Partitions } from '../../src/broker/partition.js';
 import { ProducerActivity } from '../../src/broker/producer-activity.js';
-import type { CoordinatorOffsetsLog } from '../../src/groups/group-coordinator.js';
+import type { CoordinatorLog } from '../../src/protocol/coordinator-log.js';
 import { Storage } from '../../src/log/storage.js';
 import type { FlushPolicy } from '../../src/settings/kinds.js';
 import { DEFAULT_CONFIG } from '../../src/settings/settings.js';
 
 export interface OpenOffsetsLog {
-  readonly log: CoordinatorOffsetsLog;
+  readonly log: CoordinatorLog;
   readonly storage: Storage;
   readonly partitions: Partitions;
   close(): Promise<void>;
