@@ -79,18 +79,17 @@ test('unknown api key, unsupported version and garbage bodies close the connecti
   c.close();
   await closedBy(b.port, withKey(9999, 0));
   await closedBy(b.port, withKey(0, 1)); // Produce v1: below what is served
-  await closedBy(b.port, withKey(3, 13)); // Metadata v13: above
+  await closedBy(b.port, withKey(3, 99)); // Metadata v99: above
   const truncated = Buffer.concat([sizePrefix(9), good.subarray(4, 13)]);
   await closedBy(b.port, truncated);
   const garbage = Buffer.concat([sizePrefix(40), good.subarray(4, 12), Buffer.alloc(32, 0x7f)]); // a client id longer than the frame
   await closedBy(b.port, garbage);
   await stillServes(b.port);
   // The log names each API as Kafka's documentation does.
-  assert.deepEqual(warned.slice(0, 3), [
-    'closing connection: api key 9999 is not served',
-    'closing connection: Produce v1 is not supported (v3..v12)',
-    'closing connection: Metadata v13 is not supported (v0..v12)',
-  ]);
+  const [unknown, below, above] = warned;
+  assert.equal(unknown, 'closing connection: api key 9999 is not served');
+  assert.match(below!, /^closing connection: Produce v1 is not supported \(v3\.\.v\d+\)$/);
+  assert.match(above!, /^closing connection: Metadata v99 is not supported \(v0\.\.v\d+\)$/);
 });
 
 test('a request that closes the connection lets the answers to those sent before it out first, as Kafka does', async () => {
