@@ -68,11 +68,16 @@ for (const flush of ['none', 'always']) {
       let next = 1;
       for (let round = 0; round < 4; round++) {
         let stopping = false;
-        // A connection each: the wire client matches an answer to the one request it waits for.
+        let answeredThisRound = 0;
+        let firstAnswer!: () => void;
+        const answering = new Promise<void>((resolve) => (firstAnswer = resolve));
+        // A connection each, and each group's commits from one connection only, one at a time:
+        // a group's commits then reach the log in the order sent, so its offsets only grow there.
         const clients = await Promise.all(Array.from({ length: 6 }, () => WireClient.connect(serve.port)));
-        const writer = async (c: WireClient): Promise<void> => {
+        const writer = async (c: WireClient, w: number): Promise<void> => {
+          const own = groups.filter((_, i) => i % clients.length === w);
           while (!stopping) {
-            const groupId = groups[Math.floor(random() * groups.length)]!;
+            const groupId = own[Math.floor(random() * own.length)]!;
             const partition = Math.floor(random() * PARTITIONS);
             const key = `${groupId}/${partition}`;
             const offset = next++;
@@ -83,10 +88,13 @@ for (const flush of ['none', 'always']) {
             if (errorCode === undefined) return; // the broker is gone
             assert.equal(errorCode, ErrorCode.NONE);
             if (offset > (answered.get(key) ?? 0)) answered.set(key, offset);
+            if (answeredThisRound++ === 0) firstAnswer();
           }
         };
         const writers = clients.map(writer);
-        await sleep(50 + Math.floor(random() * 400));
+        // Killed once commits are being answered (the first creates __consumer_offsets), at a random point after.
+        await Promise.race([answering, Promise.all(writers)]);
+        await sleep(Math.floor(random() * 400));
         await serve.stop('SIGKILL');
         stopping = true;
         await Promise.all(writers);
