@@ -14,6 +14,7 @@ import { startServe, type ServeProcess } from '../test/helpers/serve-process.js'
 import { WireClient } from '../test/helpers/wire-client.js';
 import { alternating, lowest } from './measure.js';
 import { compared, fmt, type Row } from './table.js';
+import { adminCommit } from '../test/helpers/wire-commit.js';
 
 const TOPIC = 'offsets';
 const PARTITIONS = [0, 1, 2, 3];
@@ -25,25 +26,7 @@ interface Latencies {
   fetch: number[];
 }
 
-const commitRequest = (groupId: string, offset: bigint): OffsetCommitRequest => ({
-  groupId,
-  generationIdOrMemberEpoch: -1,
-  memberId: '',
-  groupInstanceId: null,
-  retentionTimeMs: -1n,
-  topics: [
-    {
-      name: TOPIC,
-      partitions: PARTITIONS.map((partitionIndex) => ({
-        partitionIndex,
-        committedOffset: offset,
-        committedLeaderEpoch: -1,
-        commitTimestamp: -1n,
-        committedMetadata: null,
-      })),
-    },
-  ],
-});
+const commitRequest = (groupId: string, offset: bigint): OffsetCommitRequest => adminCommit(groupId, TOPIC, PARTITIONS, offset);
 
 const fetchRequest = (groupId: string): OffsetFetchRequest => ({
   groupId,

@@ -18,24 +18,13 @@ import { seeded } from './helpers/seeded.js';
 import { startServe, tempDataDir, type ServeProcess } from './helpers/serve-process.js';
 import { WireClient } from './helpers/wire-client.js';
 import { createTopic } from './helpers/wire-produce.js';
+import { adminCommit } from './helpers/wire-commit.js';
 
 const PARTITIONS = 4;
 
 function commit(c: WireClient, groupId: string, partition: number, offset: number): Promise<number> {
   return c
-    .request(OffsetCommitRequest, OffsetCommitResponse, 8, {
-      groupId,
-      generationIdOrMemberEpoch: -1,
-      memberId: '',
-      groupInstanceId: null,
-      retentionTimeMs: -1n,
-      topics: [
-        {
-          name: 't',
-          partitions: [{ partitionIndex: partition, committedOffset: BigInt(offset), committedLeaderEpoch: -1, commitTimestamp: -1n, committedMetadata: 'm' }],
-        },
-      ],
-    })
+    .request(OffsetCommitRequest, OffsetCommitResponse, 8, adminCommit(groupId, 't', [partition], BigInt(offset), 'm'))
     .then((r) => r.topics[0]!.partitions[0]!.errorCode);
 }
 

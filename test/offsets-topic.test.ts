@@ -14,6 +14,8 @@ import { WireClient } from './helpers/wire-client.js';
 import { fetchAllBatches } from './helpers/wire-fetch.js';
 import { createTopic } from './helpers/wire-produce.js';
 import { until } from './helpers/until.js';
+import { kafkaPartitionFor, SchemaReader } from './helpers/kafka-tools.js';
+import { adminCommit } from './helpers/wire-commit.js';
 
 const OFFSETS = '__consumer_offsets';
 
@@ -52,43 +54,6 @@ test("a group's FindCoordinator creates __consumer_offsets with Kafka's configs;
 
 // ---- reading the topic as a tool of Kafka's ecosystem would ----
 
-/** Java's String.hashCode, and Kafka's `Utils.abs(hash) % partitions` over it: the group's partition. */
-function kafkaPartitionFor(groupId: string, partitions: number): number {
-  let h = 0;
-  for (let i = 0; i < groupId.length; i++) h = (Math.imul(h, 31) + groupId.charCodeAt(i)) | 0;
-  return (h === -(2 ** 31) ? 0 : Math.abs(h)) % partitions;
-}
-
-/** A reader of Kafka's OffsetCommitKey and OffsetCommitValue schemas (group-coordinator's JSON), versions 0 to 3: plain strings with an int16 length. */
-class SchemaReader {
-  private pos = 0;
-  constructor(private readonly buf: Buffer) {}
-  int16(): number {
-    const v = this.buf.readInt16BE(this.pos);
-    this.pos += 2;
-    return v;
-  }
-  int32(): number {
-    const v = this.buf.readInt32BE(this.pos);
-    this.pos += 4;
-    return v;
-  }
-  int64(): bigint {
-    const v = this.buf.readBigInt64BE(this.pos);
-    this.pos += 8;
-    return v;
-  }
-  string(): string {
-    const length = this.int16();
-    const v = this.buf.toString('utf8', this.pos, this.pos + length);
-    this.pos += length;
-    return v;
-  }
-  get done(): boolean {
-    return this.pos === this.buf.length;
-  }
-}
-
 interface OffsetCommitRecord {
   readonly group: string;
   readonly topic: string;
@@ -102,7 +67,7 @@ function decodeOffsetCommit(key: Buffer, value: Buffer | null): OffsetCommitReco
   const type = k.int16();
   // 0 and 1 are offset commits; 2 is a group's metadata.
   if (type > 1) return undefined;
-  const record = { group: k.string(), topic: k.string(), partition: k.int32() };
+  const record = { group: k.string(false), topic: k.string(false), partition: k.int32() };
   assert.ok(k.done, 'the key is read whole');
   if (value === null) return { ...record, value: null };
   const v = new SchemaReader(value);
@@ -110,7 +75,7 @@ function decodeOffsetCommit(key: Buffer, value: Buffer | null): OffsetCommitReco
   assert.ok(version <= 3, `value version ${version}`);
   const offset = v.int64();
   const leaderEpoch = version >= 3 ? v.int32() : -1;
-  const metadata = v.string();
+  const metadata = v.string(false);
   const commitTimestamp = v.int64();
   if (version === 1) v.int64(); // expireTimestamp
   assert.ok(v.done, 'the value is read whole');
@@ -195,25 +160,7 @@ test('each commit a kafkajs consumer group makes is a record in __consumer_offse
 
 /** Commits `offset` for partitions 0 to 3 of topic 't' in `groupId`, as an admin tool would (no generation). */
 async function commitFour(c: WireClient, groupId: string, offset: number): Promise<void> {
-  const r = await c.request(OffsetCommitRequest, OffsetCommitResponse, 8, {
-    groupId,
-    generationIdOrMemberEpoch: -1,
-    memberId: '',
-    groupInstanceId: null,
-    retentionTimeMs: -1n,
-    topics: [
-      {
-        name: 't',
-        partitions: [0, 1, 2, 3].map((partitionIndex) => ({
-          partitionIndex,
-          committedOffset: BigInt(offset),
-          committedLeaderEpoch: -1,
-          commitTimestamp: -1n,
-          committedMetadata: null,
-        })),
-      },
-    ],
-  });
+  const r = await c.request(OffsetCommitRequest, OffsetCommitResponse, 8, adminCommit(groupId, 't', [0, 1, 2, 3], BigInt(offset)));
   assert.deepEqual(
     r.topics[0]!.partitions.map((p) => p.errorCode),
     [0, 0, 0, 0],
