@@ -165,7 +165,7 @@ test('a topic created on the topics page is there for clients, and deleting it t
       .waitFor();
     page.once('dialog', (dialog) => void dialog.accept());
     await page.getByRole('button', { name: 'Delete topic made-on-the-page' }).click();
-    await page.getByRole('heading', { name: 'Topics' }).waitFor();
+    await page.getByRole('heading', { name: 'Topics', exact: true }).waitFor();
     assert.ok(!(await admin.listTopics()).includes('made-on-the-page'));
   } finally {
     await admin.disconnect();
