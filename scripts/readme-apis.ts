@@ -8,9 +8,6 @@ import { buildApiTable } from '../src/broker/api-table.js';
 import { releaseApis, KAFKA_VERSIONS, RELEASE_SOURCES } from '../src/protocol/kafka-releases.js';
 import { apiName } from '../src/protocol/messages/api-name.js';
 
-/** APIs answering ILLEGAL_SASL_STATE without a SASL users file. */
-const SASL = new Set([17, 36]);
-
 export function withApisTable(readme: string): string {
   const begin = '<!-- begin apis: made from src/broker/api-table.ts and src/protocol/kafka-releases.ts by npm run gen:readme -->\n';
   const end = '<!-- end apis -->';
@@ -41,7 +38,7 @@ function apisTable(): string {
   );
   const head = ['API', 'default', ...KAFKA_VERSIONS.map((v) => `${v} (${RELEASE_SOURCES[v].release})`)];
   const rows = keys.map((key) => {
-    const mark = tables.some((t) => t.get(key)?.featureOff === true) ? ' †' : SASL.has(key) ? ' ‡' : '';
+    const mark = tables.some((t) => t.get(key)?.featureOff === true) ? ' †' : tables.some((t) => t.get(key)?.withoutSasl === true) ? ' ‡' : '';
     const kafkaName = KAFKA_VERSIONS.map((v) => releaseApis(v).find((a) => a.apiKey === key)?.name)
       .reverse()
       .find((n) => n !== undefined);

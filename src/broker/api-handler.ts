@@ -23,6 +23,8 @@ export interface ApiHandler<Req = any, Res = any> {
   readonly advertisedMinVersion?: number;
   /** Answered as Kafka answers with the API's feature off, a feature brook does not have (docs/departures.md). */
   readonly featureOff?: true;
+  /** Answered ILLEGAL_SASL_STATE, as on a listener that does not use SASL. */
+  readonly withoutSasl?: true;
   handle(request: Req, info: RequestInfo, broker: BrokerContext): HandlerResult<Res>;
 }
 

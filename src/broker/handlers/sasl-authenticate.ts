@@ -49,6 +49,7 @@ export const saslAuthenticateWithoutSasl = defineApi({
   response: SaslAuthenticateResponse,
   minVersion: 0,
   maxVersion: 2,
+  withoutSasl: true,
   handle: (): SaslAuthenticateResponse => ({
     errorCode: ErrorCode.ILLEGAL_SASL_STATE,
     errorMessage: 'this listener does not use SASL',

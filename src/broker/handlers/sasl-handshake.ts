@@ -33,5 +33,6 @@ export const saslHandshakeWithoutSasl = defineApi({
   response: SaslHandshakeResponse,
   minVersion: 0,
   maxVersion: 1,
+  withoutSasl: true,
   handle: (): SaslHandshakeResponse => ({ errorCode: ErrorCode.ILLEGAL_SASL_STATE, mechanisms: [] }),
 });
