@@ -61,6 +61,17 @@ func config() *sarama.Config {
 	return cfg
 }
 
+// idempotentConfig is config for an idempotent producer that waits for every acknowledgement.
+func idempotentConfig() *sarama.Config {
+	cfg := config()
+	cfg.Producer.Idempotent = true
+	cfg.Net.MaxOpenRequests = 1
+	cfg.Producer.RequiredAcks = sarama.WaitForAll
+	cfg.Producer.Return.Successes = true
+	cfg.Producer.Timeout = deadline
+	return cfg
+}
+
 // errText is an error as the JSON result shows it: null for none.
 func errText(err error) *string {
 	if err == nil {

@@ -60,12 +60,7 @@ func moving(bootstrap []string, topic, groupID string, partitions int) (*moved, 
 		})
 	}()
 
-	cfg := config()
-	cfg.Producer.Idempotent = true
-	cfg.Net.MaxOpenRequests = 1
-	cfg.Producer.RequiredAcks = sarama.WaitForAll
-	cfg.Producer.Return.Successes = true
-	cfg.Producer.Timeout = deadline
+	cfg := idempotentConfig()
 	// Enough retries to outlast a stopped node's leaderships moving.
 	cfg.Producer.Retry.Max = 50
 	cfg.Producer.Partitioner = sarama.NewManualPartitioner

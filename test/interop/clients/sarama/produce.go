@@ -21,12 +21,7 @@ type produced struct {
 // produce writes count messages (key k<i>, value PREFIX<i>) with an idempotent producer, keyed
 // across the topic's partitions: a SyncProducer in chunks, or an AsyncProducer (LZ4) all at once.
 func produce(bootstrap []string, topic string, count int, mode, prefix string) (*produced, error) {
-	cfg := config()
-	cfg.Producer.Idempotent = true
-	cfg.Net.MaxOpenRequests = 1
-	cfg.Producer.RequiredAcks = sarama.WaitForAll
-	cfg.Producer.Return.Successes = true
-	cfg.Producer.Timeout = deadline
+	cfg := idempotentConfig()
 	msgs := make([]*sarama.ProducerMessage, count)
 	for i := range msgs {
 		msgs[i] = &sarama.ProducerMessage{Topic: topic, Key: sarama.StringEncoder(fmt.Sprint("k", i)), Value: sarama.StringEncoder(fmt.Sprint(prefix, i))}
