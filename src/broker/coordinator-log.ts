@@ -8,7 +8,7 @@
 import { UNCHECKED } from '../idempotence/producer-decision.js';
 import { coordinatorPartition } from '../cluster/placement.js';
 import { ensureInternalTopic, internalTopicPartitions } from '../log/internal-topics.js';
-import type { CoordinatorLog } from '../protocol/coordinator-log.js';
+import { CoordinatorLogNotWritten, type CoordinatorLog } from '../protocol/coordinator-log.js';
 import { ErrorCode } from '../protocol/error-codes.js';
 import { assignPartitionLeaderEpoch, offsetAfter, readBatchHeader } from '../protocol/record-batch.js';
 import { encodeRecordBatch, readStoredRecords } from '../protocol/stored-records.js';
@@ -22,17 +22,18 @@ const DECOMPRESS_BYTES = 64 * 1024 * 1024;
 
 /**
  * The internal topic `topic` over `partitions`; `epochOf` gives a partition's leader epoch,
- * stamped on what it stores; `notWritten` makes the error of an append the log refused from the
- * log's error code (UNKNOWN_TOPIC_OR_PARTITION when the partition is gone or takes no appends).
+ * stamped on what it stores; `answerFor` gives the coordinator's error code for an append the log
+ * refused with another (UNKNOWN_TOPIC_OR_PARTITION when the partition is gone or takes no appends).
  */
 export function coordinatorLog(
   partitions: Partitions,
   topic: InternalTopic,
   config: BrokerConfig,
   epochOf: (topic: string, index: number) => number,
-  notWritten: (errorCode: number, message: string) => Error,
+  answerFor: (logError: number) => number,
 ): CoordinatorLog {
   const { storage } = partitions;
+  const notWritten = (logError: number, message: string) => new CoordinatorLogNotWritten(answerFor(logError), message);
   const logs = () => Array.from({ length: storage.topic(topic)?.partitions ?? 0 }, (_, i) => storage.partition(topic, i)!);
   return {
     partitionFor: (key) => coordinatorPartition(key, internalTopicPartitions(storage, topic, config)),

@@ -2,7 +2,7 @@
  * `__consumer_offsets` as the group coordinator writes and reads it (broker/coordinator-log.ts),
  * the log's refusals answered as OffsetCommit answers them.
  */
-import { CoordinatorLogNotWritten, type CoordinatorLog } from '../protocol/coordinator-log.js';
+import type { CoordinatorLog } from '../protocol/coordinator-log.js';
 import { ErrorCode } from '../protocol/error-codes.js';
 import { OFFSETS_TOPIC } from '../settings/internal-topics.js';
 import type { BrokerConfig } from '../settings/settings.js';
@@ -14,7 +14,7 @@ import type { Partitions } from './partition.js';
  * what it stores.
  */
 export function offsetsLog(partitions: Partitions, config: BrokerConfig, epochOf: (topic: string, index: number) => number): CoordinatorLog {
-  return coordinatorLog(partitions, OFFSETS_TOPIC, config, epochOf, (errorCode, message) => new CoordinatorLogNotWritten(commitError(errorCode), message));
+  return coordinatorLog(partitions, OFFSETS_TOPIC, config, epochOf, commitError);
 }
 
 /** As Kafka's `GroupMetadataManager.storeOffsets` maps the log's error to OffsetCommit's. */

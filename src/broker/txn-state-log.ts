@@ -3,7 +3,7 @@
  * (broker/coordinator-log.ts), the log's refusals mapped as Kafka's
  * `TransactionStateManager.appendTransactionToLog` maps them.
  */
-import { CoordinatorLogNotWritten, type CoordinatorLog } from '../protocol/coordinator-log.js';
+import type { CoordinatorLog } from '../protocol/coordinator-log.js';
 import { ErrorCode } from '../protocol/error-codes.js';
 import { TRANSACTION_STATE_TOPIC } from '../settings/internal-topics.js';
 import type { BrokerConfig } from '../settings/settings.js';
@@ -11,13 +11,7 @@ import { coordinatorLog } from './coordinator-log.js';
 import type { Partitions } from './partition.js';
 
 export function txnStateLog(partitions: Partitions, config: BrokerConfig, epochOf: (topic: string, index: number) => number): CoordinatorLog {
-  return coordinatorLog(
-    partitions,
-    TRANSACTION_STATE_TOPIC,
-    config,
-    epochOf,
-    (errorCode, message) => new CoordinatorLogNotWritten(stateError(errorCode), message),
-  );
+  return coordinatorLog(partitions, TRANSACTION_STATE_TOPIC, config, epochOf, stateError);
 }
 
 /** The coordinator's answer for the log's refusal: Kafka's mapping, of the codes brook's log gives. */
