@@ -4,13 +4,12 @@
  * nodes are live and where they listen, and which node coordinates a group or transactional id.
  */
 import { epochEnd, Leadership, type PartitionLeadership } from '../cluster/leadership.js';
-import { coordinatorPartition } from '../cluster/placement.js';
-import { internalTopicPartitions } from '../log/internal-topics.js';
 import type { Storage, TopicInfo } from '../log/storage.js';
 import { COORDINATOR_TOPICS, isInternalTopic } from '../settings/internal-topics.js';
 import type { BrokerConfig } from '../settings/settings.js';
 import { ClusterStore } from './cluster-store.js';
 import { NODE_ID } from './config.js';
+import { keyPartition } from './coordinator-log.js';
 
 interface ClusterLog {
   warn(fields: object, message: string): void;
@@ -179,7 +178,7 @@ export class Cluster {
   /** The node coordinating group or transactional id `key`: the leader of its partition of the coordinators' topic. */
   coordinator(kind: keyof typeof COORDINATOR_TOPICS, key: string): number {
     const topic = COORDINATOR_TOPICS[kind];
-    const { leader } = this.leadership.partition(topic, coordinatorPartition(key, internalTopicPartitions(this.storage!, topic, this.config)));
+    const { leader } = this.leadership.partition(topic, keyPartition(this.storage!, topic, this.config, key));
     void this.keep();
     return leader;
   }

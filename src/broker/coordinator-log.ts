@@ -14,11 +14,17 @@ import { assignPartitionLeaderEpoch, offsetAfter, readBatchHeader } from '../pro
 import { encodeRecordBatch, readStoredRecords } from '../protocol/stored-records.js';
 import type { InternalTopic } from '../settings/internal-topics.js';
 import type { BrokerConfig } from '../settings/settings.js';
+import type { Storage } from '../log/storage.js';
 import type { Partitions } from './partition.js';
 
 /** What one read of a partition at the start takes: its batches, and what compressed ones open to. */
 const READ_BYTES = 1024 * 1024;
 const DECOMPRESS_BYTES = 64 * 1024 * 1024;
+
+/** The partition of `topic` holding `key`: Kafka's coordinator hash over the topic's partitions. */
+export function keyPartition(storage: Storage, topic: InternalTopic, config: BrokerConfig, key: string): number {
+  return coordinatorPartition(key, internalTopicPartitions(storage, topic, config));
+}
 
 /**
  * The internal topic `topic` over `partitions`; `epochOf` gives a partition's leader epoch,
@@ -36,7 +42,7 @@ export function coordinatorLog(
   const notWritten = (logError: number, message: string) => new CoordinatorLogNotWritten(answerFor(logError), message);
   const logs = () => Array.from({ length: storage.topic(topic)?.partitions ?? 0 }, (_, i) => storage.partition(topic, i)!);
   return {
-    partitionFor: (key) => coordinatorPartition(key, internalTopicPartitions(storage, topic, config)),
+    partitionFor: (key) => keyPartition(storage, topic, config, key),
 
     async append(index, records) {
       if (storage.topic(topic) === undefined) await ensureInternalTopic(storage, topic, config);
