@@ -7,11 +7,10 @@
  * directory of an earlier brook has had its offset files moved in (offset-migration.ts).
  */
 import { ErrorCode } from '../protocol/error-codes.js';
-import { ProtocolError } from '../protocol/primitives/errors.js';
 import type { NewRecord } from '../protocol/stored-records.js';
 import { commitRecord, readOffsetRecord, tombstoneRecord } from './offset-commit-records.js';
 import { migrateOffsetFiles } from './offset-migration.js';
-import { CoordinatorLogNotWritten, type CoordinatorLog } from '../protocol/coordinator-log.js';
+import { CoordinatorLogNotWritten, readDecoded, type CoordinatorLog } from '../protocol/coordinator-log.js';
 import type { OffsetStoreLog } from './offset-store-log.js';
 import { OffsetState, type GroupOffsets, type OffsetChange, type PartitionOffset, type StoredOffset, type TopicPartition } from './offset-state.js';
 
@@ -36,19 +35,11 @@ export class OffsetStore {
     await migrateOffsetFiles(dir, log, report);
     // group → "topic\0partition" → the last record's offset, undefined for a tombstone.
     const latest = new Map<string, Map<string, StoredOffset | undefined>>();
-    let undecodable = 0;
-    await log.read((key, value) => {
-      if (key === null) return void undecodable++;
-      try {
-        const record = readOffsetRecord(key, value);
-        if (record === undefined) return;
-        let group = latest.get(record.groupId);
-        if (group === undefined) latest.set(record.groupId, (group = new Map()));
-        group.set(`${record.topic}\0${record.partition}`, record.committed);
-      } catch (err) {
-        if (!(err instanceof ProtocolError)) throw err;
-        undecodable++;
-      }
+    const undecodable = await readDecoded(log, readOffsetRecord, (record) => {
+      if (record === undefined) return;
+      let group = latest.get(record.groupId);
+      if (group === undefined) latest.set(record.groupId, (group = new Map()));
+      group.set(`${record.topic}\0${record.partition}`, record.committed);
     });
     if (undecodable > 0) report.warn({ records: undecodable }, 'records of the offsets topic that are not offset commits passed over');
     const state = new OffsetState();

@@ -3,6 +3,7 @@
  * which the broker gives it (broker/coordinator-log.ts): appends to a key's partition, the
  * records read back at the start, and what moving an earlier brook's files in needs.
  */
+import { ProtocolError } from './primitives/errors.js';
 import type { NewRecord } from './stored-records.js';
 
 /** A coordinator's internal topic as the broker gives it. */
@@ -30,4 +31,25 @@ export class CoordinatorLogNotWritten extends Error {
   ) {
     super(message);
   }
+}
+
+/**
+ * Reads every record of `log` through `decode`, handing each to `onRecord` in order; the number
+ * of records it could not decode (without a key, or whose bytes `decode` refused), which are
+ * passed over.
+ */
+export async function readDecoded<T>(log: CoordinatorLog, decode: (key: Buffer, value: Buffer | null) => T, onRecord: (record: T) => void): Promise<number> {
+  let undecodable = 0;
+  await log.read((key, value) => {
+    if (key === null) return void undecodable++;
+    let record: T;
+    try {
+      record = decode(key, value);
+    } catch (err) {
+      if (!(err instanceof ProtocolError)) throw err;
+      return void undecodable++;
+    }
+    onRecord(record);
+  });
+  return undecodable;
 }

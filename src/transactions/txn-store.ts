@@ -7,8 +7,7 @@
  * tombstone, as Kafka's is (`TransactionStateManager.removeExpiredTransactionalIds`), so that it
  * stays forgotten across a restart.
  */
-import type { CoordinatorLog } from '../protocol/coordinator-log.js';
-import { ProtocolError } from '../protocol/primitives/errors.js';
+import { readDecoded, type CoordinatorLog } from '../protocol/coordinator-log.js';
 import type { Txn } from './txn-machine.js';
 import { migrateTxnFiles } from './txn-migration.js';
 import { readTxnRecord, txnRecord, txnTombstone } from './txn-log-records.js';
@@ -31,17 +30,9 @@ export class TxnStore {
   static async open(dir: string, log: CoordinatorLog, report: TxnStoreLog): Promise<TxnStore> {
     await migrateTxnFiles(dir, log, report);
     const byId = new Map<string, Txn>();
-    let undecodable = 0;
-    await log.read((key, value) => {
-      if (key === null) return void undecodable++;
-      try {
-        const change = readTxnRecord(key, value);
-        if ('removed' in change) byId.delete(change.transactionalId);
-        else byId.set(change.transactionalId, change);
-      } catch (err) {
-        if (!(err instanceof ProtocolError)) throw err;
-        undecodable++;
-      }
+    const undecodable = await readDecoded(log, readTxnRecord, (change) => {
+      if ('removed' in change) byId.delete(change.transactionalId);
+      else byId.set(change.transactionalId, change);
     });
     if (undecodable > 0) report.warn({ records: undecodable }, 'records of the transaction state topic that are not transaction states passed over');
     return new TxnStore(byId, log);
