@@ -24,6 +24,12 @@ export function median(values: readonly number[]): number {
   return sorted.length % 2 === 1 ? sorted[mid]! : (sorted[mid - 1]! + sorted[mid]!) / 2;
 }
 
+/** The value `p` percent of `values` lie below. */
+export function percentile(values: readonly number[], p: number): number {
+  const sorted = [...values].sort((a, b) => a - b);
+  return sorted[Math.min(sorted.length - 1, Math.floor((p / 100) * sorted.length))]!;
+}
+
 /**
  * CPU seconds a process's threads have run, from each thread's /proc schedstat, in nanoseconds:
  * /proc/PID/stat counts in 10 ms ticks, too coarse for a few thousand batches. Only threads still

@@ -12,7 +12,7 @@ import { OffsetCommitRequest, OffsetCommitResponse } from '../src/protocol/messa
 import { OffsetFetchRequest, OffsetFetchResponse } from '../src/protocol/messages/offset-fetch.js';
 import { startServe, type ServeProcess } from '../test/helpers/serve-process.js';
 import { WireClient } from '../test/helpers/wire-client.js';
-import { alternating, lowest } from './measure.js';
+import { alternating, lowest, percentile } from './measure.js';
 import { compared, fmt, type Row } from './table.js';
 import { adminCommit } from '../test/helpers/wire-commit.js';
 
@@ -96,11 +96,6 @@ class CommitTarget {
     await this.serve.stop();
     await rm(this.serve.dataDir, { recursive: true, force: true });
   }
-}
-
-function percentile(values: readonly number[], p: number): number {
-  const sorted = [...values].sort((a, b) => a - b);
-  return sorted[Math.min(sorted.length - 1, Math.floor((p / 100) * sorted.length))]!;
 }
 
 export async function offsetCommitBench(smoke: boolean, commits = smoke ? 200 : 5_000): Promise<Row[]> {

@@ -22,6 +22,7 @@ import { buildKafkaLoad, PARTITIONS } from './kafka-load.js';
 import { memoryBench } from './memory.js';
 import { nodesBench } from './nodes.js';
 import { offsetCommitBench } from './offsets.js';
+import { transactionStateBench } from './transaction-state.js';
 import { consumerGroupBench } from './consumer-groups.js';
 import { partitionMemoryBench } from './partition-memory.js';
 import { produceLatency, produceThroughput, produceTransactional } from './produce.js';
@@ -70,6 +71,7 @@ async function main(): Promise<void> {
     ['codec-allocator', () => codecAllocatorBench(smoke)],
     ['closed-connections', () => closedConnectionsBench(smoke)],
     ['offset-commit', () => offsetCommitBench(smoke)],
+    ['transaction-state', () => transactionStateBench(smoke)],
     ['consumer-groups', () => consumerGroupBench(smoke)],
     ['recovery', () => recoveryBench(smoke)],
     ['roll-latency', () => rollLatencyBench(smoke)],
