@@ -40,10 +40,16 @@ test(
   "librdkafka's test 0107: a topic of replication factor 3 deleted and created again with fewer partitions under a consumer group",
   {
     skip,
-    // librdkafka 2.0.2's consumer reads the recreated topic's records, then never returns from
-    // rd_kafka_destroy, and the test runner times out; whether something brook answers while the
-    // topic is recreated causes it is not known yet.
-    todo: 'librdkafka 2.0.2 hangs destroying its consumer after the first round',
+    // librdkafka 2.0.2's own bug, which Kafka's answers trigger alike: in the first round the
+    // group is not rebalanced (2.0.2 checks its subscription only on the periodic metadata
+    // refresh, every 5 minutes), so at close the consumer still holds partitions 3-9, which the
+    // recreated topic (3 partitions) no longer has. Stopping each one leaves a version barrier
+    // (rd_kafka_toppar_op_version_bump) in its fetch queue, no longer forwarded; the barrier holds
+    // the partition, the partition its leader's broker handle, and rd_kafka_destroy waits for
+    // those handles for ever. librdkafka 2.1.0 purges that queue when the group lets go of a
+    // removed partition (confluentinc/librdkafka#4187, reworked in #4724); 2.0.2 built with such
+    // a purge passes this test against three nodes.
+    todo: 'librdkafka 2.0.2 hangs closing a consumer of partitions the recreated topic no longer has (fixed in librdkafka 2.1.0)',
     timeout: 400_000,
   },
   async (t) => {
