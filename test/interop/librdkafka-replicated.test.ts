@@ -9,7 +9,7 @@
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import { startBroker, type Broker } from '../../src/broker/start-broker.js';
-import { buildLibrdkafkaTests, howToRun, LIBRDKAFKA_SOURCES, tail, type LibrdkafkaTests } from './librdkafka-sources.js';
+import { buildLibrdkafkaTests, howToRun, LIBRDKAFKA_LIBRARY, LIBRDKAFKA_SOURCES, tail, type LibrdkafkaTests } from './librdkafka-sources.js';
 
 const FILE = 'test/interop/librdkafka-replicated.test.ts';
 const skip = LIBRDKAFKA_SOURCES === undefined ? `opt-in, as it builds librdkafka's test runner: ${howToRun(FILE)}` : false;
@@ -40,10 +40,20 @@ test(
   "librdkafka's test 0107: a topic of replication factor 3 deleted and created again with fewer partitions under a consumer group",
   {
     skip,
-    // librdkafka 2.0.2's consumer reads the recreated topic's records, then never returns from
-    // rd_kafka_destroy, and the test runner times out; whether something brook answers while the
-    // topic is recreated causes it is not known yet.
-    todo: 'librdkafka 2.0.2 hangs destroying its consumer after the first round',
+    // librdkafka 2.0.2's own bug, which Kafka's answers trigger alike: in the first round the
+    // group is not rebalanced (2.0.2 checks its subscription only on the periodic metadata
+    // refresh, every 5 minutes), so at close the consumer still holds partitions 3-9, which the
+    // recreated topic (3 partitions) no longer has. Stopping each one leaves a version barrier
+    // (rd_kafka_toppar_op_version_bump) in its fetch queue, no longer forwarded; the barrier holds
+    // the partition, the partition its leader's broker handle, and rd_kafka_destroy waits for
+    // those handles for ever. librdkafka 2.1.0 purges that queue when the group lets go of a
+    // removed partition (confluentinc/librdkafka#4187, reworked in #4724); 2.0.2 built with such
+    // a purge passes this test against three nodes, and so does 2.1.0 (librdkafka-sources.ts
+    // says how to run the tests with it).
+    todo:
+      LIBRDKAFKA_LIBRARY === undefined
+        ? 'librdkafka 2.0.2 hangs closing a consumer of partitions the recreated topic no longer has (fixed in librdkafka 2.1.0)'
+        : false,
     timeout: 400_000,
   },
   async (t) => {

@@ -4,16 +4,21 @@
  * sources are fetched once, as root:
  *   bash test/interop/clients/librdkafka-tests.sh fetch /var/tmp/brook-librdkafka-src
  * and named to the tests: BROOK_LIBRDKAFKA_SOURCES=/var/tmp/brook-librdkafka-src.
+ * The runner loads another librdkafka in place of the packaged one when it is named
+ * (BROOK_LIBRDKAFKA_LIBRARY, the directory `librdkafka-tests.sh library` built it into), such as
+ * a release with fixes the packaged one lacks.
  */
 import assert from 'node:assert/strict';
 import { spawn } from 'node:child_process';
 import { existsSync, readdirSync } from 'node:fs';
 import { mkdtemp, rm, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
-import { join } from 'node:path';
+import { join, resolve } from 'node:path';
 import { PYTHON_CLIENTS, run } from '../helpers/external.js';
 
 export const LIBRDKAFKA_SOURCES = process.env.BROOK_LIBRDKAFKA_SOURCES;
+const library = process.env.BROOK_LIBRDKAFKA_LIBRARY;
+export const LIBRDKAFKA_LIBRARY = library === undefined ? undefined : resolve(library);
 const SCRIPT = join(PYTHON_CLIENTS, 'librdkafka-tests.sh');
 
 /** How to run `testFile` with the sources. */
@@ -32,6 +37,10 @@ export async function buildLibrdkafkaTests(files: readonly string[], testFile: s
   assert.ok(
     existsSync(sources) && readdirSync(sources).some((n) => n.startsWith('librdkafka-')),
     `librdkafka's sources are not in ${sources}: ${howToRun(testFile)}`,
+  );
+  assert.ok(
+    LIBRDKAFKA_LIBRARY === undefined || existsSync(join(LIBRDKAFKA_LIBRARY, 'librdkafka.so.1')),
+    `no librdkafka.so.1 in ${LIBRDKAFKA_LIBRARY}: bash ${SCRIPT} library <librdkafka's sources> <dir> builds one`,
   );
   const work = await mkdtemp(join(tmpdir(), 'brook-rdkafka-tests-'));
   const binary = join(work, 'tests');
@@ -53,6 +62,7 @@ export async function buildLibrdkafkaTests(files: readonly string[], testFile: s
             RDKAFKA_TEST_CONF: join(work, 'test.conf'),
             KAFKA_PATH: join(PYTHON_CLIENTS, 'kafka'),
             BROKERS: bootstrap,
+            ...(LIBRDKAFKA_LIBRARY === undefined ? {} : { LD_LIBRARY_PATH: LIBRDKAFKA_LIBRARY }),
             ...env,
           },
           stdio: ['ignore', 'pipe', 'pipe'],

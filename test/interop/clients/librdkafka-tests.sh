@@ -5,6 +5,9 @@
 #   librdkafka-tests.sh build <dir> <binary> <file>...  the test runner with the tests of those files
 #                                                       (such as 0077-compaction.c) alone, the other
 #                                                       tests' entry points empty
+#   librdkafka-tests.sh library <src> <dir>             librdkafka.so.1 built from the librdkafka source
+#                                                       tree <src> (such as a release's) into <dir>, for
+#                                                       the tests to load in place of the packaged one
 set -euo pipefail
 case "$1" in
   fetch)
@@ -48,8 +51,21 @@ case "$1" in
       g++ -O1 -w -I../src -I../src-cpp -I.. -o "$out" "${cpp[@]}" testcpp.cpp "$work"/*.o -lrdkafka++ -lrdkafka -lpthread -lm -ldl
     fi
     ;;
+  library)
+    src=$(realpath "$2")
+    out=$(realpath -m "$3")
+    work=$(mktemp -d)
+    trap 'rm -rf "$work"' EXIT
+    # configure writes into the tree it runs in, and takes any configure.* file there for a module.
+    cp -r "$src/." "$work"
+    cd "$work"
+    ./configure --disable-ssl --disable-gssapi --disable-zstd --disable-curl >/dev/null
+    make -C src -j2 librdkafka.so.1 >/dev/null
+    mkdir -p "$out"
+    cp src/librdkafka.so.1 "$out/"
+    ;;
   *)
-    echo "usage: $0 fetch <dir> | build <dir> <binary> <file>..." >&2
+    echo "usage: $0 fetch <dir> | build <dir> <binary> <file>... | library <src> <dir>" >&2
     exit 2
     ;;
 esac
