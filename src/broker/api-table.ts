@@ -96,10 +96,10 @@ export function buildApiTable(sasl: SaslGate | undefined, kafkaVersion: KafkaVer
 }
 
 /**
- * Each API at every version brook serves under some release (the releases' tables joined): the
- * APIs and versions a fault rule may name before a broker's release is known, and that checks of
- * every API and version range over. Its handlers are for their keys, versions and codecs; no
- * broker answers with this table.
+ * Each API at every version brook serves under some release (the releases' tables joined): what
+ * fault rules are checked against (every release has the same APIs, so a rule holds under any),
+ * and what checks of every API and version range over. Its handlers are for their keys, versions
+ * and codecs; no broker answers with this table.
  */
 export function everyVersionServed(): ReadonlyMap<number, ApiHandler> {
   const joined = new Map<number, ApiHandler>();
