@@ -7,6 +7,7 @@ import type { ApiHandler } from '../src/broker/api-handler.js';
 import { buildApiTable } from '../src/broker/api-table.js';
 import { releaseApis, KAFKA_VERSIONS, RELEASE_SOURCES } from '../src/protocol/kafka-releases.js';
 import { apiName } from '../src/protocol/messages/api-name.js';
+import { DEFAULT_CONFIG } from '../src/settings/settings.js';
 
 export function withApisTable(readme: string): string {
   const begin = '<!-- begin apis: made from src/broker/api-table.ts and src/protocol/kafka-releases.ts by npm run gen:readme -->\n';
@@ -31,22 +32,23 @@ function cell(handler: ApiHandler | undefined, kafka: { minVersion: number; maxV
 }
 
 function apisTable(): string {
-  const profiles = [undefined, ...KAFKA_VERSIONS] as const;
-  const tables = profiles.map((v) => buildApiTable(undefined, v));
+  const tables = KAFKA_VERSIONS.map((v) => buildApiTable(undefined, v));
   const keys = [...new Set([...tables.flatMap((t) => [...t.keys()]), ...KAFKA_VERSIONS.flatMap((v) => releaseApis(v).map((a) => a.apiKey))])].sort(
     (a, b) => a - b,
   );
-  const head = ['API', 'default', ...KAFKA_VERSIONS.map((v) => `${v} (${RELEASE_SOURCES[v].release})`)];
+  const head = ['API', ...KAFKA_VERSIONS.map((v) => `${v} (${RELEASE_SOURCES[v].release}${v === DEFAULT_CONFIG.kafkaVersion ? ', default' : ''})`)];
   const rows = keys.map((key) => {
     const mark = tables.some((t) => t.get(key)?.featureOff === true) ? ' †' : tables.some((t) => t.get(key)?.withoutSasl === true) ? ' ‡' : '';
     const kafkaName = KAFKA_VERSIONS.map((v) => releaseApis(v).find((a) => a.apiKey === key)?.name)
       .reverse()
       .find((n) => n !== undefined);
     const name = tables.some((t) => t.has(key)) ? apiName(key) : kafkaName;
-    const cells = profiles.map((v, i) => {
-      const kafka = v === undefined ? undefined : releaseApis(v).find((a) => a.apiKey === key);
-      return cell(tables[i]!.get(key), kafka);
-    });
+    const cells = KAFKA_VERSIONS.map((v, i) =>
+      cell(
+        tables[i]!.get(key),
+        releaseApis(v).find((a) => a.apiKey === key),
+      ),
+    );
     return [`${name ?? apiName(key)} (${key})${mark}`, ...cells];
   });
   const line = (cells: readonly string[]): string => `| ${cells.join(' | ')} |\n`;

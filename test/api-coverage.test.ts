@@ -1,10 +1,13 @@
 /**
- * Every API a Kafka 3.9 broker advertises to clients is advertised, and every version advertised
- * answers a minimal request (each field at its default) instead of closing the connection.
+ * Every API a Kafka 3.9 broker advertises to clients is advertised under `--kafka-version 3.9`, and
+ * every version brook serves under some release answers a minimal request (each field at its
+ * default) instead of closing the connection.
  */
 import { test, before, after } from 'node:test';
 import assert from 'node:assert/strict';
+import { buildApiTable, everyVersionServed } from '../src/broker/api-table.js';
 import { startBroker, type Broker } from '../src/broker/start-broker.js';
+import { KAFKA_VERSIONS } from '../src/protocol/kafka-releases.js';
 import { API_SCHEMAS } from '../src/protocol/messages/apis.js';
 import { ApiVersionsRequest, ApiVersionsResponse } from '../src/protocol/messages/api-versions.js';
 import { defaultStruct } from '../src/protocol/message-defaults.js';
@@ -71,33 +74,16 @@ const KAFKA_3_9: Record<number, [number, number]> = {
   64: [0, 0],
   65: [0, 0],
   66: [0, 1],
-  68: [0, 1],
-  69: [0, 1],
+  68: [0, 0],
+  69: [0, 0],
   74: [0, 0],
   75: [0, 0],
   80: [0, 0],
   81: [0, 0],
 };
 
-/** APIs brook serves fewer versions of than Kafka: old record formats, and what came after. */
+/** APIs brook serves fewer versions of than Kafka: the old record formats. */
 const NARROWER: Record<number, [number, number]> = { 0: [3, 11], 1: [4, 17] };
-
-/**
- * Beyond 3.9, as Kafka 4.x serves them: transactions v2 (KIP-890: Produce v12, EndTxn v5,
- * TxnOffsetCommit v5), topics named by id (KIP-516: Produce v13, Fetch v18), ListOffsets v10,
- * Metadata v13 (KIP-1102), DescribeGroups v6 (KIP-1043), UpdateFeatures v2 and DescribeCluster v2.
- */
-const KAFKA_4: Record<number, [number, number]> = {
-  0: [3, 13],
-  1: [4, 18],
-  2: [0, 10],
-  3: [0, 13],
-  15: [0, 6],
-  26: [0, 5],
-  28: [0, 5],
-  57: [0, 2],
-  60: [0, 2],
-};
 
 /** Fields a minimal request cannot leave at their default and still get an answer. */
 const OVERRIDES: Record<number, Record<string, unknown>> = {
@@ -105,37 +91,44 @@ const OVERRIDES: Record<number, Record<string, unknown>> = {
   0: { acks: -1 },
 };
 
-let broker: Broker;
-let advertised: ApiVersionsResponse['apiKeys'];
+/** A broker of each release, and a connection to it. */
+const brokers: { version: (typeof KAFKA_VERSIONS)[number]; broker: Broker; client: WireClient }[] = [];
 
 before(async () => {
-  broker = await startBroker({ port: 0 });
-  const c = await WireClient.connect(broker.port);
-  ({ apiKeys: advertised } = await c.request(ApiVersionsRequest, ApiVersionsResponse, 3, { clientSoftwareName: 'coverage', clientSoftwareVersion: '1' }));
-  c.close();
+  for (const version of KAFKA_VERSIONS) {
+    const broker = await startBroker({ kafkaVersion: version });
+    brokers.push({ version, broker, client: await WireClient.connect(broker.port) });
+  }
 });
 
-after(() => broker.close());
-
-test("ApiVersions advertises every API Kafka 3.9 advertises to clients, at Kafka's versions bar a few narrower ones, and Kafka 4's", () => {
-  const byKey = Object.fromEntries(advertised.map((k) => [k.apiKey, [k.minVersion, k.maxVersion]]));
-  assert.deepEqual(byKey, { ...KAFKA_3_9, ...NARROWER, ...KAFKA_4 });
+after(async () => {
+  for (const { broker, client } of brokers) {
+    client.close();
+    await broker.close();
+  }
 });
 
-test('every version of every advertised API answers a minimal request on the same connection', async () => {
-  const c = await WireClient.connect(broker.port);
-  try {
-    for (const { apiKey, minVersion, maxVersion } of advertised) {
-      const api = API_SCHEMAS[apiKey]!;
-      for (let version = minVersion; version <= maxVersion; version++) {
-        const request = { ...defaultStruct(api.request.schema), ...OVERRIDES[apiKey] };
-        const response = await c
-          .request(api.request, api.response, version, request)
-          .catch((err: Error) => assert.fail(`${api.name} v${version}: ${err.message}`));
-        assert.equal(typeof response, 'object', `${api.name} v${version}`);
-      }
+test("ApiVersions under --kafka-version 3.9 advertises every API Kafka 3.9 advertises to clients, at Kafka's versions bar the old record formats", async () => {
+  const { client } = brokers.find((b) => b.version === '3.9')!;
+  const { apiKeys } = await client.request(ApiVersionsRequest, ApiVersionsResponse, 3, { clientSoftwareName: 'coverage', clientSoftwareVersion: '1' });
+  const byKey = Object.fromEntries(apiKeys.map((k) => [k.apiKey, [k.minVersion, k.maxVersion]]));
+  assert.deepEqual(byKey, { ...KAFKA_3_9, ...NARROWER });
+});
+
+test('every version brook serves answers a minimal request, on one connection to a broker of a release serving it', async () => {
+  const tables = new Map(brokers.map((b) => [b, buildApiTable(undefined, b.version)]));
+  for (const [apiKey, { minVersion, maxVersion }] of everyVersionServed()) {
+    const api = API_SCHEMAS[apiKey]!;
+    for (let version = minVersion; version <= maxVersion; version++) {
+      const serving = brokers.find((b) => {
+        const handler = tables.get(b)!.get(apiKey);
+        return handler !== undefined && handler.minVersion <= version && version <= handler.maxVersion;
+      })!;
+      const request = { ...defaultStruct(api.request.schema), ...OVERRIDES[apiKey] };
+      const response = await serving.client
+        .request(api.request, api.response, version, request)
+        .catch((err: Error) => assert.fail(`${api.name} v${version} under ${serving.version}: ${err.message}`));
+      assert.equal(typeof response, 'object', `${api.name} v${version}`);
     }
-  } finally {
-    c.close();
   }
 });

@@ -196,11 +196,11 @@ test('Add/RemoveRaftVoter: a static quorum (kraft.version 0) changes no voters; 
   assert.deepEqual(answer(removed), [ErrorCode.UNSUPPORTED_VERSION, "Cluster doesn't support removing voter because the kraft.version feature is 0"]);
 });
 
-test('ApiVersions v3+ report metadata.version 21 (3.9-IV0), transaction.version 2 and group.version 1 as supported and finalized', async () => {
+test('ApiVersions v3+ report metadata.version 25 (4.0-IV3), transaction.version 2 and group.version 1 as supported and finalized', async () => {
   for (const version of [3, 4]) {
     const res = await client.request(ApiVersionsRequest, ApiVersionsResponse, version, { clientSoftwareName: 'features', clientSoftwareVersion: '1' });
     assert.deepEqual(res.supportedFeatures, [
-      { name: 'metadata.version', minVersion: 21, maxVersion: 21 },
+      { name: 'metadata.version', minVersion: 25, maxVersion: 25 },
       { name: 'transaction.version', minVersion: 0, maxVersion: 2 },
       { name: 'group.version', minVersion: 0, maxVersion: 1 },
     ]);
@@ -209,7 +209,7 @@ test('ApiVersions v3+ report metadata.version 21 (3.9-IV0), transaction.version 
       [
         0n,
         [
-          { name: 'metadata.version', minVersionLevel: 21, maxVersionLevel: 21 },
+          { name: 'metadata.version', minVersionLevel: 25, maxVersionLevel: 25 },
           { name: 'transaction.version', minVersionLevel: 2, maxVersionLevel: 2 },
           { name: 'group.version', minVersionLevel: 1, maxVersionLevel: 1 },
         ],
@@ -218,9 +218,14 @@ test('ApiVersions v3+ report metadata.version 21 (3.9-IV0), transaction.version 
   }
 });
 
-test("UpdateFeatures takes only the levels brook runs at, refusing others in the controller's words", async () => {
+test("UpdateFeatures takes only the levels brook runs at, refusing others in the controller's words, each on its own as Kafka 3.9's", async (t) => {
+  // Kafka 3.9's controller answers each feature on its own; from 4.0 one refused refuses the whole request.
+  const older = await startBroker({ kafkaVersion: '3.9' });
+  t.after(() => older.close());
+  const c = await WireClient.connect(older.port);
+  t.after(() => c.close());
   const update = async (version: number, featureUpdates: Partial<UpdateFeaturesRequest['featureUpdates'][number]>[]) => {
-    const res = await client.request(UpdateFeaturesRequest, UpdateFeaturesResponse, version, {
+    const res = await c.request(UpdateFeaturesRequest, UpdateFeaturesResponse, version, {
       timeoutMs: 1000,
       validateOnly: false,
       featureUpdates: featureUpdates.map((u) => ({ feature: 'metadata.version', maxVersionLevel: 21, allowDowngrade: false, upgradeType: 1, ...u })),
@@ -238,7 +243,7 @@ test("UpdateFeatures takes only the levels brook runs at, refusing others in the
       {},
       { maxVersionLevel: 20, upgradeType: 2 },
       { feature: 'kraft.version', maxVersionLevel: 1 },
-      { feature: 'group.version', maxVersionLevel: 1 },
+      { feature: 'group.version', maxVersionLevel: 0 },
     ]),
     [
       ['metadata.version', 0, null],

@@ -9,7 +9,7 @@ import { Reader, ZERO_UUID } from '../src/protocol/primitives/reader.js';
 import { Writer } from '../src/protocol/primitives/writer.js';
 import { defaultStruct } from '../src/protocol/message-defaults.js';
 import { addErrors, named, namesOf, topicFields, without } from '../src/faults/request-layouts.js';
-import { buildApiTable } from '../src/broker/api-table.js';
+import { everyVersionServed } from '../src/broker/api-table.js';
 import { namedByTopicId } from '../src/broker/topic-ids.js';
 import type { TopicInfo } from '../src/log/storage.js';
 import { refusal } from '../src/faults/refusals.js';
@@ -57,7 +57,7 @@ test('APIs whose requests name no topic have no named entries', () => {
 });
 
 test('every API that takes errors per topic or partition encodes its error entries in every version served', () => {
-  for (const [apiKey, handler] of buildApiTable(undefined)) {
+  for (const [apiKey, handler] of everyVersionServed()) {
     const names = namesOf(apiKey);
     if (names === undefined) continue;
     const codec = API_SCHEMAS[apiKey]!.response;
@@ -121,7 +121,7 @@ function items(schema: StructSchema, value: Record<string, unknown>): number {
 
 test('a request of any API that names no topic can be refused whole in every version: each item it names answered the error, none answered otherwise', () => {
   const ERROR = ErrorCode.COORDINATOR_NOT_AVAILABLE;
-  for (const [apiKey, handler] of buildApiTable(undefined)) {
+  for (const [apiKey, handler] of everyVersionServed()) {
     if (namesOf(apiKey) !== undefined) continue;
     for (let v = handler.minVersion; v <= handler.maxVersion; v++) {
       // DescribeLogDirs has no error before v3: Kafka answers such a refusal listing no directory.

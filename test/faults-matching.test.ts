@@ -6,14 +6,14 @@
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import fc from 'fast-check';
-import { buildApiTable } from '../src/broker/api-table.js';
+import { everyVersionServed } from '../src/broker/api-table.js';
 import { decide, type Outcome } from '../src/faults/matching.js';
 import { FaultRegistry, type FaultHandle } from '../src/faults/registry.js';
 import type { Named } from '../src/faults/request-layouts.js';
 import type { FaultRule } from '../src/faults/rule.js';
 import { ApiKey } from '../src/protocol/messages/apis.js';
 
-const SERVED = buildApiTable(undefined);
+const SERVED = everyVersionServed();
 const QUIET = { info() {} };
 
 /** Produce names partitions, Metadata topics, Heartbeat neither. */

@@ -26,18 +26,26 @@ import { produceBatch } from './helpers/wire-produce.js';
 
 let broker: Broker;
 let client: WireClient;
+// Kafka 3.9's, for the oldest versions of the group APIs, which Kafka 4.0 removed.
+let older: Broker;
+let olderClient: WireClient;
 before(async () => {
   broker = await startBroker({ port: 0, partitions: 2 });
   client = await WireClient.connect(broker.port);
   await createTopic('t');
+  older = await startBroker({ port: 0, partitions: 2, kafkaVersion: '3.9' });
+  olderClient = await WireClient.connect(older.port);
+  await createTopic('t', olderClient);
 });
 after(async () => {
   client.close();
+  olderClient.close();
   await broker.close();
+  await older.close();
 });
 
-async function createTopic(name: string): Promise<void> {
-  const created = await client.request(CreateTopicsRequest, CreateTopicsResponse, 5, {
+async function createTopic(name: string, c = client): Promise<void> {
+  const created = await c.request(CreateTopicsRequest, CreateTopicsResponse, 5, {
     topics: [{ name, numPartitions: 2, replicationFactor: 1, assignments: [], configs: [] }],
     timeoutMs: 5000,
     validateOnly: false,
@@ -47,8 +55,8 @@ async function createTopic(name: string): Promise<void> {
 
 const protocol = { name: 'range', metadata: Buffer.from('sub') };
 
-function join(version: number, groupId: string, memberId: string, metadata = protocol.metadata) {
-  return client.request(JoinGroupRequest, JoinGroupResponse, version, {
+function join(version: number, groupId: string, memberId: string, metadata = protocol.metadata, c = client) {
+  return c.request(JoinGroupRequest, JoinGroupResponse, version, {
     groupId,
     sessionTimeoutMs: 10_000,
     rebalanceTimeoutMs: 10_000,
@@ -61,8 +69,8 @@ function join(version: number, groupId: string, memberId: string, metadata = pro
 }
 
 /** SyncGroup v0 from a group's only member, its leader, assigning itself `assignment`. */
-function syncAlone(groupId: string, { memberId, generationId }: { memberId: string; generationId: number }, assignment: string) {
-  return client.request(SyncGroupRequest, SyncGroupResponse, 0, {
+function syncAlone(groupId: string, { memberId, generationId }: { memberId: string; generationId: number }, assignment: string, c = client) {
+  return c.request(SyncGroupRequest, SyncGroupResponse, 0, {
     groupId,
     generationId,
     memberId,
@@ -80,8 +88,9 @@ function commit(
   memberId: string,
   partitions: { partitionIndex: number; committedOffset: bigint; committedMetadata?: string }[],
   topic = 't',
+  c = client,
 ) {
-  return client.request(OffsetCommitRequest, OffsetCommitResponse, version, {
+  return c.request(OffsetCommitRequest, OffsetCommitResponse, version, {
     groupId,
     generationIdOrMemberEpoch: generationId,
     memberId,
@@ -91,16 +100,16 @@ function commit(
   });
 }
 
-test('ApiVersions advertises the group APIs from version 0', async () => {
-  const { apiKeys } = await client.request(ApiVersionsRequest, ApiVersionsResponse, 3, { clientSoftwareName: 'wire', clientSoftwareVersion: '1' });
+test('ApiVersions under Kafka 3.9 advertises the group APIs from version 0', async () => {
+  const { apiKeys } = await olderClient.request(ApiVersionsRequest, ApiVersionsResponse, 3, { clientSoftwareName: 'wire', clientSoftwareVersion: '1' });
   const ranges = Object.fromEntries(
     apiKeys.filter((k) => [8, 9, 11, 12, 13, 14, 15, 16, 42].includes(k.apiKey)).map((k) => [k.apiKey, [k.minVersion, k.maxVersion]]),
   );
-  assert.deepEqual(ranges, { 8: [0, 9], 9: [0, 9], 11: [0, 9], 12: [0, 4], 13: [0, 5], 14: [0, 5], 15: [0, 6], 16: [0, 5], 42: [0, 2] });
+  assert.deepEqual(ranges, { 8: [0, 9], 9: [0, 9], 11: [0, 9], 12: [0, 4], 13: [0, 5], 14: [0, 5], 15: [0, 5], 16: [0, 5], 42: [0, 2] });
 });
 
-test('the oldest versions: JoinGroup v0 joins at once, then SyncGroup, Heartbeat, OffsetCommit v1, OffsetFetch v1, LeaveGroup v0', async () => {
-  const joined = await join(0, 'old', '');
+test('the oldest versions, under Kafka 3.9: JoinGroup v0 joins at once, then SyncGroup, Heartbeat, OffsetCommit v1, OffsetFetch v1, LeaveGroup v0', async () => {
+  const joined = await join(0, 'old', '', protocol.metadata, olderClient);
   assert.equal(joined.errorCode, ErrorCode.NONE);
   assert.equal(joined.leader, joined.memberId);
   assert.deepEqual(
@@ -108,13 +117,13 @@ test('the oldest versions: JoinGroup v0 joins at once, then SyncGroup, Heartbeat
     ['sub'],
   );
   const { memberId, generationId } = joined;
-  const synced = await syncAlone('old', joined, 'both');
+  const synced = await syncAlone('old', joined, 'both', olderClient);
   assert.deepEqual([synced.errorCode, synced.assignment.toString()], [ErrorCode.NONE, 'both']);
-  const beat = await client.request(HeartbeatRequest, HeartbeatResponse, 0, { groupId: 'old', generationId, memberId, groupInstanceId: null });
+  const beat = await olderClient.request(HeartbeatRequest, HeartbeatResponse, 0, { groupId: 'old', generationId, memberId, groupInstanceId: null });
   assert.equal(beat.errorCode, ErrorCode.NONE);
-  const committed = await commit(1, 'old', generationId, memberId, [{ partitionIndex: 1, committedOffset: 5n, committedMetadata: 'note' }]);
+  const committed = await commit(1, 'old', generationId, memberId, [{ partitionIndex: 1, committedOffset: 5n, committedMetadata: 'note' }], 't', olderClient);
   assert.equal(committed.topics[0]?.partitions[0]?.errorCode, ErrorCode.NONE);
-  const fetched = await client.request(OffsetFetchRequest, OffsetFetchResponse, 1, {
+  const fetched = await olderClient.request(OffsetFetchRequest, OffsetFetchResponse, 1, {
     groupId: 'old',
     topics: [{ name: 't', partitionIndexes: [0, 1] }],
     groups: [],
@@ -127,9 +136,9 @@ test('the oldest versions: JoinGroup v0 joins at once, then SyncGroup, Heartbeat
       [1, 5n, 'note', 0],
     ],
   );
-  const left = await client.request(LeaveGroupRequest, LeaveGroupResponse, 0, { groupId: 'old', memberId, members: [] });
+  const left = await olderClient.request(LeaveGroupRequest, LeaveGroupResponse, 0, { groupId: 'old', memberId, members: [] });
   assert.equal(left.errorCode, ErrorCode.NONE);
-  const again = await client.request(LeaveGroupRequest, LeaveGroupResponse, 0, { groupId: 'old', memberId, members: [] });
+  const again = await olderClient.request(LeaveGroupRequest, LeaveGroupResponse, 0, { groupId: 'old', memberId, members: [] });
   assert.equal(again.errorCode, ErrorCode.UNKNOWN_MEMBER_ID);
 });
 
@@ -195,8 +204,8 @@ test('OffsetCommit: generation -1 commits to a group without members; unknown pa
     committed.topics[0]?.partitions.map((p) => p.errorCode),
     [ErrorCode.NONE, ErrorCode.UNKNOWN_TOPIC_OR_PARTITION, ErrorCode.OFFSET_METADATA_TOO_LARGE],
   );
-  const v0 = await commit(0, 'simple', -1, '', [{ partitionIndex: 1, committedOffset: 9n }]);
-  assert.equal(v0.topics[0]?.partitions[0]?.errorCode, ErrorCode.NONE);
+  const v2 = await commit(2, 'simple', -1, '', [{ partitionIndex: 1, committedOffset: 9n }]);
+  assert.equal(v2.topics[0]?.partitions[0]?.errorCode, ErrorCode.NONE);
   const unknownGroup = await commit(9, 'nobody-home', 4, 'member', [{ partitionIndex: 0, committedOffset: 1n }]);
   assert.equal(unknownGroup.topics[0]?.partitions[0]?.errorCode, ErrorCode.GROUP_ID_NOT_FOUND);
 
@@ -347,7 +356,7 @@ test('offsets.retention.minutes: a group that only commits loses each offset tha
 test("a large JoinGroup's metadata is kept intact after the memory its request arrived in is reused for the next large request", async () => {
   const metadata = Buffer.alloc(300_000);
   for (let i = 0; i < metadata.length; i++) metadata[i] = (i * 7) % 251;
-  const joined = await join(0, 'large', '', metadata);
+  const joined = await join(2, 'large', '', metadata);
   assert.equal(joined.errorCode, ErrorCode.NONE);
   assert.equal((await syncAlone('large', joined, 'all')).errorCode, ErrorCode.NONE);
   // Large frames arrive in several socket reads and are gathered into reused memory: this one, smaller, overwrites it.

@@ -7,6 +7,7 @@ import assert from 'node:assert/strict';
 import { Kafka, logLevel } from 'kafkajs';
 import { startBroker, type Broker } from '../src/broker/start-broker.js';
 import { KAFKA_VERSIONS } from '../src/protocol/kafka-releases.js';
+import { consumeUntil } from './helpers/kafkajs.js';
 import { Consumer, FetchIsolationLevels, MessagesStreamModes, Producer, stringDeserializers, stringSerializers } from './helpers/platformatic.js';
 
 const LAST = 'last';
@@ -36,20 +37,8 @@ async function kafkajsRound(broker: Broker, topic: string): Promise<string[]> {
     await (commit ? txn.commit() : txn.abort());
   }
   await producer.disconnect();
-  const consumer = kafka.consumer({ groupId: `${topic}-reader`, maxWaitTimeInMs: 50 });
-  await consumer.connect();
-  await consumer.subscribe({ topic, fromBeginning: true });
-  const values: string[] = [];
-  await new Promise<void>((resolve) => {
-    void consumer.run({
-      eachMessage: async ({ message }) => {
-        values.push(String(message.value));
-        if (String(message.value) === LAST) resolve();
-      },
-    });
-  });
-  await consumer.disconnect();
-  return values;
+  const read = await consumeUntil(kafka, topic, `${topic}-reader`, (seen) => seen.at(-1)?.value === LAST);
+  return read.map((m) => m.value);
 }
 
 /** @platformatic/kafka: the same round. */

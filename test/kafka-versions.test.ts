@@ -103,6 +103,16 @@ for (const version of KAFKA_VERSIONS) {
   });
 }
 
+test('without a kafkaVersion, brook answers as Kafka 4.0, the newest release it serves whole', async (t) => {
+  const broker = await startBroker();
+  t.after(() => broker.close());
+  const c = await WireClient.connect(broker.port);
+  t.after(() => c.close());
+  const answer = await c.request(ApiVersionsRequest, ApiVersionsResponse, 3, { clientSoftwareName: 'profiles', clientSoftwareVersion: '1' });
+  assert.deepEqual(Object.fromEntries(answer.apiKeys.map((k) => [k.apiKey, [k.minVersion, k.maxVersion]])), expected('4.0'));
+  assert.deepEqual(Object.fromEntries((answer.finalizedFeatures ?? []).map((f) => [f.name, f.maxVersionLevel])), FINALIZED['4.0']);
+});
+
 test("a Produce v2 under 4.0 gets Kafka 4.0's answer: the connection closed, after the answers before it", async (t) => {
   const broker = await startBroker({ kafkaVersion: '4.0' });
   t.after(() => broker.close());

@@ -9,7 +9,7 @@ import { test, before, after } from 'node:test';
 import assert from 'node:assert/strict';
 import { randomUUID } from 'node:crypto';
 import { startBroker, type Broker } from '../src/broker/start-broker.js';
-import type { KafkaVersion } from '../src/protocol/kafka-releases.js';
+import { KAFKA_VERSIONS, type KafkaVersion } from '../src/protocol/kafka-releases.js';
 import { ErrorCode } from '../src/protocol/error-codes.js';
 import { ApiKey } from '../src/protocol/messages/apis.js';
 import { ConsumerGroupHeartbeatRequest, ConsumerGroupHeartbeatResponse } from '../src/protocol/messages/consumer-group-heartbeat.js';
@@ -35,7 +35,8 @@ let broker: Broker;
 let client: WireClient;
 
 before(async () => {
-  broker = await startBroker({});
+  // The newest release, which serves every version here (Produce v13 and Fetch v13+ from 4.1).
+  broker = await startBroker({ kafkaVersion: KAFKA_VERSIONS[KAFKA_VERSIONS.length - 1]! });
   client = await WireClient.connect(broker.port);
   await createTopic(client, 'by-id', 2);
 });

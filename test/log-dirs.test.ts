@@ -84,7 +84,7 @@ test("the partitions named that brook has, through @platformatic/kafka's admin",
 });
 
 test('older versions carry no file system sizes', async () => {
-  const res = await client.request(DescribeLogDirsRequest, DescribeLogDirsResponse, 0, { topics: [{ topic: 'dirs-a', partitions: [1] }] });
+  const res = await client.request(DescribeLogDirsRequest, DescribeLogDirsResponse, 1, { topics: [{ topic: 'dirs-a', partitions: [1] }] });
   assert.deepEqual(sizes(res.results[0]!), { 'dirs-a-1': 0 });
   assert.deepEqual([res.results[0]!.totalBytes, res.results[0]!.usableBytes], [-1n, -1n]);
 });

@@ -95,9 +95,9 @@ function subscription(topics: string[]): Buffer {
   return w.finish();
 }
 
-/** Joins `groupId` alone with JoinGroup v0 and syncs, leaving the group Stable with one member. */
+/** Joins `groupId` alone with JoinGroup v2 (which needs no member id first) and syncs, leaving the group Stable with one member. */
 async function joinAlone(groupId: string, protocolType: string, metadata: Buffer): Promise<void> {
-  const joined = await client.request(JoinGroupRequest, JoinGroupResponse, 0, {
+  const joined = await client.request(JoinGroupRequest, JoinGroupResponse, 2, {
     groupId,
     sessionTimeoutMs: 30_000,
     rebalanceTimeoutMs: 30_000,

@@ -6,8 +6,8 @@
  */
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
-import { Kafka, logLevel } from 'kafkajs';
 import { run } from './helpers/external.js';
+import { consumeAll, kafkajs } from './helpers/kafkajs.js';
 import { startServe } from './helpers/serve-process.js';
 import { blockWith, quickStartServeArgs, sendAndReadSnippets } from './helpers/readme-quick-start.js';
 
@@ -30,48 +30,31 @@ test("the README's quick start serves a broker that its snippets send to and rea
   assert.ok(!args.includes('--port') && !args.includes('--host'), 'the snippets connect to the address brook serve listens on by default');
   const serve = await startServe(args);
   try {
-    const [kafkajs, platformatic] = await sendAndReadSnippets(serve.bootstrap).then((blocks) => [
+    const [kafkajsSnippet, platformaticSnippet] = await sendAndReadSnippets(serve.bootstrap).then((blocks) => [
       blockWith(blocks, "from 'kafkajs'"),
       blockWith(blocks, "import('@platformatic/kafka')"),
     ]);
 
     // kafkajs: sends a message and prints what its consumer read back.
-    assert.equal(await runSnippet(kafkajs!.code), promised(kafkajs!.code));
+    assert.equal(await runSnippet(kafkajsSnippet!.code), promised(kafkajsSnippet!.code));
 
     // @platformatic/kafka: prints the offset it wrote at, the third in the README (after kcat's
     // message, which this test does not send), so here the second.
-    const printed = await runSnippet(platformatic!.code);
+    const printed = await runSnippet(platformaticSnippet!.code);
     assert.equal(
       printed,
-      promised(platformatic!.code)
+      promised(platformaticSnippet!.code)
         .replace(/^(\[.*\]).*$/, '$1')
         .replace('offset: 2n', 'offset: 1n'),
     );
 
     // Both messages are in the topic.
-    assert.deepEqual(await readTopic(serve.bootstrap, 'hello', 2), ['hello, brook', 'hello, brook']);
+    const read = await consumeAll(kafkajs(serve.bootstrap), 'hello', 'quick-start-check', 2);
+    assert.deepEqual(
+      read.map((m) => m.value),
+      ['hello, brook', 'hello, brook'],
+    );
   } finally {
     assert.equal(await serve.stop(), 0, serve.output());
   }
 });
-
-/** The first `count` values of partition 0 of `topic`. */
-async function readTopic(bootstrap: string, topic: string, count: number): Promise<string[]> {
-  const consumer = new Kafka({ brokers: [bootstrap], logLevel: logLevel.NOTHING }).consumer({ groupId: 'quick-start-check', maxWaitTimeInMs: 100 });
-  await consumer.connect();
-  try {
-    await consumer.subscribe({ topic, fromBeginning: true });
-    const values: string[] = [];
-    await new Promise<void>((resolve) => {
-      void consumer.run({
-        eachMessage: async ({ message }) => {
-          values.push(String(message.value));
-          if (values.length === count) resolve();
-        },
-      });
-    });
-    return values;
-  } finally {
-    await consumer.disconnect();
-  }
-}

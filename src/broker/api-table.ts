@@ -1,11 +1,11 @@
 /**
- * The APIs this broker serves: those a Kafka 3.9 broker advertises to clients (bar telemetry,
- * which Kafka too leaves out without a metrics plugin), up to the newest versions of Kafka 4.x
- * brook serves. ApiVersions advertises exactly this table; under `--kafka-version` each API is
- * narrowed to the versions that release serves.
+ * The APIs this broker serves: those the Kafka release it answers as (`--kafka-version`)
+ * advertises to clients (bar telemetry, which Kafka too leaves out without a metrics plugin), each
+ * narrowed to the versions both that release and brook's handlers serve. ApiVersions advertises
+ * exactly this table.
  */
 import type { ApiHandler } from './api-handler.js';
-import { releaseApis, type KafkaVersion, type ReleaseApi } from '../protocol/kafka-releases.js';
+import { KAFKA_VERSIONS, releaseApis, type KafkaVersion, type ReleaseApi } from '../protocol/kafka-releases.js';
 import type { SaslGate } from './sasl-gate.js';
 import { ApiKey } from '../protocol/messages/apis.js';
 import { addOffsetsToTxn } from './handlers/add-offsets-to-txn.js';
@@ -72,7 +72,7 @@ import { updateFeatures } from './handlers/update-features.js';
 import { writeTxnMarkers } from './handlers/write-txn-markers.js';
 
 /** SaslHandshake and SaslAuthenticate authenticate on a listener that requires SASL; elsewhere they are ILLEGAL_SASL_STATE, as in Kafka. */
-export function buildApiTable(sasl: SaslGate | undefined, kafkaVersion?: KafkaVersion): ReadonlyMap<number, ApiHandler> {
+export function buildApiTable(sasl: SaslGate | undefined, kafkaVersion: KafkaVersion): ReadonlyMap<number, ApiHandler> {
   const handlers: ApiHandler[] = [
     ...(sasl === undefined ? [saslHandshakeWithoutSasl, saslAuthenticateWithoutSasl] : [saslHandshake(sasl), saslAuthenticate(sasl)]),
     ...[produce, fetch, listOffsets, metadata, findCoordinator, createTopics, deleteTopics, initProducerId, describeConfigs],
@@ -85,14 +85,33 @@ export function buildApiTable(sasl: SaslGate | undefined, kafkaVersion?: KafkaVe
     ...[createDelegationToken, renewDelegationToken, expireDelegationToken, describeDelegationToken],
     ...[consumerGroupHeartbeat, consumerGroupDescribe, listConfigResources],
   ];
-  const release = kafkaVersion === undefined ? undefined : releaseApis(kafkaVersion);
+  const release = releaseApis(kafkaVersion);
   const table = new Map<number, ApiHandler>();
   for (const handler of handlers) {
-    const served = release === undefined ? handler : asRelease(handler, release);
+    const served = asRelease(handler, release);
     if (served !== undefined) table.set(handler.request.apiKey, served);
   }
   table.set(ApiKey.ApiVersions, apiVersions(table, featureLevels(kafkaVersion)));
   return new Map([...table].sort(([a], [b]) => a - b));
+}
+
+/**
+ * Each API at every version brook serves under some release (the releases' tables joined): what
+ * fault rules are checked against (every release has the same APIs, so a rule holds under any),
+ * and what checks of every API and version range over. Its handlers are for their keys, versions
+ * and codecs; no broker answers with this table.
+ */
+export function everyVersionServed(): ReadonlyMap<number, ApiHandler> {
+  const joined = new Map<number, ApiHandler>();
+  for (const version of KAFKA_VERSIONS) {
+    for (const [apiKey, handler] of buildApiTable(undefined, version)) {
+      const seen = joined.get(apiKey);
+      const minVersion = Math.min(seen?.minVersion ?? handler.minVersion, handler.minVersion);
+      const maxVersion = Math.max(seen?.maxVersion ?? handler.maxVersion, handler.maxVersion);
+      joined.set(apiKey, { ...handler, minVersion, maxVersion, advertisedMinVersion: undefined });
+    }
+  }
+  return joined;
 }
 
 /**

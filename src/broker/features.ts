@@ -31,18 +31,15 @@ const GROUP_VERSION: Readonly<Record<KafkaVersion, number>> = {
   '4.3': 1,
 };
 
-/**
- * The levels of a release, or without one brook's own: Kafka 3.9's metadata.version with
- * transactions v2 and consumer groups finalized (see docs/departures.md).
- */
-export function featureLevels(version: KafkaVersion | undefined): FeatureLevels {
-  const metadata = version === undefined ? METADATA_VERSION['3.9'] : METADATA_VERSION[version];
+/** The levels a new cluster of `version` finalizes. */
+export function featureLevels(version: KafkaVersion): FeatureLevels {
+  const metadata = METADATA_VERSION[version];
   const levels: [string, FeatureLevel][] = [['metadata.version', { minSupported: metadata, maxSupported: metadata, finalized: metadata }]];
   const upTo = (feature: string, level: number): void => {
     if (level > 0) levels.push([feature, { minSupported: 0, maxSupported: level, finalized: level }]);
   };
-  upTo('transaction.version', version === undefined ? 2 : TRANSACTION_VERSION[version]);
-  upTo('group.version', version === undefined ? 1 : GROUP_VERSION[version]);
+  upTo('transaction.version', TRANSACTION_VERSION[version]);
+  upTo('group.version', GROUP_VERSION[version]);
   return new Map(levels);
 }
 

@@ -14,7 +14,7 @@ import { DynamicBrokerConfigs } from './dynamic-configs.js';
 import { BrokerMetrics } from '../metrics/broker-metrics.js';
 import { serveMetrics } from '../metrics/metrics-server.js';
 import { TcpServer } from '../server/tcp-server.js';
-import { buildApiTable } from './api-table.js';
+import { buildApiTable, everyVersionServed } from './api-table.js';
 import type { BrokerContext } from './broker-context.js';
 import type { ApiHandler } from './api-handler.js';
 import { DEFAULT_CONFIG, type BrokerConfig } from '../settings/settings.js';
@@ -99,7 +99,7 @@ export async function startBroker(options: BrokerOptions = {}): Promise<Broker> 
   const unfit = memoryProblem(options);
   if (unfit !== undefined) throw new Error(unfit);
   const logger = options.logger ?? pino({ level: 'warn' }, pino.destination(2));
-  const faults = new FaultRegistry(buildApiTable(undefined), logger, options.nodes ?? DEFAULT_CONFIG.nodes);
+  const faults = new FaultRegistry(everyVersionServed(), logger, options.nodes ?? DEFAULT_CONFIG.nodes);
   for (const rule of options.faults ?? []) faults.add(rule);
   const temporary = options.dataDir === undefined;
   const dataDir = options.dataDir ?? (await mkdtemp(join(tmpdir(), 'brook-')));

@@ -8,7 +8,7 @@
  * `dropResponse`, `closeConnection` and `holdCheck` stand alone; the first field may be the API alone; a
  * probability may be a percentage.
  */
-import { buildApiTable } from '../broker/api-table.js';
+import { everyVersionServed } from '../broker/api-table.js';
 import { checkRule, FaultRuleError, type FaultRule } from '../faults/rule.js';
 import { closestWord } from '../faults/closest-word.js';
 
@@ -29,7 +29,7 @@ export function parseFaultSpec(spec: string): FaultRule {
     rule[name] = valueOf(name, text);
   });
   try {
-    checkRule(rule, buildApiTable(undefined));
+    checkRule(rule, everyVersionServed());
   } catch (err) {
     if (err instanceof FaultRuleError) throw new Error(`It ${err.problem}`);
     throw err;

@@ -105,8 +105,7 @@ export const SETTINGS = {
   }),
   kafkaVersion: setting({
     kind: oneOf(KAFKA_VERSIONS, '<release>'),
-    default: undefined,
-    unset: "every version brook serves, Kafka 3.9's from their lowest and 4.x's newer ones",
+    default: '4.0',
     kafka: 'the release itself, and its `metadata.version`',
     description:
       'answer as that Kafka release: the API versions its ApiVersions advertises, refusing those below its lowest as it does, and its finalized features',

@@ -1,4 +1,4 @@
-/** kafkajs wiring for tests: quiet logs, and a consumer that collects a topic to a known count. */
+/** kafkajs wiring for tests: quiet logs, and a consumer that collects a topic to a known count or message. */
 import { Kafka, logLevel, type Consumer } from 'kafkajs';
 
 export function kafkajs(bootstrap: string, clientId = 'brook-test'): Kafka {
@@ -12,18 +12,29 @@ export interface Consumed {
 }
 
 /** Reads `topic` from the beginning in group `groupId` until `count` messages came, then disconnects. */
-export async function consumeAll(kafka: Kafka, topic: string, groupId: string, count: number, timeoutMs = 30_000): Promise<Consumed[]> {
+export function consumeAll(kafka: Kafka, topic: string, groupId: string, count: number, timeoutMs = 30_000): Promise<Consumed[]> {
+  return consumeUntil(kafka, topic, groupId, (seen) => seen.length >= count, timeoutMs);
+}
+
+/** Reads `topic` from the beginning in group `groupId` until `done` holds of the messages come so far, then disconnects. */
+export async function consumeUntil(
+  kafka: Kafka,
+  topic: string,
+  groupId: string,
+  done: (seen: readonly Consumed[]) => boolean,
+  timeoutMs = 30_000,
+): Promise<Consumed[]> {
   const consumer: Consumer = kafka.consumer({ groupId, maxWaitTimeInMs: 100 });
   await consumer.connect();
   await consumer.subscribe({ topic, fromBeginning: true });
   const seen: Consumed[] = [];
   try {
     await new Promise<void>((resolve, reject) => {
-      const timer = setTimeout(() => reject(new Error(`consumed ${seen.length} of ${count} in time`)), timeoutMs);
+      const timer = setTimeout(() => reject(new Error(`consumed ${seen.length} messages, not all that were awaited, in time`)), timeoutMs);
       void consumer.run({
         eachMessage: async ({ partition, message }) => {
           seen.push({ partition, offset: Number(message.offset), value: message.value?.toString() ?? '' });
-          if (seen.length >= count) {
+          if (done(seen)) {
             clearTimeout(timer);
             resolve();
           }

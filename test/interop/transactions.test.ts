@@ -5,12 +5,13 @@
  * read with read_committed holds every input exactly once, and the group's committed offsets are the
  * inputs' ends.
  */
-import { test } from 'node:test';
+import { test, type TestContext } from 'node:test';
 import assert from 'node:assert/strict';
 import { rm } from 'node:fs/promises';
 import { kafkajs } from '../helpers/kafkajs.js';
 import { LineProcess } from '../helpers/line-process.js';
 import { startServe, type ServeProcess } from '../helpers/serve-process.js';
+import { TRANSACTION_PROFILES } from '../helpers/transaction-profiles.js';
 import { until } from '../helpers/until.js';
 
 interface TransformLine {
@@ -41,8 +42,13 @@ async function readCommitted(bootstrap: string, topic: string, count: number): P
   return values;
 }
 
-test('confluent-kafka consume-transform-produce over 20,000 inputs, transformer and broker each killed -9 three times: every input exactly once', async (t) => {
-  let serve: ServeProcess = await startServe(['--partitions', String(PARTITIONS)]);
+for (const { protocol, kafkaVersion } of TRANSACTION_PROFILES) {
+  test(`transactions ${protocol}: confluent-kafka consume-transform-produce over 20,000 inputs, transformer and broker each killed -9 three times: every input exactly once`, (t) =>
+    transformUnderKills(t, ['--partitions', String(PARTITIONS), '--kafka-version', kafkaVersion]));
+}
+
+async function transformUnderKills(t: TestContext, serveArgs: readonly string[]): Promise<void> {
+  let serve: ServeProcess = await startServe([...serveArgs]);
   const port = serve.port;
   const bootstrap = serve.bootstrap;
   const dataDir = serve.dataDir;
@@ -87,7 +93,7 @@ test('confluent-kafka consume-transform-produce over 20,000 inputs, transformer 
     if (kill !== 'broker') current.kill();
     if (kill !== 'transformer') {
       await serve.stop('SIGKILL');
-      serve = await startServe(['--port', String(port), '--partitions', String(PARTITIONS)], dataDir);
+      serve = await startServe(['--port', String(port), ...serveArgs], dataDir);
     }
   }
   const read = await readCommitted(bootstrap, 'tx-out', INPUTS);
@@ -113,4 +119,4 @@ test('confluent-kafka consume-transform-produce over 20,000 inputs, transformer 
     Array.from({ length: PARTITIONS }, (_, p) => [p, String(INPUTS / PARTITIONS)]),
   );
   await current.finish();
-});
+}

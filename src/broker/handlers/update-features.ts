@@ -39,7 +39,7 @@ export const updateFeatures = defineApi({
             errorMessage: `Invalid update version ${maxVersionLevel} for feature ${feature}. ${problem}`,
           };
     });
-    const wholeRequest = info.apiVersion >= 2 || (kafkaVersion !== undefined && kafkaVersion !== PER_FEATURE_RELEASE);
+    const wholeRequest = info.apiVersion >= 2 || kafkaVersion !== PER_FEATURE_RELEASE;
     if (!wholeRequest) return { throttleTimeMs: 0, errorCode: ErrorCode.NONE, errorMessage: null, results };
     const refused = results.find((r) => r.errorCode !== ErrorCode.NONE);
     if (refused !== undefined) {
