@@ -1,15 +1,15 @@
 /**
  * With the authorizer on, a user without ACLs sends each API brook serves, in every version it
- * serves, with generated bodies naming the broker's resources: no answer tells what only a right
+ * serves under the oldest release and the newest (between them, every version brook serves), with generated bodies naming the broker's resources: no answer tells what only a right
  * would show, and nothing changes (topics, records, configs, offsets, groups, transactions, ACLs,
  * users), as the super user sees it.
  */
-import { test, before, after } from 'node:test';
+import { describe, test, before, after } from 'node:test';
 import assert from 'node:assert/strict';
 import fc from 'fast-check';
 import { startBroker, type Broker } from '../src/broker/start-broker.js';
 import { buildApiTable } from '../src/broker/api-table.js';
-import { KAFKA_VERSIONS } from '../src/protocol/kafka-releases.js';
+import { KAFKA_VERSIONS, type KafkaVersion } from '../src/protocol/kafka-releases.js';
 import { AclOperation as Op } from '../src/acl/acl-binding.js';
 import { ErrorCode } from '../src/protocol/error-codes.js';
 import { ApiKey } from '../src/protocol/messages/apis.js';
@@ -41,8 +41,11 @@ import { WireTxnProducer } from './helpers/wire-txn.js';
 type Obj = Record<string, unknown>;
 
 const RUNS = Number(process.env.ACL_RUNS ?? 6);
-/** The newest release, whose versions name topics by id too (Produce v13, Fetch v13+), an id being a secret here. */
-const NEWEST = KAFKA_VERSIONS[KAFKA_VERSIONS.length - 1]!;
+/**
+ * The oldest release, with the versions Kafka 4 removed, and the newest, whose versions name
+ * topics by id too (Produce v13, Fetch v13+), an id being a secret here.
+ */
+const RELEASES = [KAFKA_VERSIONS[0]!, KAFKA_VERSIONS[KAFKA_VERSIONS.length - 1]!];
 /** What only a right shows: records, an offset and its metadata, a config, a transaction's timeout, another's ACL host, a user. */
 const SECRETS = ['SECRET-VALUE', '424242', 'SECRET-META', '987654321', '765432', '10.9.8.7', 'zelda-hidden'];
 /** Names the generated requests use most: the broker's resources, and some that are not. */
@@ -52,7 +55,7 @@ let broker: Broker;
 let admin: WireClient;
 let bob: WireClient;
 /** The secrets as found once the setup is done: the topic id joins them. */
-const secrets = [...SECRETS];
+let secrets: string[];
 
 async function user(name: string): Promise<WireClient> {
   const c = await WireClient.connect(broker.port);
@@ -60,9 +63,11 @@ async function user(name: string): Promise<WireClient> {
   return c;
 }
 
-before(async () => {
+/** A broker of the release holding the secrets, and the two users' connections. */
+async function setUp(kafkaVersion: KafkaVersion): Promise<void> {
+  secrets = [...SECRETS];
   const usersFile = await usersFileFor(['admin', 'bob', 'zelda-hidden']);
-  broker = await startBroker({ port: 0, saslUsersFile: usersFile, authorizer: true, superUsers: ['User:admin'], kafkaVersion: NEWEST });
+  broker = await startBroker({ port: 0, saslUsersFile: usersFile, authorizer: true, superUsers: ['User:admin'], kafkaVersion });
   admin = await user('admin');
   bob = await user('bob');
   const created = await admin.request(CreateTopicsRequest, CreateTopicsResponse, 7, {
@@ -93,13 +98,13 @@ before(async () => {
   assert.deepEqual(await open.add('secret', [1]), [ErrorCode.NONE]);
   const acl = await admin.request(CreateAclsRequest, CreateAclsResponse, 3, { creations: [topicAcl('other', 'User:carol', Op.READ, { host: '10.9.8.7' })] });
   assert.equal(acl.results[0]!.errorCode, ErrorCode.NONE);
-});
+}
 
-after(async () => {
+async function tearDown(): Promise<void> {
   admin.close();
   bob.close();
   await broker.close();
-});
+}
 
 const json = (value: unknown): string => JSON.stringify(value, (_key, v: unknown) => (typeof v === 'bigint' ? v.toString() : v));
 
@@ -190,33 +195,40 @@ const PRIMITIVES = {
   int32: fc.oneof({ weight: 3, arbitrary: fc.constantFrom(-1, 0, 1) }, { weight: 1, arbitrary: fc.integer() }),
 };
 
-test('a user without ACLs learns nothing and changes nothing, through any API in any version served', async () => {
-  const start = await everything();
-  for (const [apiKey, handler] of buildApiTable(undefined, NEWEST)) {
-    for (let version = handler.minVersion; version <= handler.maxVersion; version++) {
-      await fc.assert(
-        fc.asyncProperty(structArb(handler.request.schema, version, 0, PRIMITIVES), async (generated) => {
-          const request = answerable(apiKey, generated);
-          const answer = await asBob(handler, version, request);
-          if (answer === undefined) return;
-          const asked = json(request) + bob.frame(handler.request, version, request).toString('latin1');
-          const told = json(answer.body) + answer.frame.toString('latin1');
-          const leaked = secrets.filter((s) => told.includes(s) && !asked.includes(s));
-          assert.deepEqual(leaked, [], `${handler.request.name} v${version} answered ${json(answer.body).slice(0, 600)}`);
-        }),
-        { numRuns: RUNS },
-      );
-    }
-    assert.equal(await everything(), start, `${handler.request.name} changed nothing`);
-  }
-});
+for (const kafkaVersion of RELEASES) {
+  describe(`Kafka ${kafkaVersion}'s versions`, () => {
+    before(() => setUp(kafkaVersion));
+    after(tearDown);
 
-test('the secrets are there to be found: the super user is told each', async () => {
-  const seen = await everything();
-  admin.sendRaw(admin.frame(FetchRequest, 12, fetchOf('secret', [0])));
-  const told = seen + (await admin.nextFrame())!.toString('latin1');
-  assert.deepEqual(
-    secrets.filter((s) => !told.includes(s)),
-    [],
-  );
-});
+    test('a user without ACLs learns nothing and changes nothing, through any API in any version served', async () => {
+      const start = await everything();
+      for (const [apiKey, handler] of buildApiTable(undefined, kafkaVersion)) {
+        for (let version = handler.minVersion; version <= handler.maxVersion; version++) {
+          await fc.assert(
+            fc.asyncProperty(structArb(handler.request.schema, version, 0, PRIMITIVES), async (generated) => {
+              const request = answerable(apiKey, generated);
+              const answer = await asBob(handler, version, request);
+              if (answer === undefined) return;
+              const asked = json(request) + bob.frame(handler.request, version, request).toString('latin1');
+              const told = json(answer.body) + answer.frame.toString('latin1');
+              const leaked = secrets.filter((s) => told.includes(s) && !asked.includes(s));
+              assert.deepEqual(leaked, [], `${handler.request.name} v${version} answered ${json(answer.body).slice(0, 600)}`);
+            }),
+            { numRuns: RUNS },
+          );
+        }
+        assert.equal(await everything(), start, `${handler.request.name} changed nothing`);
+      }
+    });
+
+    test('the secrets are there to be found: the super user is told each', async () => {
+      const seen = await everything();
+      admin.sendRaw(admin.frame(FetchRequest, 12, fetchOf('secret', [0])));
+      const told = seen + (await admin.nextFrame())!.toString('latin1');
+      assert.deepEqual(
+        secrets.filter((s) => !told.includes(s)),
+        [],
+      );
+    });
+  });
+}
