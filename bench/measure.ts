@@ -30,6 +30,14 @@ export function percentile(values: readonly number[], p: number): number {
   return sorted[Math.min(sorted.length - 1, Math.floor((p / 100) * sorted.length))]!;
 }
 
+/** What `call` gives, its time in µs pushed onto `into`. */
+export async function timed<T>(into: number[], call: () => Promise<T>): Promise<T> {
+  const start = performance.now();
+  const result = await call();
+  into.push((performance.now() - start) * 1000);
+  return result;
+}
+
 /**
  * CPU seconds a process's threads have run, from each thread's /proc schedstat, in nanoseconds:
  * /proc/PID/stat counts in 10 ms ticks, too coarse for a few thousand batches. Only threads still

@@ -6,13 +6,11 @@
  * the reference is the 10-group broker without it. A restart of the broker holding many groups
  * (a clean stop, then the start reading every group's offsets back) is timed against the 10-group one's.
  */
-import { rm } from 'node:fs/promises';
 import { CreateTopicsRequest, CreateTopicsResponse } from '../src/protocol/messages/create-topics.js';
 import { OffsetCommitRequest, OffsetCommitResponse } from '../src/protocol/messages/offset-commit.js';
 import { OffsetFetchRequest, OffsetFetchResponse } from '../src/protocol/messages/offset-fetch.js';
-import { startServe, type ServeProcess } from '../test/helpers/serve-process.js';
-import { WireClient } from '../test/helpers/wire-client.js';
-import { alternating, lowest, percentile } from './measure.js';
+import { BenchBroker } from './bench-broker.js';
+import { alternating, lowest, percentile, timed } from './measure.js';
 import { compared, fmt, type Row } from './table.js';
 import { adminCommit } from '../test/helpers/wire-commit.js';
 
@@ -40,61 +38,39 @@ class CommitTarget {
   private offset = 0n;
 
   private constructor(
-    private serve: ServeProcess,
-    private client: WireClient,
+    readonly broker: BenchBroker,
     readonly groups: number,
-    private readonly args: readonly string[],
   ) {}
 
   static async start(groups: number, flags: readonly string[] = []): Promise<CommitTarget> {
-    const args = ['--log-level', 'warn', ...flags];
-    const serve = await startServe(args);
-    const client = await WireClient.connect(serve.port);
+    const broker = await BenchBroker.start(flags);
+    const client = broker.client;
     await client.request(CreateTopicsRequest, CreateTopicsResponse, 5, {
       topics: [{ name: TOPIC, numPartitions: PARTITIONS.length, replicationFactor: 1, assignments: [], configs: [] }],
       timeoutMs: 5000,
       validateOnly: false,
     });
-    const target = new CommitTarget(serve, client, groups, args);
     for (let from = 0; from < groups; from += FILL_WINDOW) {
       const to = Math.min(groups, from + FILL_WINDOW);
       for (let g = from; g < to; g++) client.sendRaw(client.frame(OffsetCommitRequest, 8, commitRequest(`group-${g}`, 0n)));
       for (let g = from; g < to; g++) await client.nextFrame(120_000);
     }
-    return target;
+    return new CommitTarget(broker, groups);
   }
 
   /** `count` commits, one group after another, each with an OffsetFetch of the same group after it; µs each. */
   async round(count: number): Promise<Latencies> {
     const latencies: Latencies = { commit: [], fetch: [] };
+    const client = this.broker.client;
     for (let i = 0; i < count; i++) {
       const groupId = `group-${i % this.groups}`;
-      let start = performance.now();
-      const committed = await this.client.request(OffsetCommitRequest, OffsetCommitResponse, 8, commitRequest(groupId, ++this.offset));
-      latencies.commit.push((performance.now() - start) * 1000);
+      const committed = await timed(latencies.commit, () =>
+        client.request(OffsetCommitRequest, OffsetCommitResponse, 8, commitRequest(groupId, ++this.offset)),
+      );
       if (committed.topics[0]!.partitions.some((p) => p.errorCode !== 0)) throw new Error(`commit refused: ${JSON.stringify(committed)}`);
-      start = performance.now();
-      await this.client.request(OffsetFetchRequest, OffsetFetchResponse, 7, fetchRequest(groupId));
-      latencies.fetch.push((performance.now() - start) * 1000);
+      await timed(latencies.fetch, () => client.request(OffsetFetchRequest, OffsetFetchResponse, 7, fetchRequest(groupId)));
     }
     return latencies;
-  }
-
-  /** Stops the broker cleanly and starts it again on its data; ms from the start until it listens. */
-  async restart(): Promise<number> {
-    this.client.close();
-    await this.serve.stop();
-    const start = performance.now();
-    this.serve = await startServe(this.args, this.serve.dataDir);
-    const ms = performance.now() - start;
-    this.client = await WireClient.connect(this.serve.port);
-    return ms;
-  }
-
-  async stop(): Promise<void> {
-    this.client.close();
-    await this.serve.stop();
-    await rm(this.serve.dataDir, { recursive: true, force: true });
   }
 }
 
@@ -109,7 +85,7 @@ export async function offsetCommitBench(smoke: boolean, commits = smoke ? 200 : 
       () => lots.round(commits),
       () => flushed.round(commits),
     ]);
-    const [fewRestarts, manyRestarts] = await alternating(smoke ? 1 : 3, [() => few.restart(), () => lots.restart()]);
+    const [fewRestarts, manyRestarts] = await alternating(smoke ? 1 : 3, [() => few.broker.restart(), () => lots.broker.restart()]);
     // Each percentile from the least disturbed round.
     const p = (rounds: readonly Latencies[], key: keyof Latencies, at: number): number => lowest(rounds.map((r) => percentile(r[key], at)));
     return [
@@ -123,8 +99,8 @@ export async function offsetCommitBench(smoke: boolean, commits = smoke ? 200 : 
       compared(`restart with ${fmt(many)} groups' offsets (ms)`, lowest(manyRestarts!), lowest(fewRestarts!), '10 groups'),
     ];
   } finally {
-    await few.stop();
-    await lots.stop();
-    await flushed.stop();
+    await few.broker.stop();
+    await lots.broker.stop();
+    await flushed.broker.stop();
   }
 }

@@ -8,13 +8,11 @@
  * without it. A restart of the broker holding many ids (a clean stop, then the start reading
  * every id's state back) is timed against the 10-id one's.
  */
-import { rm } from 'node:fs/promises';
 import { CreateTopicsRequest, CreateTopicsResponse } from '../src/protocol/messages/create-topics.js';
 import { DescribeTransactionsRequest, DescribeTransactionsResponse } from '../src/protocol/messages/describe-transactions.js';
-import { startServe, type ServeProcess } from '../test/helpers/serve-process.js';
-import { WireClient } from '../test/helpers/wire-client.js';
+import { BenchBroker } from './bench-broker.js';
 import { WireTxnProducer } from '../test/helpers/wire-txn.js';
-import { alternating, lowest, percentile } from './measure.js';
+import { alternating, lowest, percentile, timed } from './measure.js';
 import { compared, fmt, type Row } from './table.js';
 
 const TOPIC = 'transactions';
@@ -30,70 +28,41 @@ interface Latencies {
 /** A broker whose coordinator holds `ids` transactional ids, each with its producer. */
 class TxnTarget {
   private constructor(
-    private serve: ServeProcess,
-    private client: WireClient,
+    readonly broker: BenchBroker,
     private readonly producers: readonly WireTxnProducer[],
-    private readonly args: readonly string[],
   ) {}
 
   static async start(ids: number, flags: readonly string[] = []): Promise<TxnTarget> {
-    const args = ['--log-level', 'warn', ...flags];
-    const serve = await startServe(args);
-    const client = await WireClient.connect(serve.port);
-    await client.request(CreateTopicsRequest, CreateTopicsResponse, 5, {
+    const broker = await BenchBroker.start(flags);
+    await broker.client.request(CreateTopicsRequest, CreateTopicsResponse, 5, {
       topics: [{ name: TOPIC, numPartitions: 1, replicationFactor: 1, assignments: [], configs: [] }],
       timeoutMs: 5000,
       validateOnly: false,
     });
-    const producers = Array.from({ length: ids }, (_, i) => new WireTxnProducer(client, `txn-${i}`));
+    const producers = Array.from({ length: ids }, (_, i) => new WireTxnProducer(broker.client, `txn-${i}`));
     for (const producer of producers) {
       const errorCode = await producer.init();
       if (errorCode !== 0) throw new Error(`InitProducerId for ${producer.transactionalId} refused: ${errorCode}`);
     }
-    return new TxnTarget(serve, client, producers, args);
+    return new TxnTarget(broker, producers);
   }
 
   /** `count` transactions opened and aborted, one id after another, each with a DescribeTransactions of the id after it; µs each. */
   async round(count: number): Promise<Latencies> {
     const latencies: Latencies = { add: [], end: [], describe: [] };
-    const timed = async (into: number[], call: () => Promise<unknown>): Promise<void> => {
-      const start = performance.now();
-      await call();
-      into.push((performance.now() - start) * 1000);
-    };
+    const client = this.broker.client;
     for (let i = 0; i < count; i++) {
       const producer = this.producers[i % this.producers.length]!;
-      await timed(latencies.add, async () => {
-        const errors = await producer.add(TOPIC, [0]);
-        if (errors.some((e) => e !== 0)) throw new Error(`AddPartitionsToTxn refused: ${errors}`);
-      });
-      await timed(latencies.end, async () => {
-        const errorCode = await producer.end(false, END_TXN_VERSION);
-        if (errorCode !== 0) throw new Error(`EndTxn refused: ${errorCode}`);
-      });
+      producer.reconnect(client);
+      const added = await timed(latencies.add, () => producer.add(TOPIC, [0]));
+      if (added.some((e) => e !== 0)) throw new Error(`AddPartitionsToTxn refused: ${added}`);
+      const ended = await timed(latencies.end, () => producer.end(false, END_TXN_VERSION));
+      if (ended !== 0) throw new Error(`EndTxn refused: ${ended}`);
       await timed(latencies.describe, () =>
-        this.client.request(DescribeTransactionsRequest, DescribeTransactionsResponse, 0, { transactionalIds: [producer.transactionalId] }),
+        client.request(DescribeTransactionsRequest, DescribeTransactionsResponse, 0, { transactionalIds: [producer.transactionalId] }),
       );
     }
     return latencies;
-  }
-
-  /** Stops the broker cleanly and starts it again on its data; ms from the start until it listens. */
-  async restart(): Promise<number> {
-    this.client.close();
-    await this.serve.stop();
-    const start = performance.now();
-    this.serve = await startServe(this.args, this.serve.dataDir);
-    const ms = performance.now() - start;
-    this.client = await WireClient.connect(this.serve.port);
-    for (const producer of this.producers) producer.reconnect(this.client);
-    return ms;
-  }
-
-  async stop(): Promise<void> {
-    this.client.close();
-    await this.serve.stop();
-    await rm(this.serve.dataDir, { recursive: true, force: true });
   }
 }
 
@@ -109,7 +78,7 @@ export async function transactionStateBench(smoke: boolean): Promise<Row[]> {
       () => lots.round(transactions),
       () => flushed.round(transactions),
     ]);
-    const [fewRestarts, manyRestarts] = await alternating(smoke ? 1 : 3, [() => few.restart(), () => lots.restart()]);
+    const [fewRestarts, manyRestarts] = await alternating(smoke ? 1 : 3, [() => few.broker.restart(), () => lots.broker.restart()]);
     // Each percentile from the least disturbed round.
     const p50 = (rounds: readonly Latencies[], key: keyof Latencies): number => lowest(rounds.map((r) => percentile(r[key], 50)));
     return [
@@ -121,8 +90,8 @@ export async function transactionStateBench(smoke: boolean): Promise<Row[]> {
       compared(`restart with ${fmt(many)} transactional ids (ms)`, lowest(manyRestarts!), lowest(fewRestarts!), '10 ids'),
     ];
   } finally {
-    await few.stop();
-    await lots.stop();
-    await flushed.stop();
+    await few.broker.stop();
+    await lots.broker.stop();
+    await flushed.broker.stop();
   }
 }
