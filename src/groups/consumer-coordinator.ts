@@ -26,7 +26,7 @@ import {
   type TopicImage,
 } from './consumer-group.js';
 import { joinError, syncError, type JoinOutcome, type SyncOutcome } from './classic-group.js';
-import { CONSUMER_PROTOCOL_TYPE, protocolVersion, readSubscription, writeAssignment } from './consumer-protocol.js';
+import { CONSUMER_PROTOCOL_TYPE, protocolVersion, readSubscription, writeAssignment, type Subscription as ClassicSubscription } from './consumer-protocol.js';
 import { byTopicId, byTopicName } from './group-conversion.js';
 import type { GroupStore } from './group-store.js';
 import type { JoinRequest, MemberIdentity as ClassicIdentity } from './rebalancer.js';
@@ -51,10 +51,11 @@ export interface ConsumerGroupOptions {
   /** group.consumer.migration.policy */
   readonly migrationPolicy: ConsumerGroupMigrationPolicy;
   /**
-   * Called when a member's removal leaves only classic members: true if the group became a classic
-   * group (the caller has taken it with `drop`), false if it stays a consumer group.
+   * Called when a member's removal leaves only classic members, with the group's epoch before it:
+   * true if the group became a classic group (the caller has taken it with `drop`), false if it
+   * stays a consumer group.
    */
-  readonly onlyClassicLeft: (group: ConsumerGroup) => boolean;
+  readonly onlyClassicLeft: (group: ConsumerGroup, generation: number) => boolean;
 }
 
 /** A classic member's request in a consumer group, as the classic coordinator checked it. */
@@ -258,7 +259,8 @@ export class ConsumerCoordinator {
   async classicJoin(group: ConsumerGroup, r: JoinRequest): Promise<JoinOutcome> {
     if (this.options.migrationPolicy === 'disabled') return joinError(r.memberId, ErrorCode.INCONSISTENT_GROUP_PROTOCOL);
     const memberId = r.memberId === '' ? newMemberId() : r.memberId;
-    if (group.members.size >= this.options.maxSize && (r.memberId === '' || !group.members.has(memberId))) return joinError(r.memberId, ErrorCode.GROUP_MAX_SIZE_REACHED);
+    if (group.members.size >= this.options.maxSize && (r.memberId === '' || !group.members.has(memberId)))
+      return joinError(r.memberId, ErrorCode.GROUP_MAX_SIZE_REACHED);
     const names = r.protocols.map((p) => p.name);
     if (!group.supportsClassicProtocols(r.protocolType, names, CONSUMER_PROTOCOL_TYPE)) return joinError(r.memberId, ErrorCode.INCONSISTENT_GROUP_PROTOCOL);
     if (r.memberId === '' && r.groupInstanceId === null && r.requireKnownMemberId) return joinError(memberId, ErrorCode.MEMBER_ID_REQUIRED);
@@ -272,12 +274,12 @@ export class ConsumerCoordinator {
         // A static member's new incarnation takes the place of the old one; one naming another member id is fenced.
         if (r.memberId !== '') return joinError(r.memberId, ErrorCode.FENCED_INSTANCE_ID);
         this.forget(group, holder.memberId);
-        member = joiningMember(classicIdentity(memberId, r, subscription.rackId), classic);
+        member = joiningMember(classicIdentity(memberId, r, subscription), classic);
         group.replaceStatic(holder, member);
       }
     }
     if (member === undefined) {
-      member = joiningMember(classicIdentity(memberId, r, subscription.rackId), classic);
+      member = joiningMember(classicIdentity(memberId, r, subscription), classic);
       group.addMember(member);
     }
     member.classic = classic;
@@ -545,11 +547,12 @@ export class ConsumerCoordinator {
    * `validateOnlineDowngradeWithFencedMembers`), else the caller stores the group.
    */
   private removeMembers(group: ConsumerGroup, memberIds: readonly string[]): boolean {
+    const epoch = group.groupEpoch;
     for (const memberId of memberIds) {
       this.forget(group, memberId);
       group.removeMember(memberId);
     }
-    if (group.members.size > 0 && group.onlyClassicBesides(new Set()) && this.options.onlyClassicLeft(group)) return true;
+    if (group.members.size > 0 && group.onlyClassicBesides(new Set()) && this.options.onlyClassicLeft(group, epoch)) return true;
     group.refreshTarget(this.options.topics(), ASSIGNORS[this.assignorOf(group)], this.matches);
     return false;
   }
@@ -579,15 +582,15 @@ function newMemberId(): string {
   return randomBytes(16).toString('base64url');
 }
 
-function classicIdentity(memberId: string, r: JoinRequest, rackId: string | null): Parameters<typeof joiningMember>[0] {
+function classicIdentity(memberId: string, r: JoinRequest, subscription: ClassicSubscription): Parameters<typeof joiningMember>[0] {
   return {
     memberId,
     instanceId: r.groupInstanceId,
-    rackId,
+    rackId: subscription.rackId,
     clientId: r.clientId,
     clientHost: r.clientHost,
     rebalanceTimeoutMs: r.rebalanceTimeoutMs,
-    subscribedTopicNames: [],
+    subscribedTopicNames: [...subscription.topics],
     subscribedTopicRegex: null,
     serverAssignor: null,
   };

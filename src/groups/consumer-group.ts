@@ -121,12 +121,16 @@ export class ConsumerGroup {
    * and its target at the classic generation, each member Stable at it, owning and aimed at what its
    * last SyncGroup gave it.
    */
-  static fromClassic(groupId: string, generation: number, members: readonly ConsumerMember[]): ConsumerGroup {
+  static fromClassic(groupId: string, generation: number, members: readonly ConsumerMember[], image: TopicImage): ConsumerGroup {
     const group = new ConsumerGroup(groupId);
     group.groupEpoch = group.assignmentEpoch = generation;
     for (const member of members) {
       group.restoreMember(member);
       group.target.set(member.memberId, copy(member.assigned));
+      for (const name of member.subscribedTopicNames) {
+        const topic = image.byName.get(name);
+        if (topic !== undefined) group.subscribedPartitions.set(topic.topicId, topic.partitions);
+      }
     }
     return group;
   }
@@ -211,8 +215,10 @@ export class ConsumerGroup {
       member.subscribedTopicNames = [...subscription.topicNames];
       changed = true;
     }
-    if (subscription.topicRegex !== null && subscription.topicRegex !== member.subscribedTopicRegex) {
-      member.subscribedTopicRegex = subscription.topicRegex === '' ? null : subscription.topicRegex;
+    // '' is no regex, as null is in the member.
+    const regex = subscription.topicRegex === '' ? null : subscription.topicRegex;
+    if (subscription.topicRegex !== null && regex !== member.subscribedTopicRegex) {
+      member.subscribedTopicRegex = regex;
       changed = true;
     }
     if (subscription.serverAssignor !== null && subscription.serverAssignor !== member.serverAssignor) {

@@ -9,7 +9,15 @@ import type { ConsumerGroupMigrationPolicy } from '../settings/settings.js';
 import type { TopicPartitions } from './assignors.js';
 import { ClassicGroup, EMPTY_ASSIGNMENT, Member } from './classic-group.js';
 import { ConsumerGroup, joiningMember, type ConsumerMember, type TopicImage } from './consumer-group.js';
-import { assignedPartitions, assignmentHasUserData, CONSUMER_PROTOCOL_TYPE, protocolVersion, readSubscription, writeAssignment, type TopicPartitionsByName } from './consumer-protocol.js';
+import {
+  assignedPartitions,
+  assignmentHasUserData,
+  CONSUMER_PROTOCOL_TYPE,
+  protocolVersion,
+  readSubscription,
+  writeAssignment,
+  type TopicPartitionsByName,
+} from './consumer-protocol.js';
 
 export const upgradeEnabled = (policy: ConsumerGroupMigrationPolicy): boolean => policy === 'upgrade' || policy === 'bidirectional';
 export const downgradeEnabled = (policy: ConsumerGroupMigrationPolicy): boolean => policy === 'downgrade' || policy === 'bidirectional';
@@ -32,7 +40,8 @@ export function toConsumerGroup(group: ClassicGroup, image: TopicImage): Consume
   const members: ConsumerMember[] = [];
   for (const m of group.members.values()) {
     const subscription = group.protocolName === null ? undefined : readSubscription(m.metadataFor(group.protocolName));
-    if (subscription === undefined) return `Cannot upgrade the classic group ${group.groupId} to consumer group because the embedded consumer protocol is malformed.`;
+    if (subscription === undefined)
+      return `Cannot upgrade the classic group ${group.groupId} to consumer group because the embedded consumer protocol is malformed.`;
     if (assignmentHasUserData(m.assignment)) {
       return `Cannot upgrade the classic group ${group.groupId} to consumer group because an unsupported custom assignor is in use.`;
     }
@@ -55,19 +64,27 @@ export function toConsumerGroup(group: ClassicGroup, image: TopicImage): Consume
     for (const [topic, partitions] of member.assigned) member.assignmentEpochs.set(topic, new Map([...partitions].map((p) => [p, group.generationId])));
     members.push(member);
   }
-  return ConsumerGroup.fromClassic(group.groupId, group.generationId, members);
+  return ConsumerGroup.fromClassic(group.groupId, group.generationId, members, image);
 }
 
 /**
- * The consumer group, all of whose members are classic, as a classic group Stable at the group's
- * epoch: each member's assignment its target, written in its protocol's version. The caller starts
+ * The consumer group, all of whose members are classic, as a classic group Stable at `generation`
+ * (the group's epoch before the member whose leave prompted it): each member's assignment its target, written in its protocol's version. The caller starts
  * a rebalance, so the members rejoin and their leader assigns.
  */
-export function toClassicGroup(group: ConsumerGroup, image: TopicImage, clock: () => number): ClassicGroup {
+export function toClassicGroup(group: ConsumerGroup, generation: number, image: TopicImage, clock: () => number): ClassicGroup {
   const classic = new ClassicGroup(group.groupId, clock);
-  classic.generationId = group.groupEpoch;
+  classic.generationId = generation;
   for (const m of group.members.values()) {
-    const member = new Member(m.memberId, m.instanceId, m.clientId, m.clientHost, m.rebalanceTimeoutMs, m.classic!.sessionTimeoutMs, m.classic!.supportedProtocols);
+    const member = new Member(
+      m.memberId,
+      m.instanceId,
+      m.clientId,
+      m.clientHost,
+      m.rebalanceTimeoutMs,
+      m.classic!.sessionTimeoutMs,
+      m.classic!.supportedProtocols,
+    );
     classic.add(member, CONSUMER_PROTOCOL_TYPE);
   }
   classic.transitionTo('Stable');

@@ -123,7 +123,7 @@ export class GroupCoordinator {
       scheduler: options.scheduler,
       topics: options.topics,
       onStoreError: (group, err) => options.log.error({ group, err }, 'consumer group not stored'),
-      onlyClassicLeft: (group) => this.downgrade(group),
+      onlyClassicLeft: (group, generation) => this.downgrade(group, generation),
     });
     // As Kafka's `GroupCoordinator.onGroupLoaded` after loading its groups: each member has a session from now to show it is still there.
     for (const group of groupStore.takeGroups(options.now)) {
@@ -219,12 +219,12 @@ export class GroupCoordinator {
 
   /**
    * The online downgrade (Kafka's `convertToClassicGroup`): a consumer group left with classic
-   * members only becomes a classic group, if `group.consumer.migration.policy` allows, and
-   * rebalances so that they rejoin and their leader assigns.
+   * members only becomes a classic group at the epoch it had before the member left, if
+   * `group.consumer.migration.policy` allows, and rebalances so that they rejoin and their leader assigns.
    */
-  private downgrade(consumerGroup: ConsumerGroup): boolean {
+  private downgrade(consumerGroup: ConsumerGroup, generation: number): boolean {
     if (this.closed || !downgradeEnabled(this.options.consumer.migrationPolicy)) return false;
-    const group = toClassicGroup(consumerGroup, this.options.topics(), this.options.now);
+    const group = toClassicGroup(consumerGroup, generation, this.options.topics(), this.options.now);
     this.consumer.drop(consumerGroup);
     this.groupStore.remove(group.groupId);
     this.groups.set(group.groupId, group);
