@@ -202,6 +202,8 @@ export class GroupCoordinator {
         if (request.memberEpoch !== 0) return outcome(ErrorCode.GROUP_ID_NOT_FOUND, `Group ${request.groupId} is not a consumer group.`);
         const refused = upgradeRefusal(this.options.consumer.migrationPolicy, classic, this.options.consumer.maxSize);
         if (refused !== undefined) return outcome(ErrorCode.GROUP_ID_NOT_FOUND, refused);
+        // Kafka converts and then refuses the member, writing neither: the group stays classic.
+        if (classic.members.size >= this.options.consumer.maxSize) return outcome(ErrorCode.GROUP_MAX_SIZE_REACHED);
         const converted = toConsumerGroup(classic, this.options.topics());
         if (typeof converted === 'string') return outcome(ErrorCode.GROUP_ID_NOT_FOUND, converted);
         // Members waiting on a join or sync rejoin, now as members of the consumer group (Kafka's `convertToConsumerGroup`).
