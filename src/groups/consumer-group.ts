@@ -328,8 +328,10 @@ export class ConsumerGroup {
 
   /**
    * Kafka's `CurrentAssignmentBuilder.computeNextAssignment`: revoke first, then move to the target's epoch.
-   * Partitions to revoke that the member says it no longer owns (a classic member's rejoin, or a
-   * heartbeat after it let them go) are released at once (Kafka's `ownsRevokedPartitions`).
+   * Partitions to revoke that a classic member's rejoin shows it no longer owns are released at once
+   * (Kafka's `ownsRevokedPartitions`): a JoinGroup comes from a member that takes nothing new until its
+   * SyncGroup. A consumer-protocol member releases them by its next heartbeat instead, since the list
+   * it sends may predate an answer on its way to it.
    */
   private next(member: ConsumerMember, owned: TopicPartitions | null): boolean {
     const target = this.target.get(member.memberId) ?? new Map<string, Set<number>>();
@@ -338,7 +340,7 @@ export class ConsumerGroup {
     for (const [topic, partitions] of member.assigned) {
       for (const p of partitions) add(target.get(topic)?.has(p) === true ? keep : revoke, topic, p);
     }
-    if (size(revoke) > 0 && owned !== null && !intersects(owned, revoke)) {
+    if (size(revoke) > 0 && owned !== null && member.classic !== null && !intersects(owned, revoke)) {
       this.release(member, revoke);
       member.assigned = keep;
     } else if (size(revoke) > 0) {
