@@ -326,3 +326,36 @@ test('group.consumer.migration.policy upgrade: the group stays a consumer group 
   assert.equal(await groupType(up.client, 'up'), 'consumer');
   assert.equal(await beat(up.client, v, 'up', a), ErrorCode.REBALANCE_IN_PROGRESS);
 });
+
+test('a classic member of a consumer group comes back after a restart with its protocols: it syncs, heartbeats, and leads the group once downgraded', async () => {
+  const v = VERSIONS[9]!;
+  const groupId = 'durable-mixed';
+  const a = await classicGroup(client, v, groupId);
+  const c = await consumerBeat(client, v, groupId, randomUUID(), 0);
+  assert.equal(await beat(client, v, groupId, a), ErrorCode.REBALANCE_IN_PROGRESS);
+  const rejoined = await join(client, v, groupId, a.memberId);
+  const kept = partitionsOf((await sync(client, v, groupId, rejoined)).assignment);
+
+  await broker.restart();
+  client.close();
+  client = await WireClient.connect(broker.port);
+  const described = await client.request(ConsumerGroupDescribeRequest, ConsumerGroupDescribeResponse, 1, {
+    groupIds: [groupId],
+    includeAuthorizedOperations: false,
+  });
+  const a2 = { memberId: a.memberId, generationId: rejoined.generationId };
+  const member = described.groups[0]!.members.find((m) => m.memberId === a.memberId)!;
+  assert.deepEqual([member.memberType, member.memberEpoch], [0, rejoined.generationId]);
+  assert.equal(await beat(client, v, groupId, a2), ErrorCode.NONE);
+  const synced = await sync(client, v, groupId, a2);
+  assert.deepEqual([synced.errorCode, synced.protocolName, partitionsOf(synced.assignment)], [ErrorCode.NONE, 'range', kept]);
+
+  await consumerBeat(client, v, groupId, c.memberId!, -1);
+  assert.equal(await groupType(client, groupId), 'classic');
+  const back = await join(client, v, groupId, a.memberId);
+  assert.deepEqual([back.errorCode, back.leader, back.protocolName], [ErrorCode.NONE, a.memberId, 'range']);
+  assert.deepEqual(
+    back.members.map((m) => [m.memberId, m.metadata.equals(subscription())]),
+    [[a.memberId, true]],
+  );
+});
