@@ -52,10 +52,10 @@ export interface ConsumerGroupOptions {
   readonly migrationPolicy: ConsumerGroupMigrationPolicy;
   /**
    * Called when a member's removal leaves only classic members, with the group's epoch before it:
-   * true if the group became a classic group (the caller has taken it with `drop`), false if it
-   * stays a consumer group.
+   * the write of the classic group it became (the caller has taken it with `drop`), or undefined if
+   * it stays a consumer group.
    */
-  readonly onlyClassicLeft: (group: ConsumerGroup, generation: number) => boolean;
+  readonly onlyClassicLeft: (group: ConsumerGroup, generation: number) => Promise<void> | undefined;
 }
 
 /** A classic member's request in a consumer group, as the classic coordinator checked it. */
@@ -357,7 +357,7 @@ export class ConsumerCoordinator {
       leaving.push(member.memberId);
       return ErrorCode.NONE;
     });
-    if (leaving.length > 0 && !this.removeMembers(group, leaving)) this.save(group);
+    if (leaving.length > 0) this.removeMembers(group, leaving).catch((err: Error) => this.options.onStoreError(group.groupId, err));
     return errors;
   }
 
@@ -482,11 +482,9 @@ export class ConsumerCoordinator {
       // A static member leaving for a while keeps its place and partitions until its session ends.
       if (member.memberEpoch !== LEAVE_STATIC_EPOCH) member.previousMemberEpoch = member.memberEpoch;
       member.memberEpoch = LEAVE_STATIC_EPOCH;
-    } else if (this.removeMembers(group, [member.memberId])) {
-      return { ...refused(ErrorCode.NONE), memberId: member.memberId, memberEpoch: r.memberEpoch };
     }
     try {
-      await this.store.putConsumer(group);
+      await (r.memberEpoch === LEAVE_STATIC_EPOCH ? this.store.putConsumer(group) : this.removeMembers(group, [member.memberId]));
     } catch {
       return refused(ErrorCode.COORDINATOR_NOT_AVAILABLE);
     }
@@ -534,27 +532,24 @@ export class ConsumerCoordinator {
 
   private expire(group: ConsumerGroup, memberId: string): void {
     if (this.groups.get(group.groupId) !== group || !group.members.has(memberId)) return;
-    if (!this.removeMembers(group, [memberId])) this.save(group);
-  }
-
-  private save(group: ConsumerGroup): void {
-    this.store.putConsumer(group).catch((err: Error) => this.options.onStoreError(group.groupId, err));
+    this.removeMembers(group, [memberId]).catch((err: Error) => this.options.onStoreError(group.groupId, err));
   }
 
   /**
-   * Removes members and gives their partitions to the others; true if only classic members were
-   * left and the group became a classic group (Kafka's `consumerGroupFenceMembers`, with
-   * `validateOnlineDowngradeWithFencedMembers`), else the caller stores the group.
+   * Removes members and gives their partitions to the others, or, if only classic members are left,
+   * has the group become a classic group (Kafka's `consumerGroupFenceMembers`, with
+   * `validateOnlineDowngradeWithFencedMembers`); resolves once what the group is now is stored.
    */
-  private removeMembers(group: ConsumerGroup, memberIds: readonly string[]): boolean {
+  private removeMembers(group: ConsumerGroup, memberIds: readonly string[]): Promise<void> {
     const epoch = group.groupEpoch;
     for (const memberId of memberIds) {
       this.forget(group, memberId);
       group.removeMember(memberId);
     }
-    if (group.members.size > 0 && group.onlyClassicBesides(new Set()) && this.options.onlyClassicLeft(group, epoch)) return true;
+    const downgraded = group.members.size > 0 && group.onlyClassicBesides(new Set()) ? this.options.onlyClassicLeft(group, epoch) : undefined;
+    if (downgraded !== undefined) return downgraded;
     group.refreshTarget(this.options.topics(), ASSIGNORS[this.assignorOf(group)], this.matches);
-    return false;
+    return this.store.putConsumer(group);
   }
 
   private forget(group: ConsumerGroup, memberId: string): void {

@@ -211,7 +211,8 @@ export class GroupCoordinator {
           member.completeJoin(joinError(member.memberId, ErrorCode.REBALANCE_IN_PROGRESS));
           member.completeSync(syncError(ErrorCode.REBALANCE_IN_PROGRESS));
         }
-        this.discard(classic);
+        // Stored as a consumer group by the join's write, which replaces the classic group's entry.
+        this.letGo(classic);
         this.consumer.adopt(converted);
         this.options.log.info({ group: request.groupId, members: converted.members.size }, 'classic group upgraded to a consumer group');
       }
@@ -224,17 +225,16 @@ export class GroupCoordinator {
    * members only becomes a classic group at the epoch it had before the member left, if
    * `group.consumer.migration.policy` allows, and rebalances so that they rejoin and their leader assigns.
    */
-  private downgrade(consumerGroup: ConsumerGroup, generation: number): boolean {
-    if (this.closed || !downgradeEnabled(this.options.consumer.migrationPolicy)) return false;
+  private downgrade(consumerGroup: ConsumerGroup, generation: number): Promise<void> | undefined {
+    if (this.closed || !downgradeEnabled(this.options.consumer.migrationPolicy)) return undefined;
     const group = toClassicGroup(consumerGroup, generation, this.options.topics(), this.options.now);
     this.consumer.drop(consumerGroup);
-    this.groupStore.remove(group.groupId);
     this.groups.set(group.groupId, group);
     for (const member of group.members.values()) this.rebalancer.keepAlive(group, member);
     this.options.log.info({ group: group.groupId, members: group.members.size }, 'consumer group downgraded to a classic group');
-    this.groupStore.put(group).catch(() => {});
     this.rebalancer.rebalance(group);
-    return true;
+    // One write replaces the consumer group's entry.
+    return this.groupStore.put(group);
   }
 
   /** The consumer group a classic member's request names, unless a classic group holds the id. */
@@ -578,9 +578,14 @@ export class GroupCoordinator {
   }
 
   private discard(group: ClassicGroup): void {
+    this.letGo(group);
+    this.groupStore.remove(group.groupId);
+  }
+
+  /** The group is no longer served here; what is stored of it is left to what replaces it. */
+  private letGo(group: ClassicGroup): void {
     group.cancelTimers();
     group.transitionTo('Dead');
     this.groups.delete(group.groupId);
-    this.groupStore.remove(group.groupId);
   }
 }

@@ -134,12 +134,15 @@ export class GroupStore {
 
   /** Stores what the consumer group is now; resolves once it is written. */
   putConsumer(group: ConsumerGroup): Promise<void> {
+    // One group id is one kind of group: a classic group converted to this one goes in the same write.
+    this.encoded.delete(group.groupId);
     this.encodedConsumer.set(group.groupId, JSON.stringify(storedConsumer(group)));
     return this.save();
   }
 
   /** Stores what the settled (Stable or Empty) group is now; resolves once it is written. */
   put(group: ClassicGroup): Promise<void> {
+    this.encodedConsumer.delete(group.groupId);
     this.encoded.set(group.groupId, JSON.stringify(stored(group)));
     return this.save();
   }
