@@ -18,7 +18,7 @@ import { JoinGroupRequest, JoinGroupResponse } from '../src/protocol/messages/jo
 import { LeaveGroupRequest, LeaveGroupResponse } from '../src/protocol/messages/leave-group.js';
 import { ListGroupsRequest, ListGroupsResponse } from '../src/protocol/messages/list-groups.js';
 import { SyncGroupRequest, SyncGroupResponse } from '../src/protocol/messages/sync-group.js';
-import { Writer } from '../src/protocol/primitives/writer.js';
+import { assignment as assignmentOf, subscription as subscriptionOf } from './helpers/consumer-protocol-bytes.js';
 import { WireClient } from './helpers/wire-client.js';
 import { createTopic } from './helpers/wire-produce.js';
 
@@ -59,33 +59,8 @@ async function open(options: BrokerOptions): Promise<{ broker: Broker; client: W
 
 const topicIds = new WeakMap<WireClient, string>();
 
-/** ConsumerProtocolSubscription: v0 names the topics; v1 also what the member owns. */
-function subscription(owned?: readonly number[]): Buffer {
-  const w = new Writer(64);
-  w.writeInt16(owned === undefined ? 0 : 1);
-  w.writeArrayLength(1);
-  w.writeString(TOPIC);
-  w.writeNullableBytes(null);
-  if (owned !== undefined) {
-    w.writeArrayLength(1);
-    w.writeString(TOPIC);
-    w.writeArrayLength(owned.length);
-    for (const p of owned) w.writeInt32(p);
-  }
-  return w.finish();
-}
-
-/** ConsumerProtocolAssignment v0 of these partitions. */
-function assignment(partitions: readonly number[]): Buffer {
-  const w = new Writer(64);
-  w.writeInt16(0);
-  w.writeArrayLength(1);
-  w.writeString(TOPIC);
-  w.writeArrayLength(partitions.length);
-  for (const p of partitions) w.writeInt32(p);
-  w.writeNullableBytes(null);
-  return w.finish();
-}
+const subscription = (owned?: readonly number[]): Buffer => subscriptionOf(TOPIC, owned);
+const assignment = (partitions: readonly number[]): Buffer => assignmentOf(TOPIC, partitions);
 
 const partitionsOf = (buffer: Buffer): number[] => (assignedPartitions(buffer) ?? []).flatMap((t) => t.partitions).sort((a, b) => a - b);
 
