@@ -334,3 +334,34 @@ test('a classic member of a consumer group comes back after a restart with its p
     [[a.memberId, true]],
   );
 });
+
+test('a static classic member of a consumer group: its new incarnation takes its place, the old one is fenced', async () => {
+  const groupId = 'static-classic';
+  const c = await consumerBeat(client, VERSIONS[9]!, groupId, randomUUID(), 0);
+  const staticJoin = (memberId: string) =>
+    client.request(JoinGroupRequest, JoinGroupResponse, 9, {
+      groupId,
+      sessionTimeoutMs: 30_000,
+      rebalanceTimeoutMs: 30_000,
+      memberId,
+      groupInstanceId: 'instance-1',
+      protocolType: 'consumer',
+      protocols: [{ name: 'range', metadata: subscription() }],
+      reason: null,
+    });
+  const first = await staticJoin('');
+  assert.equal(first.errorCode, ErrorCode.NONE, 'a static member needs no member id handed out');
+  assert.equal((await staticJoin('another-id')).errorCode, ErrorCode.FENCED_INSTANCE_ID);
+  const second = await staticJoin('');
+  assert.equal(second.errorCode, ErrorCode.NONE);
+  assert.notEqual(second.memberId, first.memberId);
+  const beatAs = (memberId: string, generationId: number) =>
+    client.request(HeartbeatRequest, HeartbeatResponse, 4, { groupId, generationId, memberId, groupInstanceId: 'instance-1' });
+  assert.equal((await beatAs(first.memberId, first.generationId)).errorCode, ErrorCode.FENCED_INSTANCE_ID);
+  assert.equal((await beatAs(second.memberId, second.generationId)).errorCode, ErrorCode.NONE);
+  const described = await client.request(ConsumerGroupDescribeRequest, ConsumerGroupDescribeResponse, 1, {
+    groupIds: [groupId],
+    includeAuthorizedOperations: false,
+  });
+  assert.deepEqual(described.groups[0]!.members.map((m) => m.memberId).sort(), [c.memberId!, second.memberId].sort());
+});

@@ -269,13 +269,16 @@ export class ConsumerCoordinator {
     const classic = { sessionTimeoutMs: r.sessionTimeoutMs, supportedProtocols: r.protocols };
     let member = group.members.get(memberId);
     if (r.groupInstanceId !== null) {
+      // Kafka's `getOrMaybeSubscribeStaticConsumerGroupMember`: a static member's new incarnation takes the place of the
+      // old one, of either protocol, at epoch 0 with its partitions; a rejoin must name the member holding the instance id.
       const holder = group.members.get(group.staticMembers.get(r.groupInstanceId) ?? '');
+      if (r.memberId !== '' && holder === undefined) return joinError(r.memberId, ErrorCode.UNKNOWN_MEMBER_ID);
       if (holder !== undefined && holder.memberId !== memberId) {
-        // A static member's new incarnation takes the place of the old one; one naming another member id is fenced.
         if (r.memberId !== '') return joinError(r.memberId, ErrorCode.FENCED_INSTANCE_ID);
         this.forget(group, holder.memberId);
         member = joiningMember(classicIdentity(memberId, r, subscription), classic);
         group.replaceStatic(holder, member);
+        member.memberEpoch = member.previousMemberEpoch = 0;
       }
     }
     if (member === undefined) {
@@ -438,7 +441,8 @@ export class ConsumerCoordinator {
       const holderId = group.staticMembers.get(r.instanceId);
       const holder = holderId === undefined ? undefined : group.members.get(holderId);
       if (holder !== undefined) {
-        if (holder.memberEpoch !== LEAVE_STATIC_EPOCH && holder.memberId !== memberId) return ErrorCode.UNRELEASED_INSTANCE_ID;
+        // Only a consumer-protocol member must have left first; a classic one is replaced as its protocol replaces static members.
+        if (holder.classic === null && holder.memberEpoch !== LEAVE_STATIC_EPOCH && holder.memberId !== memberId) return ErrorCode.UNRELEASED_INSTANCE_ID;
         this.forget(group, holder.memberId);
         group.replaceStatic(holder, member);
         group.subscribe(member, { topicNames: r.subscribedTopicNames, topicRegex: r.subscribedTopicRegex, serverAssignor: r.serverAssignor });
