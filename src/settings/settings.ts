@@ -347,7 +347,7 @@ export const SETTINGS = {
     default: 'bidirectional',
     broker: 'group.consumer.migration.policy',
     description:
-      'whether a classic group with members becomes a consumer group when a consumer-protocol member joins (`upgrade`), and back when the last one leaves (`downgrade`): `bidirectional` both, as Kafka 4.0; `disabled` neither, and no classic member joins a consumer group',
+      "whether a classic group with members becomes a consumer group when a consumer-protocol member joins (`upgrade`), and back when the last one leaves (`downgrade`): `bidirectional` both, Kafka 4.0's default (3.9's is `disabled`); `disabled` neither, and no classic member joins a consumer group",
   }),
   // Kafka 4.0's hour: a batch stamped further ahead would start a segment of its own.
   messageTimestampAfterMaxMs: setting({
