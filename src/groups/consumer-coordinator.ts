@@ -328,7 +328,8 @@ export class ConsumerCoordinator {
     }
     this.clearDeadline(group, member.memberId);
     this.keepAlive(group, member);
-    const assignment = writeAssignmentFor(protocol.metadata, byTopicName(member.assigned, this.options.topics()));
+    // In the version of the member's first protocol, as Kafka's `prepareAssignment` writes it.
+    const assignment = writeAssignment(protocolVersion(protocol.metadata), byTopicName(member.assigned, this.options.topics()));
     return { errorCode: ErrorCode.NONE, protocolType: r.protocolType, protocolName: r.protocolName, assignment };
   }
 
@@ -593,11 +594,6 @@ function classicIdentity(memberId: string, r: JoinRequest, subscription: Classic
     subscribedTopicRegex: null,
     serverAssignor: null,
   };
-}
-
-/** The assignment in the version of the member's first protocol, as Kafka's `prepareAssignment` writes it. */
-function writeAssignmentFor(metadata: Buffer, partitions: Parameters<typeof writeAssignment>[1]): Buffer {
-  return writeAssignment(protocolVersion(metadata), partitions);
 }
 
 function newMember(memberId: string, r: ConsumerHeartbeat): ConsumerMember {
