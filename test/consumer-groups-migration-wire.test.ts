@@ -17,9 +17,11 @@ import { HeartbeatRequest, HeartbeatResponse } from '../src/protocol/messages/he
 import { JoinGroupRequest, JoinGroupResponse } from '../src/protocol/messages/join-group.js';
 import { LeaveGroupRequest, LeaveGroupResponse } from '../src/protocol/messages/leave-group.js';
 import { ListGroupsRequest, ListGroupsResponse } from '../src/protocol/messages/list-groups.js';
+import { OffsetCommitRequest, OffsetCommitResponse } from '../src/protocol/messages/offset-commit.js';
 import { SyncGroupRequest, SyncGroupResponse } from '../src/protocol/messages/sync-group.js';
 import { assignment as assignmentOf, subscription as subscriptionOf } from './helpers/consumer-protocol-bytes.js';
 import { WireClient } from './helpers/wire-client.js';
+import { adminCommit } from './helpers/wire-commit.js';
 import { createTopic } from './helpers/wire-produce.js';
 
 const TOPIC = 'migration-wire';
@@ -364,4 +366,19 @@ test('a static classic member of a consumer group: its new incarnation takes its
     includeAuthorizedOperations: false,
   });
   assert.deepEqual(described.groups[0]!.members.map((m) => m.memberId).sort(), [c.memberId!, second.memberId].sort());
+});
+
+test('a classic member of a consumer group commits at its generation with any OffsetCommit version; another generation is ILLEGAL_GENERATION', async () => {
+  const groupId = 'classic-commits';
+  await consumerBeat(client, VERSIONS[9]!, groupId, randomUUID(), 0);
+  const b = await join(client, VERSIONS[9]!, groupId, '');
+  const commit = async (version: number, generationId: number): Promise<number> => {
+    const request = { ...adminCommit(groupId, TOPIC, [0], 1n), generationIdOrMemberEpoch: generationId, memberId: b.memberId };
+    const r = await client.request(OffsetCommitRequest, OffsetCommitResponse, version, request);
+    return r.topics[0]!.partitions[0]!.errorCode;
+  };
+  for (const version of [2, 8, 9]) {
+    assert.equal(await commit(version, b.generationId), ErrorCode.NONE, `v${version}`);
+    assert.equal(await commit(version, b.generationId - 1), ErrorCode.ILLEGAL_GENERATION, `v${version}`);
+  }
 });
