@@ -382,3 +382,52 @@ test('a classic member of a consumer group commits at its generation with any Of
     assert.equal(await commit(version, b.generationId - 1), ErrorCode.ILLEGAL_GENERATION, `v${version}`);
   }
 });
+
+test('a classic static member taking the place of the last consumer-protocol member makes the group classic, keeping its assignment', async () => {
+  const groupId = 'static-downgrade';
+  const v = VERSIONS[9]!;
+  // A consumer-protocol static member with a classic member beside it.
+  const c = await client.request(ConsumerGroupHeartbeatRequest, ConsumerGroupHeartbeatResponse, 1, {
+    groupId,
+    memberId: randomUUID(),
+    memberEpoch: 0,
+    instanceId: 'instance-2',
+    rackId: null,
+    rebalanceTimeoutMs: 30_000,
+    subscribedTopicNames: [TOPIC],
+    subscribedTopicRegex: null,
+    serverAssignor: null,
+    topicPartitions: [],
+  });
+  assert.equal(c.errorCode, ErrorCode.NONE);
+  const b = await join(client, v, groupId, '');
+  assert.equal(b.errorCode, ErrorCode.NONE);
+  const bSynced = await sync(client, v, groupId, b);
+  assert.equal(bSynced.errorCode, ErrorCode.NONE);
+  // The consumer-protocol member's client is replaced by a classic one with the same instance id.
+  const replacement = await client.request(JoinGroupRequest, JoinGroupResponse, 9, {
+    groupId,
+    sessionTimeoutMs: 30_000,
+    rebalanceTimeoutMs: 30_000,
+    memberId: '',
+    groupInstanceId: 'instance-2',
+    protocolType: 'consumer',
+    protocols: [{ name: 'range', metadata: subscription() }],
+    reason: null,
+  });
+  assert.equal(replacement.errorCode, ErrorCode.NONE);
+  assert.equal(await groupType(client, groupId), 'classic');
+  const synced = await client.request(SyncGroupRequest, SyncGroupResponse, 5, {
+    groupId,
+    generationId: replacement.generationId,
+    memberId: replacement.memberId,
+    groupInstanceId: 'instance-2',
+    protocolType: 'consumer',
+    protocolName: 'range',
+    assignments: [],
+  });
+  assert.equal(synced.errorCode, ErrorCode.NONE);
+  // The replaced member's share of the target: half, the other half B's.
+  assert.equal(partitionsOf(synced.assignment).length, PARTITIONS / 2);
+  assert.equal(await beat(client, v, groupId, { memberId: replacement.memberId, generationId: replacement.generationId }), ErrorCode.NONE);
+});

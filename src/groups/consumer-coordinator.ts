@@ -51,11 +51,12 @@ export interface ConsumerGroupOptions {
   /** group.consumer.migration.policy */
   readonly migrationPolicy: ConsumerGroupMigrationPolicy;
   /**
-   * Called when a member's removal leaves only classic members, with the group's epoch before it:
-   * the write of the classic group it became (the caller has taken it with `drop`), or undefined if
-   * it stays a consumer group.
+   * Called when a member's removal (with the group's epoch before it), or a classic member's taking
+   * a consumer-protocol member's place (with the group's epoch), leaves only classic members: the
+   * write of the classic group it became, rebalancing if asked (the caller has taken it with
+   * `drop`), or undefined if it stays a consumer group.
    */
-  readonly onlyClassicLeft: (group: ConsumerGroup, generation: number) => Promise<void> | undefined;
+  readonly onlyClassicLeft: (group: ConsumerGroup, generation: number, rebalance: boolean) => Promise<void> | undefined;
 }
 
 /** A classic member's request in a consumer group, as the classic coordinator checked it. */
@@ -268,6 +269,7 @@ export class ConsumerCoordinator {
     if (subscription === undefined) return joinError(r.memberId, ErrorCode.INCONSISTENT_GROUP_PROTOCOL);
     const classic = { sessionTimeoutMs: r.sessionTimeoutMs, supportedProtocols: r.protocols };
     let member = group.members.get(memberId);
+    let replacedConsumerMember = false;
     if (r.groupInstanceId !== null) {
       // Kafka's `getOrMaybeSubscribeStaticConsumerGroupMember`: a static member's new incarnation takes the place of the
       // old one, of either protocol, at epoch 0 with its partitions; a rejoin must name the member holding the instance id.
@@ -279,6 +281,7 @@ export class ConsumerCoordinator {
         member = joiningMember(classicIdentity(memberId, r, subscription), classic);
         group.replaceStatic(holder, member);
         member.memberEpoch = member.previousMemberEpoch = 0;
+        replacedConsumerMember = holder.classic === null;
       }
     }
     if (member === undefined) {
@@ -289,19 +292,27 @@ export class ConsumerCoordinator {
     member.rebalanceTimeoutMs = r.rebalanceTimeoutMs;
     [member.clientId, member.clientHost] = [r.clientId, r.clientHost];
     if (subscription.rackId !== null) member.rackId = subscription.rackId;
+    const epochBefore = group.groupEpoch;
     group.subscribe(member, { topicNames: subscription.topics, topicRegex: '', serverAssignor: null });
+    const resubscribed = group.groupEpoch !== epochBefore;
     const image = this.options.topics();
     group.refreshTarget(image, ASSIGNORS[this.assignorOf(group)], this.matches);
     group.reconcile(member, byTopicId(subscription.ownedPartitions, image));
+    // Kafka's `validateOnlineDowngradeWithReplacedMember`: the last consumer-protocol member replaced by a classic one
+    // makes the group classic, each member keeping its target; a changed subscription rebalances it.
+    const downgraded =
+      replacedConsumerMember && group.onlyClassicBesides(new Set()) ? this.options.onlyClassicLeft(group, group.groupEpoch, resubscribed) : undefined;
     try {
-      await this.store.putConsumer(group);
+      await (downgraded ?? this.store.putConsumer(group));
     } catch {
       return joinError(r.memberId, ErrorCode.COORDINATOR_NOT_AVAILABLE);
     }
-    if (group.members.get(memberId) !== member) return joinError(r.memberId, ErrorCode.UNKNOWN_MEMBER_ID);
-    this.keepAlive(group, member);
-    // Kafka's sync timeout: a member that does not sync within its rebalance timeout is removed.
-    this.classicDeadline(group, member, r.rebalanceTimeoutMs, true);
+    if (downgraded === undefined) {
+      if (group.members.get(memberId) !== member) return joinError(r.memberId, ErrorCode.UNKNOWN_MEMBER_ID);
+      this.keepAlive(group, member);
+      // Kafka's sync timeout: a member that does not sync within its rebalance timeout is removed.
+      this.classicDeadline(group, member, r.rebalanceTimeoutMs, true);
+    }
     return {
       errorCode: ErrorCode.NONE,
       generationId: member.memberEpoch,
@@ -551,7 +562,7 @@ export class ConsumerCoordinator {
       this.forget(group, memberId);
       group.removeMember(memberId);
     }
-    const downgraded = group.members.size > 0 && group.onlyClassicBesides(new Set()) ? this.options.onlyClassicLeft(group, epoch) : undefined;
+    const downgraded = group.members.size > 0 && group.onlyClassicBesides(new Set()) ? this.options.onlyClassicLeft(group, epoch, true) : undefined;
     if (downgraded !== undefined) return downgraded;
     group.refreshTarget(this.options.topics(), ASSIGNORS[this.assignorOf(group)], this.matches);
     return this.store.putConsumer(group);

@@ -123,7 +123,7 @@ export class GroupCoordinator {
       scheduler: options.scheduler,
       topics: options.topics,
       onStoreError: (group, err) => options.log.error({ group, err }, 'consumer group not stored'),
-      onlyClassicLeft: (group, generation) => this.downgrade(group, generation),
+      onlyClassicLeft: (group, generation, rebalance) => this.downgrade(group, generation, rebalance),
     });
     // As Kafka's `GroupCoordinator.onGroupLoaded` after loading its groups: each member has a session from now to show it is still there.
     for (const group of groupStore.takeGroups(options.now)) {
@@ -222,17 +222,17 @@ export class GroupCoordinator {
 
   /**
    * The online downgrade (Kafka's `convertToClassicGroup`): a consumer group left with classic
-   * members only becomes a classic group at the epoch it had before the member left, if
-   * `group.consumer.migration.policy` allows, and rebalances so that they rejoin and their leader assigns.
+   * members only becomes a classic group at `generation`, if `group.consumer.migration.policy`
+   * allows, and rebalances (if asked) so that they rejoin and their leader assigns.
    */
-  private downgrade(consumerGroup: ConsumerGroup, generation: number): Promise<void> | undefined {
+  private downgrade(consumerGroup: ConsumerGroup, generation: number, rebalance: boolean): Promise<void> | undefined {
     if (this.closed || !downgradeEnabled(this.options.consumer.migrationPolicy)) return undefined;
     const group = toClassicGroup(consumerGroup, generation, this.options.topics(), this.options.now);
     this.consumer.drop(consumerGroup);
     this.groups.set(group.groupId, group);
     for (const member of group.members.values()) this.rebalancer.keepAlive(group, member);
     this.options.log.info({ group: group.groupId, members: group.members.size }, 'consumer group downgraded to a classic group');
-    this.rebalancer.rebalance(group);
+    if (rebalance) this.rebalancer.rebalance(group);
     // One write replaces the consumer group's entry.
     return this.groupStore.put(group);
   }
