@@ -314,8 +314,10 @@ test('a classic member of a consumer group comes back after a restart with its p
   const kept = partitionsOf((await sync(client, v, groupId, rejoined)).assignment);
 
   await broker.restart();
+  const before = client;
   client.close();
   client = await WireClient.connect(broker.port);
+  topicIds.set(client, topicIds.get(before)!);
   const described = await client.request(ConsumerGroupDescribeRequest, ConsumerGroupDescribeResponse, 1, {
     groupIds: [groupId],
     includeAuthorizedOperations: false,
