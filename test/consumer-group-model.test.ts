@@ -8,9 +8,11 @@ const TOPICS = ['t0', 't1', 't2'];
 
 const matches = (regex: string, topic: string): boolean => new RegExp(`^(?:${regex})$`).test(topic);
 
-function member(memberId: string, topics: readonly string[], regex: string | null): ConsumerMember {
+const CLASSIC = { sessionTimeoutMs: 10_000, supportedProtocols: [{ name: 'range', metadata: Buffer.alloc(0) }] };
+
+function member(memberId: string, topics: readonly string[], regex: string | null, classic = false): ConsumerMember {
   const identity = { memberId, instanceId: null, rackId: null, clientId: 'c', clientHost: '/127.0.0.1', rebalanceTimeoutMs: 1000 };
-  return joiningMember({ ...identity, subscribedTopicNames: [...topics], subscribedTopicRegex: regex, serverAssignor: null });
+  return joiningMember({ ...identity, subscribedTopicNames: [...topics], subscribedTopicRegex: regex, serverAssignor: null }, classic ? CLASSIC : null);
 }
 
 type Op =
@@ -140,6 +142,129 @@ test('reconciliation: a partition is never owned twice, and a stable group has e
           for (let p = 0; p < img.byName.get(t.slice(3))!.partitions; p++) expected.add(`${t}-${p}`);
         }
         for (const t of m.assigned.keys()) assert.ok(group.subscribedTopics(m, img, matches).has(t), `${m.memberId} given ${t} it does not subscribe to`);
+      }
+      const assigned = new Set([...group.members.values()].flatMap((m) => [...m.assigned].flatMap(([t, s]) => [...s].map((p) => `${t}-${p}`))));
+      assert.deepEqual([...assigned].sort(), [...expected].sort());
+    }),
+    { numRuns: 300 },
+  );
+});
+
+/**
+ * Classic members among consumer-protocol ones, as a consumer group serves them: a classic client
+ * learns of a change only from its heartbeat (REBALANCE_IN_PROGRESS when `mustRejoin`), and gives
+ * partitions up only by rejoining: an eager one owns nothing when it rejoins, a cooperative one says
+ * what it still owns, and drops what its new assignment leaves out only later (by its next step).
+ */
+type MixedOp =
+  | { kind: 'consumerJoin'; m: number; topics: string[] }
+  | { kind: 'classicJoin'; m: number; topics: string[]; cooperative: boolean }
+  | { kind: 'leave'; m: number }
+  | { kind: 'timeout'; m: number }
+  | { kind: 'rejoin'; m: number; topics: string[] | null }
+  | { kind: 'heartbeat'; m: number; revokeNow: boolean };
+
+const mixedOp: fc.Arbitrary<MixedOp> = fc.oneof(
+  { weight: 2, arbitrary: fc.record({ kind: fc.constant('consumerJoin' as const), m: memberIndex, topics: topicsArb }) },
+  { weight: 2, arbitrary: fc.record({ kind: fc.constant('classicJoin' as const), m: memberIndex, topics: topicsArb, cooperative: fc.boolean() }) },
+  { weight: 1, arbitrary: fc.record({ kind: fc.constant('leave' as const), m: memberIndex }) },
+  { weight: 1, arbitrary: fc.record({ kind: fc.constant('timeout' as const), m: memberIndex }) },
+  { weight: 1, arbitrary: fc.record({ kind: fc.constant('rejoin' as const), m: memberIndex, topics: fc.option(topicsArb) }) },
+  { weight: 8, arbitrary: fc.record({ kind: fc.constant('heartbeat' as const), m: memberIndex, revokeNow: fc.boolean() }) },
+);
+
+test('reconciliation with classic members joining, leaving and rejoining: never owned twice, all assigned once stable', () => {
+  fc.assert(
+    fc.property(fc.constantFrom('uniform' as const, 'range' as const), fc.array(mixedOp, { maxLength: 60 }), (assignorName, ops) => {
+      const assignor = ASSIGNORS[assignorName];
+      const img: TopicImage = { byName: new Map(TOPICS.map((name, i) => [name, { topicId: `id-${name}`, partitions: [3, 2, 4][i]! }])), key: 'k' };
+      const group = new ConsumerGroup('g');
+      const clients = new Map<string, Client & { classic?: 'eager' | 'cooperative'; given?: TopicPartitions }>();
+      const consumerBeat = (id: string, revokeNow: boolean): void => {
+        const client = clients.get(id)!;
+        group.refreshTarget(img, assignor, matches);
+        group.reconcile(group.members.get(id)!, copy(client.owned));
+        const assigned = group.members.get(id)!.assigned;
+        client.owned = revokeNow ? copy(assigned) : union(client.owned, assigned);
+      };
+      // JoinGroup then SyncGroup: the subscription says what the client owns (nothing, for an eager one); it ends owning what SyncGroup gives.
+      const classicRejoin = (id: string, topics: string[] | null): void => {
+        const client = clients.get(id)!;
+        const m = group.members.get(id)!;
+        revoked(id);
+        if (client.classic === 'eager') client.owned = new Map();
+        if (topics !== null) group.subscribe(m, { topicNames: topics, topicRegex: '', serverAssignor: null });
+        group.refreshTarget(img, assignor, matches);
+        group.reconcile(m, copy(client.owned));
+        client.given = copy(m.assigned);
+        client.owned = client.classic === 'eager' ? copy(m.assigned) : union(client.owned, m.assigned);
+      };
+      // A cooperative client's revocation of what its last SyncGroup left out is done by its next step.
+      const revoked = (id: string): void => {
+        const client = clients.get(id)!;
+        if (client.given !== undefined) client.owned = copy(client.given);
+      };
+      const classicBeat = (id: string): void => {
+        revoked(id);
+        if (group.mustRejoin(group.members.get(id)!)) classicRejoin(id, null);
+      };
+      for (const o of ops) {
+        const id = `m${o.m}`;
+        const present = group.members.has(id);
+        switch (o.kind) {
+          case 'consumerJoin':
+          case 'classicJoin':
+            if (present) continue;
+            group.addMember(member(id, o.topics, null, o.kind === 'classicJoin'));
+            clients.set(
+              id,
+              o.kind === 'classicJoin' ? Object.assign(new Client(), { classic: o.cooperative ? ('cooperative' as const) : ('eager' as const) }) : new Client(),
+            );
+            if (o.kind === 'classicJoin') classicRejoin(id, null);
+            else consumerBeat(id, true);
+            break;
+          case 'leave':
+          case 'timeout':
+            if (!present) continue;
+            clients.delete(id);
+            group.removeMember(id);
+            break;
+          case 'rejoin':
+            if (!present || clients.get(id)!.classic === undefined) continue;
+            classicRejoin(id, o.topics);
+            break;
+          case 'heartbeat':
+            if (!present) continue;
+            if (clients.get(id)!.classic === undefined) consumerBeat(id, o.revokeNow);
+            else classicBeat(id);
+            break;
+        }
+        assertDisjoint(
+          [...group.members.values()].map((m) => [m.memberId, union(m.assigned, m.pendingRevocation)]),
+          'broker',
+        );
+        assertDisjoint(
+          [...clients].map(([cid, c]) => [cid, c.owned]),
+          'clients',
+        );
+      }
+      // Every member heartbeats (a classic one rejoining when told to) until the group settles.
+      for (let round = 0; round < 4; round++) {
+        for (const id of group.members.keys()) {
+          if (clients.get(id)!.classic === undefined) consumerBeat(id, true);
+          else classicBeat(id);
+        }
+      }
+      if (group.members.size === 0) return;
+      assert.equal(group.state(), 'Stable');
+      const expected = new Set<string>();
+      for (const m of group.members.values()) {
+        assert.equal(m.memberEpoch, group.groupEpoch);
+        assert.equal(group.mustRejoin(m), false);
+        assert.deepEqual(clients.get(m.memberId)!.owned, m.assigned);
+        for (const t of group.subscribedTopics(m, img, matches)) {
+          for (let p = 0; p < img.byName.get(t.slice(3))!.partitions; p++) expected.add(`${t}-${p}`);
+        }
       }
       const assigned = new Set([...group.members.values()].flatMap((m) => [...m.assigned].flatMap(([t, s]) => [...s].map((p) => `${t}-${p}`))));
       assert.deepEqual([...assigned].sort(), [...expected].sort());

@@ -209,6 +209,7 @@ async function run(config: BrokerConfig, logger: Logger, faults: FaultRegistry, 
         heartbeatIntervalMs: config.consumerGroupHeartbeatIntervalMs,
         maxSize: config.consumerGroupMaxSize,
         assignors: config.consumerGroupAssignors,
+        migrationPolicy: config.consumerGroupMigrationPolicy,
       },
       topics: () => topicImage(storage),
     });

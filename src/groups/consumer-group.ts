@@ -11,6 +11,10 @@
  *
  * So a partition is never owned by two members at once, and once every member has heartbeated
  * past its revocations the group is Stable with every subscribed partition assigned.
+ *
+ * A member of the classic protocol (in a group converted from a classic group, or joining one with
+ * JoinGroup) reconciles by the same steps: its rejoin says what it owns, so it releases by
+ * rejoining, and its heartbeat asks it to rejoin when a step waits on it (`mustRejoin`).
  */
 import type { Assignor, AssignorMember, TopicPartitions } from './assignors.js';
 
@@ -27,6 +31,19 @@ export interface Subscription {
   readonly topicNames: readonly string[] | null;
   readonly topicRegex: string | null;
   readonly serverAssignor: string | null;
+}
+
+/** One of the protocols a classic member listed in its JoinGroup, with its metadata. */
+export interface ClassicProtocol {
+  readonly name: string;
+  readonly metadata: Buffer;
+}
+
+/** What a member of the classic protocol adds (Kafka's `ClassicMemberMetadata`). */
+export interface ClassicMemberMetadata {
+  readonly sessionTimeoutMs: number;
+  /** In the member's order: the first is the one its JoinGroup and SyncGroup are answered with. */
+  readonly supportedProtocols: readonly ClassicProtocol[];
 }
 
 export interface ConsumerMember {
@@ -51,6 +68,8 @@ export interface ConsumerMember {
    * owns: a commit at any epoch from then to now is its own (KIP-1251's assignment epochs).
    */
   assignmentEpochs: Map<string, Map<number, number>>;
+  /** null for a member of the consumer protocol. */
+  classic: ClassicMemberMetadata | null;
 }
 
 /** What a member says of itself when it joins. */
@@ -60,9 +79,10 @@ export type MemberIdentity = Pick<
 >;
 
 /** A member joining: epoch 0, owning nothing. */
-export function joiningMember(identity: MemberIdentity): ConsumerMember {
+export function joiningMember(identity: MemberIdentity, classic: ClassicMemberMetadata | null = null): ConsumerMember {
   return {
     ...identity,
+    classic,
     memberEpoch: 0,
     previousMemberEpoch: -1,
     state: 'stable',
@@ -96,6 +116,25 @@ export class ConsumerGroup {
 
   constructor(readonly groupId: string) {}
 
+  /**
+   * A classic group's members taken over as they are (Kafka's `ConsumerGroup.fromClassicGroup`): the group
+   * and its target at the classic generation, each member Stable at it, owning and aimed at what its
+   * last SyncGroup gave it.
+   */
+  static fromClassic(groupId: string, generation: number, members: readonly ConsumerMember[], image: TopicImage): ConsumerGroup {
+    const group = new ConsumerGroup(groupId);
+    group.groupEpoch = group.assignmentEpoch = generation;
+    for (const member of members) {
+      group.restoreMember(member);
+      group.target.set(member.memberId, copy(member.assigned));
+      for (const name of member.subscribedTopicNames) {
+        const topic = image.byName.get(name);
+        if (topic !== undefined) group.subscribedPartitions.set(topic.topicId, topic.partitions);
+      }
+    }
+    return group;
+  }
+
   state(): ConsumerGroupState {
     if (this.members.size === 0) return 'Empty';
     if (this.assignmentEpoch !== this.groupEpoch) return 'Assigning';
@@ -106,6 +145,52 @@ export class ConsumerGroup {
   /** The member owning a partition, assigned or pending revocation. */
   owner(topicId: string, partition: number): string | undefined {
     return this.owners.get(topicId)?.get(partition);
+  }
+
+  /**
+   * Whether a classic member's heartbeat must ask it to rejoin (Kafka's
+   * `classicGroupHeartbeatToConsumerGroup`): the group moved past its epoch, it has partitions to
+   * give up, or partitions it waits for are free now.
+   */
+  mustRejoin(member: ConsumerMember): boolean {
+    return (
+      member.memberEpoch < this.groupEpoch ||
+      member.state === 'unrevoked_partitions' ||
+      (member.state === 'unreleased_partitions' && !this.waitingOnUnreleased(member))
+    );
+  }
+
+  /**
+   * Whether a classic member's SyncGroup comes too late (Kafka's `throwIfRebalanceInProgress`): the group
+   * moved past its epoch, and it is not still giving partitions up (a rejoin after that catches up).
+   */
+  rebalancedSince(member: ConsumerMember): boolean {
+    return this.groupEpoch > member.memberEpoch && member.state !== 'unrevoked_partitions';
+  }
+
+  /** Whether a partition of the member's target is still owned by another member. */
+  private waitingOnUnreleased(member: ConsumerMember): boolean {
+    for (const [topic, partitions] of this.target.get(member.memberId) ?? []) {
+      for (const p of partitions) if (member.assigned.get(topic)?.has(p) !== true && this.owner(topic, p) !== undefined) return true;
+    }
+    return false;
+  }
+
+  /**
+   * Kafka's `ConsumerGroup.supportsClassicProtocols`: a classic member may join if its protocol type is
+   * the consumer protocol's and one of its protocols is supported by every classic member already in.
+   */
+  supportsClassicProtocols(protocolType: string, protocols: readonly string[], consumerProtocolType: string): boolean {
+    if (protocolType !== consumerProtocolType) return false;
+    if (this.members.size === 0) return protocols.length > 0;
+    const classic = [...this.members.values()].flatMap((m) => (m.classic === null ? [] : [m.classic]));
+    return protocols.some((name) => classic.every((c) => c.supportedProtocols.some((p) => p.name === name)));
+  }
+
+  /** Whether every member but those named is of the classic protocol (Kafka's `allMembersUseClassicProtocolExcept`). */
+  onlyClassicBesides(memberIds: ReadonlySet<string>): boolean {
+    for (const m of this.members.values()) if (!memberIds.has(m.memberId) && m.classic === null) return false;
+    return true;
   }
 
   /** A new member at epoch 0, owning nothing; the group's epoch moves on. */
@@ -130,8 +215,10 @@ export class ConsumerGroup {
       member.subscribedTopicNames = [...subscription.topicNames];
       changed = true;
     }
-    if (subscription.topicRegex !== null && subscription.topicRegex !== member.subscribedTopicRegex) {
-      member.subscribedTopicRegex = subscription.topicRegex === '' ? null : subscription.topicRegex;
+    // '' is no regex, as null is in the member.
+    const regex = subscription.topicRegex === '' ? null : subscription.topicRegex;
+    if (subscription.topicRegex !== null && regex !== member.subscribedTopicRegex) {
+      member.subscribedTopicRegex = regex;
       changed = true;
     }
     if (subscription.serverAssignor !== null && subscription.serverAssignor !== member.serverAssignor) {
@@ -229,26 +316,34 @@ export class ConsumerGroup {
     if (member.state === 'unrevoked_partitions') {
       // Until the member shows it gave up what it must, it stays where it is (Kafka's `ownsRevokedPartitions`, true when unknown).
       if (owned === null || intersects(owned, member.pendingRevocation)) return false;
-      this.disown(member.memberId, member.pendingRevocation);
-      for (const [topic, set] of member.pendingRevocation) for (const p of set) member.assignmentEpochs.get(topic)?.delete(p);
+      this.release(member, member.pendingRevocation);
       member.pendingRevocation = new Map();
       member.state = 'stable';
-      this.next(member);
+      this.next(member, owned);
       return true;
     }
     if (member.memberEpoch === this.assignmentEpoch && member.state === 'stable') return false;
-    return this.next(member);
+    return this.next(member, owned);
   }
 
-  /** Kafka's `CurrentAssignmentBuilder.computeNextAssignment`: revoke first, then move to the target's epoch. */
-  private next(member: ConsumerMember): boolean {
+  /**
+   * Kafka's `CurrentAssignmentBuilder.computeNextAssignment`: revoke first, then move to the target's epoch.
+   * Partitions to revoke that a classic member's rejoin shows it no longer owns are released at once
+   * (Kafka's `ownsRevokedPartitions`): a JoinGroup comes from a member that takes nothing new until its
+   * SyncGroup. A consumer-protocol member releases them by its next heartbeat instead, since the list
+   * it sends may predate an answer on its way to it.
+   */
+  private next(member: ConsumerMember, owned: TopicPartitions | null): boolean {
     const target = this.target.get(member.memberId) ?? new Map<string, Set<number>>();
     const keep: TopicPartitions = new Map();
     const revoke: TopicPartitions = new Map();
     for (const [topic, partitions] of member.assigned) {
       for (const p of partitions) add(target.get(topic)?.has(p) === true ? keep : revoke, topic, p);
     }
-    if (size(revoke) > 0) {
+    if (size(revoke) > 0 && owned !== null && member.classic !== null && !intersects(owned, revoke)) {
+      this.release(member, revoke);
+      member.assigned = keep;
+    } else if (size(revoke) > 0) {
       const changed = !sameAssignment(member.assigned, keep) || member.state !== 'unrevoked_partitions';
       member.assigned = keep;
       member.pendingRevocation = revoke;
@@ -279,6 +374,12 @@ export class ConsumerGroup {
     }
     member.state = state;
     return changed;
+  }
+
+  /** The member no longer owns these partitions: others may be given them. */
+  private release(member: ConsumerMember, partitions: TopicPartitions): void {
+    this.disown(member.memberId, partitions);
+    for (const [topic, set] of partitions) for (const p of set) member.assignmentEpochs.get(topic)?.delete(p);
   }
 
   private own(memberId: string, partitions: TopicPartitions): void {
@@ -330,6 +431,10 @@ export function sameAssignment(a: TopicPartitions, b: TopicPartitions): boolean 
 export function isSubset(a: TopicPartitions, b: TopicPartitions): boolean {
   for (const [topic, set] of a) for (const p of set) if (b.get(topic)?.has(p) !== true) return false;
   return true;
+}
+
+function copy(partitions: TopicPartitions): TopicPartitions {
+  return new Map([...partitions].map(([topic, set]) => [topic, new Set(set)]));
 }
 
 function intersects(a: TopicPartitions, b: TopicPartitions): boolean {

@@ -17,6 +17,7 @@ import { Rebalancer, type JoinRequest, type MemberIdentity, type RebalanceOption
 import { timerScheduler, type Cancel } from './scheduler.js';
 import { ConsumerCoordinator, type ConsumerGroupOptions, type ConsumerHeartbeat, type ConsumerHeartbeatOutcome } from './consumer-coordinator.js';
 import type { ConsumerGroup, ConsumerGroupState, TopicImage } from './consumer-group.js';
+import { downgradeEnabled, toClassicGroup, toConsumerGroup, upgradeRefusal } from './group-conversion.js';
 
 export interface CoordinatorOptions extends RebalanceOptions {
   /** group.min.session.timeout.ms and group.max.session.timeout.ms */
@@ -30,7 +31,7 @@ export interface CoordinatorOptions extends RebalanceOptions {
   readonly now: () => number;
   readonly log: OffsetStoreLog;
   /** Consumer-protocol groups' settings (group.consumer.*). */
-  readonly consumer: Omit<ConsumerGroupOptions, 'scheduler' | 'topics' | 'onStoreError'>;
+  readonly consumer: Omit<ConsumerGroupOptions, 'scheduler' | 'topics' | 'onStoreError' | 'onlyClassicLeft'>;
   /** The topics as the broker has them now, which consumer groups subscribe to. */
   readonly topics: () => TopicImage;
 }
@@ -44,7 +45,7 @@ const DEFAULT_OPTIONS: Omit<CoordinatorOptions, 'log'> = {
   cleanupIntervalMs: 600_000,
   offsetsRetentionMs: 7 * 24 * 3_600_000,
   now: Date.now,
-  consumer: { sessionTimeoutMs: 45_000, heartbeatIntervalMs: 5000, maxSize: 2 ** 31 - 1, assignors: ['uniform', 'range'] },
+  consumer: { sessionTimeoutMs: 45_000, heartbeatIntervalMs: 5000, maxSize: 2 ** 31 - 1, assignors: ['uniform', 'range'], migrationPolicy: 'bidirectional' },
   topics: () => ({ byName: new Map(), key: '' }),
 };
 
@@ -122,6 +123,7 @@ export class GroupCoordinator {
       scheduler: options.scheduler,
       topics: options.topics,
       onStoreError: (group, err) => options.log.error({ group, err }, 'consumer group not stored'),
+      onlyClassicLeft: (group, generation, rebalance) => this.downgrade(group, generation, rebalance),
     });
     // As Kafka's `GroupCoordinator.onGroupLoaded` after loading its groups: each member has a session from now to show it is still there.
     for (const group of groupStore.takeGroups(options.now)) {
@@ -151,8 +153,8 @@ export class GroupCoordinator {
     }
     const consumerGroup = this.consumer.groups.get(groupId);
     if (consumerGroup !== undefined) {
-      // Kafka converts an empty consumer group; one with members does not take classic members (no migration here, docs/departures.md).
-      if (consumerGroup.members.size > 0) return Promise.resolve(joinError(memberId, ErrorCode.INCONSISTENT_GROUP_PROTOCOL));
+      // As Kafka's `classicGroupJoin`: a consumer group with members takes the classic member as one of its own; an Empty one becomes classic.
+      if (consumerGroup.members.size > 0) return this.consumer.classicJoin(consumerGroup, request);
       this.consumer.discard(groupId);
     }
     let group = this.groups.get(groupId);
@@ -169,6 +171,8 @@ export class GroupCoordinator {
   }
 
   sync(request: SyncRequest): Promise<SyncOutcome> {
+    const consumerGroup = this.consumerGroupOf(request);
+    if (consumerGroup !== undefined) return Promise.resolve(this.consumer.classicSync(consumerGroup, request));
     const found = this.findMember(request);
     if (typeof found === 'number') return Promise.resolve(syncError(found));
     const { group, member } = found;
@@ -179,19 +183,64 @@ export class GroupCoordinator {
     return this.rebalancer.sync(group, member, request.assignments);
   }
 
-  /** ConsumerGroupHeartbeat: a group id a classic group with members holds is not a consumer group's; an Empty one's becomes one. */
+  /**
+   * ConsumerGroupHeartbeat, as Kafka's `getOrMaybeCreateConsumerGroup`: an Empty classic group's id becomes a
+   * consumer group's; a classic group with members becomes a consumer group with them when a member
+   * joins (the online upgrade, if `group.consumer.migration.policy` allows), else it is not a consumer group.
+   */
   consumerHeartbeat(request: ConsumerHeartbeat): Promise<ConsumerHeartbeatOutcome> {
     const outcome = (errorCode: number, errorMessage: string | null = null): Promise<ConsumerHeartbeatOutcome> =>
       Promise.resolve({ errorCode, errorMessage, memberId: null, memberEpoch: 0, heartbeatIntervalMs: 0, assignment: null });
     if (this.closed) return outcome(ErrorCode.NOT_COORDINATOR);
+    const refusal = this.consumer.refusal(request);
+    if (refusal !== undefined) return Promise.resolve(refusal);
     const classic = this.groups.get(request.groupId);
     if (classic !== undefined) {
-      if (!this.removable(classic) && !(classic.is('Empty') && classic.pendingMembers.size === 0)) {
-        return outcome(ErrorCode.GROUP_ID_NOT_FOUND, `Group ${request.groupId} is not a consumer group.`);
+      if (this.removable(classic) || (classic.is('Empty') && classic.pendingMembers.size === 0)) {
+        this.discard(classic);
+      } else {
+        if (request.memberEpoch !== 0) return outcome(ErrorCode.GROUP_ID_NOT_FOUND, `Group ${request.groupId} is not a consumer group.`);
+        const refused = upgradeRefusal(this.options.consumer.migrationPolicy, classic, this.options.consumer.maxSize);
+        if (refused !== undefined) return outcome(ErrorCode.GROUP_ID_NOT_FOUND, refused);
+        // Kafka converts and then refuses the member, writing neither: the group stays classic.
+        if (classic.members.size >= this.options.consumer.maxSize) return outcome(ErrorCode.GROUP_MAX_SIZE_REACHED);
+        const converted = toConsumerGroup(classic, this.options.topics());
+        if (typeof converted === 'string') return outcome(ErrorCode.GROUP_ID_NOT_FOUND, converted);
+        // Members waiting on a join or sync rejoin, now as members of the consumer group (Kafka's `convertToConsumerGroup`).
+        for (const member of classic.members.values()) {
+          member.completeJoin(joinError(member.memberId, ErrorCode.REBALANCE_IN_PROGRESS));
+          member.completeSync(syncError(ErrorCode.REBALANCE_IN_PROGRESS));
+        }
+        // Stored as a consumer group by the join's write, which replaces the classic group's entry.
+        this.letGo(classic);
+        this.consumer.adopt(converted);
+        this.options.log.info({ group: request.groupId, members: converted.members.size }, 'classic group upgraded to a consumer group');
       }
-      this.discard(classic);
     }
     return this.consumer.heartbeat(request);
+  }
+
+  /**
+   * The online downgrade (Kafka's `convertToClassicGroup`): a consumer group left with classic
+   * members only becomes a classic group at `generation`, if `group.consumer.migration.policy`
+   * allows, and rebalances (if asked) so that they rejoin and their leader assigns.
+   */
+  private downgrade(consumerGroup: ConsumerGroup, generation: number, rebalance: boolean): Promise<void> | undefined {
+    if (this.closed || !downgradeEnabled(this.options.consumer.migrationPolicy)) return undefined;
+    const group = toClassicGroup(consumerGroup, generation, this.options.topics(), this.options.now);
+    this.consumer.drop(consumerGroup);
+    this.groups.set(group.groupId, group);
+    for (const member of group.members.values()) this.rebalancer.keepAlive(group, member);
+    this.options.log.info({ group: group.groupId, members: group.members.size }, 'consumer group downgraded to a classic group');
+    if (rebalance) this.rebalancer.rebalance(group);
+    // One write replaces the consumer group's entry.
+    return this.groupStore.put(group);
+  }
+
+  /** The consumer group a classic member's request names, unless a classic group holds the id. */
+  private consumerGroupOf(request: MemberRequest): ConsumerGroup | undefined {
+    if (this.closed || request.groupId === '' || this.groups.has(request.groupId)) return undefined;
+    return this.consumer.groups.get(request.groupId);
   }
 
   /** The consumer group of that id, or the error ConsumerGroupDescribe gives for it, as Kafka's `GroupMetadataManager.consumerGroupDescribe`. */
@@ -210,6 +259,8 @@ export class GroupCoordinator {
   }
 
   heartbeat(request: MemberRequest): number {
+    const consumerGroup = this.consumerGroupOf(request);
+    if (consumerGroup !== undefined) return this.consumer.classicHeartbeat(consumerGroup, request);
     const found = this.findMember(request);
     return typeof found === 'number' ? found : this.rebalancer.heartbeat(found.group, found.member);
   }
@@ -218,7 +269,13 @@ export class GroupCoordinator {
     if (this.closed) return { errorCode: ErrorCode.NOT_COORDINATOR, members: [] };
     if (groupId === '') return { errorCode: ErrorCode.INVALID_GROUP_ID, members: [] };
     const group = this.groups.get(groupId);
-    const errors = group === undefined ? identities.map(() => ErrorCode.UNKNOWN_MEMBER_ID) : this.rebalancer.leave(group, identities);
+    const consumerGroup = this.consumer.groups.get(groupId);
+    const errors =
+      group !== undefined
+        ? this.rebalancer.leave(group, identities)
+        : consumerGroup !== undefined
+          ? this.consumer.classicLeave(consumerGroup, identities)
+          : identities.map(() => ErrorCode.UNKNOWN_MEMBER_ID);
     return { errorCode: ErrorCode.NONE, members: identities.map((identity, i) => ({ ...identity, errorCode: errors[i]! })) };
   }
 
@@ -437,7 +494,7 @@ export class GroupCoordinator {
     if (consumerGroup !== undefined) {
       if (generationId < 0 && memberId === '' && consumerGroup.members.size === 0) return ErrorCode.NONE;
       // As Kafka's `ConsumerGroup.validateOffsetCommit`: members of the consumer protocol commit with v9 or later, naming their epoch.
-      if (consumerGroup.members.has(memberId) && request.apiVersion < 9) return ErrorCode.UNSUPPORTED_VERSION;
+      if (consumerGroup.members.get(memberId)?.classic === null && request.apiVersion < 9) return ErrorCode.UNSUPPORTED_VERSION;
       return this.consumer.memberEpochError(consumerGroup, memberId, generationId, request.offsets);
     }
     const group = this.groups.get(groupId);
@@ -521,9 +578,14 @@ export class GroupCoordinator {
   }
 
   private discard(group: ClassicGroup): void {
+    this.letGo(group);
+    this.groupStore.remove(group.groupId);
+  }
+
+  /** The group is no longer served here; what is stored of it is left to what replaces it. */
+  private letGo(group: ClassicGroup): void {
     group.cancelTimers();
     group.transitionTo('Dead');
     this.groups.delete(group.groupId);
-    this.groupStore.remove(group.groupId);
   }
 }

@@ -70,6 +70,8 @@ interface FileConsumerMember {
   readonly target: FilePartitions;
   /** Topic id → [partition, the epoch the member was given it at] pairs. */
   readonly assignmentEpochs: readonly (readonly [string, readonly (readonly [number, number])[]])[];
+  /** A classic member's session and protocols (metadata in base64); absent for a consumer-protocol member and in files written before brook kept them. */
+  readonly classic?: { readonly sessionTimeoutMs: number; readonly supportedProtocols: readonly { readonly name: string; readonly metadata: string }[] };
 }
 
 /** A consumer-protocol group (Kafka keeps these as its ConsumerGroup* records). */
@@ -132,12 +134,15 @@ export class GroupStore {
 
   /** Stores what the consumer group is now; resolves once it is written. */
   putConsumer(group: ConsumerGroup): Promise<void> {
+    // One group id is one kind of group: a classic group converted to this one goes in the same write.
+    this.encoded.delete(group.groupId);
     this.encodedConsumer.set(group.groupId, JSON.stringify(storedConsumer(group)));
     return this.save();
   }
 
   /** Stores what the settled (Stable or Empty) group is now; resolves once it is written. */
   put(group: ClassicGroup): Promise<void> {
+    this.encodedConsumer.delete(group.groupId);
     this.encoded.set(group.groupId, JSON.stringify(stored(group)));
     return this.save();
   }
@@ -259,6 +264,14 @@ function storedConsumer(group: ConsumerGroup): FileConsumerGroup {
       pendingRevocation: toFile(m.pendingRevocation),
       target: toFile(group.target.get(m.memberId) ?? new Map()),
       assignmentEpochs: [...m.assignmentEpochs].map(([topic, epochs]) => [topic, [...epochs]] as const),
+      ...(m.classic === null
+        ? {}
+        : {
+            classic: {
+              sessionTimeoutMs: m.classic.sessionTimeoutMs,
+              supportedProtocols: m.classic.supportedProtocols.map((p) => ({ name: p.name, metadata: p.metadata.toString('base64') })),
+            },
+          }),
     })),
   };
 }
@@ -269,9 +282,16 @@ function restoreConsumer(g: FileConsumerGroup): ConsumerGroup {
   group.assignmentEpoch = g.assignmentEpoch;
   group.subscribedPartitions = new Map(g.subscribedPartitions);
   for (const m of g.members) {
-    const { target: _target, ...fields } = m;
+    const { target: _target, classic, ...fields } = m;
     const member: ConsumerMember = {
       ...fields,
+      classic:
+        classic === undefined
+          ? null
+          : {
+              sessionTimeoutMs: classic.sessionTimeoutMs,
+              supportedProtocols: classic.supportedProtocols.map((p) => ({ name: p.name, metadata: Buffer.from(p.metadata, 'base64') })),
+            },
       subscribedTopicNames: [...m.subscribedTopicNames],
       assigned: fromFile(m.assigned),
       pendingRevocation: fromFile(m.pendingRevocation),
@@ -332,7 +352,18 @@ function isFileConsumerMember(m: unknown): boolean {
         isString(e[0]) &&
         Array.isArray(e[1]) &&
         (e[1] as unknown[]).every((pe) => Array.isArray(pe) && pe.length === 2 && isCount(pe[0]) && isCount(pe[1])),
-    )
+    ) &&
+    (m.classic === undefined || isFileClassic(m.classic))
+  );
+}
+
+function isFileClassic(c: unknown): boolean {
+  return (
+    isJsonObject(c) &&
+    isCount(c.sessionTimeoutMs) &&
+    Array.isArray(c.supportedProtocols) &&
+    c.supportedProtocols.length > 0 &&
+    c.supportedProtocols.every((p: unknown) => isJsonObject(p) && isString(p.name) && isString(p.metadata))
   );
 }
 

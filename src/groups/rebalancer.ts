@@ -109,6 +109,11 @@ export class Rebalancer {
     return group.is('PreparingRebalance') ? ErrorCode.REBALANCE_IN_PROGRESS : ErrorCode.NONE;
   }
 
+  /** A rebalance of a Stable group for no member's join: its members learn of it from their heartbeats (a downgraded group's). */
+  rebalance(group: ClassicGroup): void {
+    this.prepareRebalance(group);
+  }
+
   keepAlive(group: ClassicGroup, member: Member): void {
     this.scheduleExpiry(group, member, member.sessionTimeoutMs);
   }

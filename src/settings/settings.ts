@@ -7,6 +7,7 @@
  */
 import { KAFKA_VERSIONS } from '../protocol/kafka-releases.js';
 import { TIMESTAMP_TYPES } from '../protocol/record-batch.js';
+
 import {
   addressCounts,
   ANY,
@@ -31,6 +32,10 @@ import {
   tlsListener,
   type Kind,
 } from './kinds.js';
+
+/** Kafka's `ConsumerGroupMigrationPolicy`, as its config spells them. */
+export const CONSUMER_GROUP_MIGRATION_POLICIES = ['disabled', 'upgrade', 'downgrade', 'bidirectional'] as const;
+export type ConsumerGroupMigrationPolicy = (typeof CONSUMER_GROUP_MIGRATION_POLICIES)[number];
 
 export interface Setting<T = unknown> {
   readonly kind: Kind<T>;
@@ -335,6 +340,13 @@ export const SETTINGS = {
     default: ['uniform', 'range'],
     broker: 'group.consumer.assignors',
     description: 'the server-side assignors consumer-protocol members may name, the first used when they name none',
+  }),
+  consumerGroupMigrationPolicy: setting({
+    kind: oneOf(CONSUMER_GROUP_MIGRATION_POLICIES, '<policy>'),
+    default: 'bidirectional',
+    broker: 'group.consumer.migration.policy',
+    description:
+      "whether a classic group with members becomes a consumer group when a consumer-protocol member joins (`upgrade`), and back when the last one leaves (`downgrade`): `bidirectional` both, Kafka 4.0's default (3.9's is `disabled`); `disabled` neither, and no classic member joins a consumer group",
   }),
   // Kafka 4.0's hour: a batch stamped further ahead would start a segment of its own.
   messageTimestampAfterMaxMs: setting({

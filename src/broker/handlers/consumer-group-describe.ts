@@ -16,7 +16,8 @@ import { defineApi } from '../api-handler.js';
 import { authorizedOperations, mayDo, NOT_ASKED } from '../access.js';
 import { topicImage } from '../topic-image.js';
 
-/** Kafka's member type of a consumer-protocol member (1; classic members are 0). */
+/** Kafka's member types: a member of the classic protocol in a consumer group, and one of the consumer protocol. */
+const CLASSIC_MEMBER = 0;
 const CONSUMER_MEMBER = 1;
 
 export const consumerGroupDescribe = defineApi({
@@ -57,7 +58,7 @@ export const consumerGroupDescribe = defineApi({
           subscribedTopicRegex: m.subscribedTopicRegex,
           assignment: assignment(m.assigned),
           targetAssignment: assignment(group.target.get(m.memberId) ?? new Map()),
-          memberType: CONSUMER_MEMBER,
+          memberType: m.classic === null ? CONSUMER_MEMBER : CLASSIC_MEMBER,
         })),
         authorizedOperations: authorizedOperations(request.includeAuthorizedOperations, info.connection, broker, ResourceType.GROUP, groupId),
       };
