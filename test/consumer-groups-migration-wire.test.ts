@@ -9,6 +9,7 @@ import { test, before, after } from 'node:test';
 import assert from 'node:assert/strict';
 import { randomUUID } from 'node:crypto';
 import { startBroker, type Broker, type BrokerOptions } from '../src/broker/start-broker.js';
+import { KAFKA_VERSIONS } from '../src/protocol/kafka-releases.js';
 import { assignedPartitions } from '../src/groups/consumer-protocol.js';
 import { ErrorCode } from '../src/protocol/error-codes.js';
 import { ConsumerGroupDescribeRequest, ConsumerGroupDescribeResponse } from '../src/protocol/messages/consumer-group-describe.js';
@@ -48,8 +49,9 @@ after(async () => {
   await broker.close();
 });
 
+/** A broker of the newest release: Kafka 4.0 removed JoinGroup v0–1, and 4.1 serves them again. */
 async function open(options: BrokerOptions): Promise<{ broker: Broker; client: WireClient }> {
-  const b = await startBroker(options);
+  const b = await startBroker({ kafkaVersion: KAFKA_VERSIONS[KAFKA_VERSIONS.length - 1], ...options });
   const c = await WireClient.connect(b.port);
   await createTopic(c, TOPIC, PARTITIONS);
   // The topic's id, as a consumer-protocol member is given it.
