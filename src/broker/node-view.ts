@@ -5,10 +5,11 @@
  * sent to a broker that is not its coordinator NOT_COORDINATOR. Partitions whose in-sync replicas
  * are fewer than `min.insync.replicas` refuse acks=all produces with NOT_ENOUGH_REPLICAS, as
  * `Partition.appendRecordsToLeader` does. The entries it answers are taken out of the request.
+ * Answers refusing a partition for its leadership say where its leader is (`leaderHints`).
  */
 import { ErrorCode } from '../protocol/error-codes.js';
 import { ApiKey } from '../protocol/messages/apis.js';
-import { named, without, type NamedError } from '../faults/request-layouts.js';
+import { eachAnswered, named, without, type NamedError } from '../faults/request-layouts.js';
 import { refusal } from '../faults/refusals.js';
 import type { BrokerContext } from './broker-context.js';
 
@@ -84,4 +85,35 @@ export function nodeView(broker: BrokerContext, apiKey: number, apiVersion: numb
     taken.add(i);
   });
   return taken.size === 0 ? undefined : { request: without(apiKey, request, taken), errors };
+}
+
+/**
+ * The answers that tell a client refused for a partition's leadership who leads it now (KIP-951),
+ * from which version, and for which errors: as Kafka's `KafkaApis.handleProduceRequest` and
+ * `handleFetchRequest` fill them, whichever check gave the error.
+ */
+const LEADER_HINTS: Readonly<Partial<Record<number, { readonly since: number; readonly errors: ReadonlySet<number> }>>> = {
+  [ApiKey.Produce]: { since: 10, errors: new Set([ErrorCode.NOT_LEADER_OR_FOLLOWER]) },
+  [ApiKey.Fetch]: { since: 16, errors: new Set([ErrorCode.NOT_LEADER_OR_FOLLOWER, ErrorCode.FENCED_LEADER_EPOCH]) },
+};
+
+/**
+ * Gives each partition `response` refuses for its leadership its current leader and epoch (-1 and
+ * -1 for a partition no longer there), and the answer the leaders' endpoints, so that the client
+ * goes to the new leader without asking for metadata: as Kafka's `KafkaApis.getCurrentLeader`,
+ * the endpoint of a leader that is live.
+ */
+export function leaderHints(broker: BrokerContext, apiKey: number, apiVersion: number, response: unknown): void {
+  const hints = LEADER_HINTS[apiKey];
+  if (hints === undefined || apiVersion < hints.since) return;
+  const { cluster } = broker;
+  // Made only for an answer with a partition to hint: most have none.
+  let endpoints: Map<number, { nodeId: number; host: string; port: number; rack: null }> | undefined;
+  eachAnswered(apiKey, response, (topic, partition, entry) => {
+    if (!hints.errors.has(entry.errorCode as number)) return;
+    const p = cluster.partition(topic, partition);
+    entry.currentLeader = { leaderId: p?.leader ?? -1, leaderEpoch: p?.epoch ?? -1 };
+    if (p !== undefined && cluster.leadership.isLive(p.leader)) (endpoints ??= new Map()).set(p.leader, { ...cluster.address(p.leader), rack: null });
+  });
+  if (endpoints !== undefined) (response as Obj).nodeEndpoints = [...endpoints.values()];
 }
