@@ -17,6 +17,7 @@ import { Connection, fetchV17, produceV11 } from './helpers/platformatic.js';
 import { WireClient } from './helpers/wire-client.js';
 import { fetchOf } from './helpers/wire-fetch.js';
 import { produceRequest } from './helpers/wire-produce.js';
+import { until } from './helpers/until.js';
 
 const NOT_LEADER_OR_FOLLOWER = 6;
 const FENCED_LEADER_EPOCH = 74;
@@ -122,6 +123,23 @@ test('a Fetch fenced at the leader for an older epoch is told the current one, a
   const older = (await fetchFrom(3, 15, 'hinted-fenced', topicId, 0)).responses[0]!.partitions[0]!;
   assert.equal(older.errorCode, FENCED_LEADER_EPOCH);
   assert.deepEqual(older.currentLeader, NO_LEADER);
+});
+
+test('a Fetch held on its way while leadership moves is fenced at the old leader, and told the new one', async () => {
+  const topicId = await movedTopic('hinted-held');
+  const request = fetchOf('hinted-held', [0], { currentLeaderEpoch: 1 });
+  request.topics[0]!.topicId = topicId;
+  // Held once node 3, the leader then, has let it through to the handler.
+  const fault = broker.faults.add({ api: 'Fetch', topic: 'hinted-held', node: 3, hold: true, count: 1 });
+  const answered = node(3).request(FetchRequest, FetchResponse, 17, request);
+  await until(() => fault.fired === 1, 'the Fetch is held');
+  broker.cluster.moveLeader('hinted-held', 0, 2);
+  fault.release();
+  const answer = await answered;
+  const p = answer.responses[0]!.partitions[0]!;
+  assert.equal(p.errorCode, FENCED_LEADER_EPOCH);
+  assert.deepEqual(p.currentLeader, { leaderId: 2, leaderEpoch: 2 });
+  assert.deepEqual(answer.nodeEndpoints, [endpointOf(2)]);
 });
 
 /** The answer's bytes after its header, and the same answer as decoded and written again, which keeps no tag the codec does not know. */
