@@ -142,6 +142,17 @@ test('a Fetch held on its way while leadership moves is fenced at the old leader
   assert.deepEqual(answer.nodeEndpoints, [endpointOf(2)]);
 });
 
+test("a fault's NOT_LEADER_OR_FOLLOWER at the leader names the leader as it stands: itself", async () => {
+  const topicId = await movedTopic('hinted-fault');
+  const fault = broker.faults.add({ api: 'Produce', topic: 'hinted-fault', node: 3, error: 'NOT_LEADER_OR_FOLLOWER', count: 1 });
+  const answer = await produceTo(3, 12, 'hinted-fault', topicId);
+  assert.equal(fault.fired, 1);
+  const p = answer.responses[0]!.partitionResponses[0]!;
+  assert.equal(p.errorCode, NOT_LEADER_OR_FOLLOWER);
+  assert.deepEqual(p.currentLeader, { leaderId: 3, leaderEpoch: 1 });
+  assert.deepEqual(answer.nodeEndpoints, [endpointOf(3)]);
+});
+
 /** The answer's bytes after its header, and the same answer as decoded and written again, which keeps no tag the codec does not know. */
 async function rawAndRewritten<Req, Res>(
   client: WireClient,
