@@ -53,10 +53,13 @@ function metadata(nodeId: number, topics: string[]): Promise<MetadataResponse> {
   });
 }
 
-/** Creates `name` with one partition on all three nodes, moves its leader from node 1 to node 3 (epoch 1), and gives its id. */
-async function movedTopic(name: string): Promise<string> {
+/**
+ * Creates `name` with one partition on `replicationFactor` nodes from node 1, moves its leader from
+ * node 1 to node 3 (epoch 1), and gives its id. With one replica, nodes 1 and 2 hold none.
+ */
+async function movedTopic(name: string, replicationFactor = 3): Promise<string> {
   const created = await node(1).request(CreateTopicsRequest, CreateTopicsResponse, 7, {
-    topics: [{ name, numPartitions: 1, replicationFactor: 3, assignments: [], configs: [] }],
+    topics: [{ name, numPartitions: 1, replicationFactor, assignments: [], configs: [] }],
     timeoutMs: 1000,
     validateOnly: false,
   });
@@ -101,8 +104,8 @@ test('Produce v10 to v13 sent to a node that no longer leads names the new leade
   assert.deepEqual(led.nodeEndpoints, []);
 });
 
-test('Fetch v16 to v18 sent to a node that no longer leads names the new leader, its epoch and its listener', async () => {
-  const topicId = await movedTopic('hinted-fetch');
+test('Fetch v16 to v18 sent to a node that holds no replica names the leader, its epoch and its listener', async () => {
+  const topicId = await movedTopic('hinted-fetch', 1);
   for (const version of [16, 17, 18]) {
     const answer = await fetchFrom(2, version, 'hinted-fetch', topicId);
     const p: FetchResponsePartitionData = answer.responses[0]!.partitions[0]!;
@@ -112,13 +115,16 @@ test('Fetch v16 to v18 sent to a node that no longer leads names the new leader,
   }
 });
 
-test('a Fetch fenced at the leader for an older epoch is told the current one, as Kafka tells it', async () => {
+test('a Fetch fenced for an older epoch, at the leader or a follower, is told the current leader, as Kafka tells it', async () => {
   const topicId = await movedTopic('hinted-fenced');
-  const answer = await fetchFrom(3, 17, 'hinted-fenced', topicId, 0);
-  const p = answer.responses[0]!.partitions[0]!;
-  assert.equal(p.errorCode, FENCED_LEADER_EPOCH);
-  assert.deepEqual(p.currentLeader, { leaderId: 3, leaderEpoch: 1 });
-  assert.deepEqual(answer.nodeEndpoints, [endpointOf(3)]);
+  // Node 3 leads; node 1 follows, and serves a consumer's Fetch v11+ (KIP-392), checking its epoch.
+  for (const at of [3, 1]) {
+    const answer = await fetchFrom(at, 17, 'hinted-fenced', topicId, 0);
+    const p = answer.responses[0]!.partitions[0]!;
+    assert.equal(p.errorCode, FENCED_LEADER_EPOCH, `at node ${at}`);
+    assert.deepEqual(p.currentLeader, { leaderId: 3, leaderEpoch: 1 }, `at node ${at}`);
+    assert.deepEqual(answer.nodeEndpoints, [endpointOf(3)], `at node ${at}`);
+  }
   // Before v16 the same refusal is bare.
   const older = (await fetchFrom(3, 15, 'hinted-fenced', topicId, 0)).responses[0]!.partitions[0]!;
   assert.equal(older.errorCode, FENCED_LEADER_EPOCH);
@@ -171,7 +177,7 @@ async function rawAndRewritten<Req, Res>(
 }
 
 test('Produce v9 and Fetch v12 to v15 answers refusing for leadership keep their layout: no leader, no endpoints', async () => {
-  const topicId = await movedTopic('unhinted');
+  const topicId = await movedTopic('unhinted', 1);
   const [raw, rewritten, produced] = await rawAndRewritten(node(1), ProduceRequest, ProduceResponse, 9, produceRequest('unhinted', 0, valuesBatch(1)));
   assert.equal(produced.responses[0]!.partitionResponses[0]!.errorCode, NOT_LEADER_OR_FOLLOWER);
   assert.deepEqual(raw, rewritten);
@@ -188,7 +194,7 @@ test('Produce v9 and Fetch v12 to v15 answers refusing for leadership keep their
 });
 
 test("@platformatic/kafka's Produce v11 and Fetch v17 read the leader and endpoint brook names", async () => {
-  const topicId = await movedTopic('hinted-platformatic');
+  const topicId = await movedTopic('hinted-platformatic', 1);
   const connection = new Connection('leader-hints-test');
   const [host, port] = broker.cluster.nodes[0]!.bootstrap.split(':');
   await connection.connect(host!, Number(port));
