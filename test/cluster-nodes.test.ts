@@ -132,6 +132,21 @@ test('a partition is written and read at its leader only; the others answer NOT_
   }
 });
 
+test("a follower serves a consumer's Fetch from v11 (KIP-392); older Fetches and a replica's are the leader's", async () => {
+  assert.equal(await create('followed', 1, 2), 0);
+  assert.equal((await produceBatch(node(1), 'followed', 0, valuesBatch(2))).errorCode, 0);
+  const fetchAt = async (nodeId: number, version: number, replicaId = -1) =>
+    (await node(nodeId).request(FetchRequest, FetchResponse, version, { ...fetchOf('followed', [0]), replicaId })).responses[0]!.partitions[0]!;
+  // Replicas 1 (the leader) and 2; node 3 holds none.
+  for (const version of [11, 12]) {
+    const read = await fetchAt(2, version);
+    assert.deepEqual([read.errorCode, read.highWatermark, read.records!.readInt32BE(57)], [0, 2n, 2], `Fetch v${version} at the follower`);
+    assert.equal((await fetchAt(3, version)).errorCode, NOT_LEADER_OR_FOLLOWER, `Fetch v${version} at a node with no replica`);
+  }
+  assert.equal((await fetchAt(2, 10)).errorCode, NOT_LEADER_OR_FOLLOWER, 'Fetch v10 at the follower');
+  assert.equal((await fetchAt(2, 12, 3)).errorCode, NOT_LEADER_OR_FOLLOWER, "a replica's Fetch at the follower");
+});
+
 test('groups and transactional ids are coordinated where Kafka hashes them; other nodes answer NOT_COORDINATOR', async () => {
   // Java's "hello".hashCode() is 99162322: partition 22 of 50, led by the second node; "g" (103) gives 3, led by the first.
   for (const [key, coordinator] of [

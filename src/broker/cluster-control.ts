@@ -2,7 +2,7 @@
  * The controls a test drives a simulated cluster with (`Broker.cluster`): leaders moved, nodes
  * stopped and started, isolated and healed. Each change of leader bumps the partition's leader
  * epoch; clients learn of it as from Kafka, by NOT_LEADER_OR_FOLLOWER or NOT_COORDINATOR and a
- * metadata refresh.
+ * metadata refresh, or from the leader a newer Produce or Fetch answer names (`node-view.ts`).
  */
 import { formatHostPort } from '../server/host-port.js';
 import type { Cluster } from './cluster.js';

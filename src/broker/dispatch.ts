@@ -21,7 +21,7 @@ import { callHandler } from './handler-call.js';
 import { decide } from '../faults/matching.js';
 import { addErrors, named } from '../faults/request-layouts.js';
 import { withErrors } from './faulted-request.js';
-import { nodeView } from './node-view.js';
+import { leaderHints, nodeView } from './node-view.js';
 import { namedByTopicId } from './topic-ids.js';
 
 /**
@@ -64,8 +64,10 @@ export function createDispatcher(table: ReadonlyMap<number, ApiHandler>, broker:
     const headerVersion = responseHeaderVersion(apiKey, apiVersion);
     const byId = namedByTopicId(apiKey, apiVersion, request, (id) => broker.storage.topicById(id));
     if (byId !== undefined) request = byId.request;
-    const respond = (response: unknown): Buffer | Buffer[] =>
-      encode(handler, apiVersion, correlationId, headerVersion, byId === undefined ? response : byId.withIds(response));
+    const respond = (response: unknown): Buffer | Buffer[] => {
+      leaderHints(broker, apiKey, apiVersion, response);
+      return encode(handler, apiVersion, correlationId, headerVersion, byId === undefined ? response : byId.withIds(response));
+    };
     // A node of a simulated cluster answers first for what it does not lead or coordinate.
     const view = broker.cluster.simulated ? nodeView(broker, apiKey, apiVersion, request) : undefined;
     if (view !== undefined && 'answer' in view) return respond(view.answer);

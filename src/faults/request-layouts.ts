@@ -129,6 +129,14 @@ export function addErrors(apiKey: number, response: unknown, errors: readonly Na
   (response as Obj)[topics] = list;
 }
 
+/** Calls `visit` with each partition's entry in `response`, an answer of API `apiKey` whose requests name partitions, its topic's name and its index. */
+export function eachAnswered(apiKey: number, response: unknown, visit: (topic: string, partition: number, entry: Record<string, unknown>) => void): void {
+  const [topics, name, partitions, index] = LAYOUTS[apiKey]!.response;
+  for (const t of (response as Obj)[topics] as Obj[]) {
+    for (const entry of t[partitions!] as Obj[]) visit(t[name] as string, entry[index!] as number, entry);
+  }
+}
+
 /** The answer of API `apiKey` carrying `errorCode` as the whole request's error, every other field at its default. */
 export function requestErrorAnswer(apiKey: number, errorCode: number): unknown {
   return { ...defaultStruct(API_SCHEMAS[apiKey]!.response.schema), errorCode };
