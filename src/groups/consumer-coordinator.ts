@@ -89,6 +89,8 @@ export class ConsumerCoordinator {
   /** `groupId\0memberId` → the timer that fences a member slow to revoke. */
   private readonly rebalances = new Map<string, Cancel>();
   private readonly regexes = new Map<string, RegExp>();
+  /** Heartbeats, leaves and expiries that moved a group's epoch on since the start (Kafka's ConsumerGroupRebalances sensor). */
+  private epochBumps = 0;
 
   constructor(
     private readonly store: GroupStore,
@@ -124,6 +126,7 @@ export class ConsumerCoordinator {
     }
     if (request.memberEpoch === LEAVE_EPOCH || request.memberEpoch === LEAVE_STATIC_EPOCH) return this.leave(request);
     let group = this.groups.get(request.groupId);
+    const epochAtStart = group?.groupEpoch ?? 0;
     let member: ConsumerMember;
     let changed = false;
     if (request.memberEpoch === 0) {
@@ -150,6 +153,7 @@ export class ConsumerCoordinator {
     changed ||= group.groupEpoch !== epochsBefore[0] || group.assignmentEpoch !== epochsBefore[1];
     changed = group.reconcile(member, request.topicPartitions === null ? null : toPartitions(request.topicPartitions)) || changed;
     this.watchRevocation(group, member);
+    this.countBump(group, epochAtStart);
     if (changed) {
       try {
         await this.store.putConsumer(group);
@@ -202,6 +206,11 @@ export class ConsumerCoordinator {
     let most = 0;
     for (const [name, n] of counts) if (n > most) [best, most] = [name, n];
     return best;
+  }
+
+  /** How many times a group's epoch moved on since the start: one for each heartbeat, leave or expiry that moved it. */
+  get rebalanceCount(): number {
+    return this.epochBumps;
   }
 
   /** Forgets an Empty group (deleted). */
@@ -291,9 +300,11 @@ export class ConsumerCoordinator {
       if (member.memberEpoch !== LEAVE_STATIC_EPOCH) member.previousMemberEpoch = member.memberEpoch;
       member.memberEpoch = LEAVE_STATIC_EPOCH;
     } else {
+      const epochBefore = group.groupEpoch;
       this.forget(group, member.memberId);
       group.removeMember(member.memberId);
       group.refreshTarget(this.options.topics(), ASSIGNORS[this.assignorOf(group)], this.matches);
+      this.countBump(group, epochBefore);
     }
     try {
       await this.store.putConsumer(group);
@@ -344,10 +355,16 @@ export class ConsumerCoordinator {
 
   private expire(group: ConsumerGroup, memberId: string): void {
     if (this.groups.get(group.groupId) !== group || !group.members.has(memberId)) return;
+    const epochBefore = group.groupEpoch;
     this.forget(group, memberId);
     group.removeMember(memberId);
     group.refreshTarget(this.options.topics(), ASSIGNORS[this.assignorOf(group)], this.matches);
+    this.countBump(group, epochBefore);
     this.store.putConsumer(group).catch((err: Error) => this.options.onStoreError(group.groupId, err));
+  }
+
+  private countBump(group: ConsumerGroup, epochBefore: number): void {
+    if (group.groupEpoch !== epochBefore) this.epochBumps++;
   }
 
   private forget(group: ConsumerGroup, memberId: string): void {
