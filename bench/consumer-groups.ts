@@ -1,11 +1,21 @@
 /**
- * The consumer group protocol's cost (KIP-848): a steady heartbeat (nothing changes, nothing is
- * written) in a group of 1,000 members against one in a group of one; and the time for ten
- * members to join one after another and reconcile until the group is Stable, against one member's.
+ * The group protocols' costs, side by side in one run. The consumer protocol (KIP-848): a steady
+ * heartbeat (nothing changes, nothing is written) in a group of 1,000 members against one in a
+ * group of one; and the time for ten members to join one after another and reconcile until the
+ * group is Stable, against one member's. The classic protocol the same: Heartbeat in a group of
+ * 1,000 members against one of one, and ten members joining one after another, each join a
+ * rebalance (the others learn of it from a Heartbeat and rejoin, then all SyncGroup with the
+ * leader's assignment), against one member's. Each protocol's rows are then set against each other.
  */
 import { randomUUID } from 'node:crypto';
 import { rm } from 'node:fs/promises';
 import { CreateTopicsRequest, CreateTopicsResponse } from '../src/protocol/messages/create-topics.js';
+import { ErrorCode } from '../src/protocol/error-codes.js';
+import type { MessageCodec } from '../src/protocol/messages/codec.js';
+import { HeartbeatRequest, HeartbeatResponse } from '../src/protocol/messages/heartbeat.js';
+import { JoinGroupRequest, JoinGroupResponse } from '../src/protocol/messages/join-group.js';
+import { SyncGroupRequest, SyncGroupResponse } from '../src/protocol/messages/sync-group.js';
+import { Writer } from '../src/protocol/primitives/writer.js';
 import {
   ConsumerGroupHeartbeatRequest,
   ConsumerGroupHeartbeatResponse,
@@ -19,6 +29,40 @@ import { compared, fmt, type Row } from './table.js';
 const TOPIC = 'consumer-groups';
 const PARTITIONS = 60;
 const HEARTBEAT = 68;
+/** The classic APIs' newest versions, as a current client sends them. */
+const JOIN_VERSION = 9;
+const SYNC_VERSION = 5;
+const CLASSIC_HEARTBEAT_VERSION = 4;
+/** Long enough that members of the large classic group, which heartbeat only in their turn, stay in it across the run. */
+const CLASSIC_SESSION_MS = 600_000;
+
+interface ClassicMember {
+  memberId: string;
+  generation: number;
+}
+
+/** A consumer's ConsumerProtocolSubscription v0: the topic, no user data. */
+function subscription(): Buffer {
+  const w = new Writer();
+  w.writeInt16(0);
+  w.writeArrayLength(1);
+  w.writeString(TOPIC);
+  w.writeNullableBytes(null);
+  return w.finish();
+}
+
+/** A ConsumerProtocolAssignment v0: every `count`th partition from `index`, as the leader's assignor would give. */
+function assignment(index: number, count: number): Buffer {
+  const partitions = Array.from({ length: PARTITIONS }, (_, p) => p).filter((p) => p % count === index);
+  const w = new Writer();
+  w.writeInt16(0);
+  w.writeArrayLength(1);
+  w.writeString(TOPIC);
+  w.writeArrayLength(partitions.length);
+  for (const p of partitions) w.writeInt32(p);
+  w.writeNullableBytes(null);
+  return w.finish();
+}
 
 interface Member {
   readonly memberId: string;
@@ -107,6 +151,114 @@ class Target {
     return latencies[Math.floor(latencies.length / 2)]!;
   }
 
+  /**
+   * Requests sent one after another without waiting, their answers read in order: the members of a
+   * classic group each wait in JoinGroup and SyncGroup for the others, so they cannot go in turn.
+   */
+  private async pipelined<Req, Res>(reqCodec: MessageCodec<Req>, resCodec: MessageCodec<Res>, version: number, requests: readonly Req[]): Promise<Res[]> {
+    for (const r of requests) this.client.sendRaw(this.client.frame(reqCodec, version, r));
+    const answers: Res[] = [];
+    for (let i = 0; i < requests.length; i++) {
+      answers.push(this.client.decode((await this.client.nextFrame(120_000))!, resCodec, reqCodec.apiKey, version).body);
+    }
+    return answers;
+  }
+
+  private joinRequest(groupId: string, memberId: string): JoinGroupRequest {
+    return {
+      groupId,
+      sessionTimeoutMs: CLASSIC_SESSION_MS,
+      rebalanceTimeoutMs: 60_000,
+      memberId,
+      groupInstanceId: null,
+      protocolType: 'consumer',
+      protocols: [{ name: 'range', metadata: subscription() }],
+      reason: null,
+    };
+  }
+
+  /**
+   * A classic rebalance for `newcomers` new members: each asks for its member id (JoinGroup v4+),
+   * joins, and the members there already learn of the rebalance from a Heartbeat and rejoin; once
+   * the join phase ends, the leader sends everyone's assignment in its SyncGroup and the others
+   * receive theirs.
+   */
+  async classicJoin(groupId: string, members: ClassicMember[], newcomers: number): Promise<void> {
+    const asked = await this.pipelined(
+      JoinGroupRequest,
+      JoinGroupResponse,
+      JOIN_VERSION,
+      Array.from({ length: newcomers }, () => this.joinRequest(groupId, '')),
+    );
+    const fresh = asked.map((a): ClassicMember => {
+      if (a.errorCode !== ErrorCode.MEMBER_ID_REQUIRED) throw new Error(`JoinGroup without a member id: ${a.errorCode}`);
+      return { memberId: a.memberId, generation: -1 };
+    });
+    const beats = members.map((m) => ({ groupId, generationId: m.generation, memberId: m.memberId, groupInstanceId: null }));
+    for (const m of fresh) this.client.sendRaw(this.client.frame(JoinGroupRequest, JOIN_VERSION, this.joinRequest(groupId, m.memberId)));
+    for (const b of beats) this.client.sendRaw(this.client.frame(HeartbeatRequest, CLASSIC_HEARTBEAT_VERSION, b));
+    for (const m of members) this.client.sendRaw(this.client.frame(JoinGroupRequest, JOIN_VERSION, this.joinRequest(groupId, m.memberId)));
+    const joinedFresh: JoinGroupResponse[] = [];
+    for (let i = 0; i < fresh.length; i++)
+      joinedFresh.push(this.client.decode((await this.client.nextFrame(120_000))!, JoinGroupResponse, JoinGroupRequest.apiKey, JOIN_VERSION).body);
+    for (let i = 0; i < beats.length; i++) {
+      const beat = this.client.decode((await this.client.nextFrame(120_000))!, HeartbeatResponse, HeartbeatRequest.apiKey, CLASSIC_HEARTBEAT_VERSION).body;
+      if (beat.errorCode !== ErrorCode.REBALANCE_IN_PROGRESS) throw new Error(`Heartbeat during a rebalance: ${beat.errorCode}`);
+    }
+    const rejoined: JoinGroupResponse[] = [];
+    for (let i = 0; i < members.length; i++)
+      rejoined.push(this.client.decode((await this.client.nextFrame(120_000))!, JoinGroupResponse, JoinGroupRequest.apiKey, JOIN_VERSION).body);
+    members.push(...fresh);
+    const joined = [...rejoined, ...joinedFresh];
+    for (const j of joined) if (j.errorCode !== ErrorCode.NONE) throw new Error(`JoinGroup refused: ${j.errorCode}`);
+    const generation = joined[0]!.generationId;
+    for (const m of members) m.generation = generation;
+    const leader = joined[0]!.leader;
+    const ordered = [members.find((m) => m.memberId === leader)!, ...members.filter((m) => m.memberId !== leader)];
+    const synced = await this.pipelined(
+      SyncGroupRequest,
+      SyncGroupResponse,
+      SYNC_VERSION,
+      ordered.map((m) => ({
+        groupId,
+        generationId: generation,
+        memberId: m.memberId,
+        groupInstanceId: null,
+        protocolType: 'consumer',
+        protocolName: 'range',
+        assignments: m.memberId === leader ? members.map((o, i) => ({ memberId: o.memberId, assignment: assignment(i, members.length) })) : [],
+      })),
+    );
+    for (const r of synced) if (r.errorCode !== ErrorCode.NONE) throw new Error(`SyncGroup refused: ${r.errorCode}`);
+  }
+
+  /** `count` classic members join one after another, each join a rebalance of the group; ms. */
+  async classicRebalance(groupId: string, count: number): Promise<{ ms: number; members: ClassicMember[] }> {
+    const start = performance.now();
+    const members: ClassicMember[] = [];
+    for (let i = 0; i < count; i++) await this.classicJoin(groupId, members, 1);
+    return { ms: performance.now() - start, members };
+  }
+
+  /** µs of each of `count` classic Heartbeats from the members in turn, the group Stable. */
+  async classicSteady(groupId: string, members: readonly ClassicMember[], count: number): Promise<number> {
+    const latencies: number[] = [];
+    for (let i = 0; i < count; i++) {
+      const m = members[i % members.length]!;
+      const start = performance.now();
+      const r = await this.client.request(HeartbeatRequest, HeartbeatResponse, CLASSIC_HEARTBEAT_VERSION, {
+        groupId,
+        generationId: m.generation,
+        memberId: m.memberId,
+        groupInstanceId: null,
+      });
+      latencies.push((performance.now() - start) * 1000);
+      if (r.errorCode !== ErrorCode.NONE) throw new Error(`Heartbeat refused: ${r.errorCode}`);
+    }
+    latencies.sort((a, b) => a - b);
+    return latencies[Math.floor(latencies.length / 2)]!;
+  }
+
   async stop(): Promise<void> {
     this.client.close();
     await this.serve.stop();
@@ -126,15 +278,29 @@ export async function consumerGroupBench(smoke: boolean): Promise<Row[]> {
     await target.settle(big, members);
     const solo = target.newGroup();
     const single = (await target.rebalance(solo, 1)).members;
-    const [one, ten, bigBeats, oneBeats] = await alternating(smoke ? 1 : 3, [
+    // The large classic group joins at once, in one rebalance: its members then heartbeat in turn.
+    const classicBig = target.newGroup();
+    const classicMembers: ClassicMember[] = [];
+    await target.classicJoin(classicBig, classicMembers, large);
+    const classicSolo = target.newGroup();
+    const classicSingle = (await target.classicRebalance(classicSolo, 1)).members;
+    const [one, ten, bigBeats, oneBeats, classicOne, classicTen, classicBigBeats, classicOneBeats] = await alternating(smoke ? 1 : 3, [
       async () => (await target.rebalance(target.newGroup(), 1)).ms,
       async () => (await target.rebalance(target.newGroup(), 10)).ms,
       () => target.steady(big, members, beats),
       () => target.steady(solo, single, beats),
+      async () => (await target.classicRebalance(target.newGroup(), 1)).ms,
+      async () => (await target.classicRebalance(target.newGroup(), 10)).ms,
+      () => target.classicSteady(classicBig, classicMembers, beats),
+      () => target.classicSteady(classicSolo, classicSingle, beats),
     ]);
     return [
       compared('consumer group: 10 members join and settle, one after another (ms)', lowest(ten!), lowest(one!), 'one member', 1),
+      compared('classic group: 10 members join and sync, one after another (ms)', lowest(classicTen!), lowest(classicOne!), 'one member', 1),
+      compared('10 members join, consumer protocol against classic (ms)', lowest(ten!), lowest(classicTen!), 'classic', 1),
       compared(`ConsumerGroupHeartbeat p50, ${fmt(large)} members (µs)`, lowest(bigBeats!), lowest(oneBeats!), 'one member'),
+      compared(`classic Heartbeat p50, ${fmt(large)} members (µs)`, lowest(classicBigBeats!), lowest(classicOneBeats!), 'one member'),
+      compared(`heartbeat p50 at ${fmt(large)} members, consumer protocol against classic (µs)`, lowest(bigBeats!), lowest(classicBigBeats!), 'classic'),
     ];
   } finally {
     await target.stop();
