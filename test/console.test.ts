@@ -557,7 +557,18 @@ const UNNAMED_CONTROLS = `[...document.querySelectorAll('input, select, textarea
   .map((el) => el.outerHTML)`;
 
 test('every view can be used from the keyboard: a skip link first, and every control named', async () => {
-  for (const path of ['/', '/topics', '/topics/orders', '/topics/orders/messages', '/groups', '/groups/readers', '/producers', '/transactions', '/replay']) {
+  for (const path of [
+    '/',
+    '/topics',
+    '/topics/orders',
+    '/topics/orders/messages',
+    '/groups',
+    '/groups/readers',
+    '/groups/modern-readers',
+    '/producers',
+    '/transactions',
+    '/replay',
+  ]) {
     await page.goto(`${base}${path}`);
     await page.locator('main h1').waitFor();
     await page.keyboard.press('Tab');
