@@ -12,6 +12,7 @@ import { rm } from 'node:fs/promises';
 import { CreateTopicsRequest, CreateTopicsResponse } from '../src/protocol/messages/create-topics.js';
 import { ErrorCode } from '../src/protocol/error-codes.js';
 import type { MessageCodec } from '../src/protocol/messages/codec.js';
+import { DescribeGroupsRequest, DescribeGroupsResponse } from '../src/protocol/messages/describe-groups.js';
 import { HeartbeatRequest, HeartbeatResponse } from '../src/protocol/messages/heartbeat.js';
 import { JoinGroupRequest, JoinGroupResponse } from '../src/protocol/messages/join-group.js';
 import { SyncGroupRequest, SyncGroupResponse } from '../src/protocol/messages/sync-group.js';
@@ -36,9 +37,16 @@ const CLASSIC_HEARTBEAT_VERSION = 4;
 /** Long enough that members of the large classic group, which heartbeat only in their turn, stay in it across the run. */
 const CLASSIC_SESSION_MS = 600_000;
 
+/**
+ * Classic members per connection: a member waits in JoinGroup and SyncGroup for the others, and a
+ * connection reads no more requests while 100 answers wait (`maxQueuedResponsesPerConnection`).
+ */
+const MEMBERS_PER_CONNECTION = 50;
+
 interface ClassicMember {
   memberId: string;
   generation: number;
+  readonly client: WireClient;
 }
 
 /** A consumer's ConsumerProtocolSubscription v0: the topic, no user data. */
@@ -72,6 +80,9 @@ interface Member {
 
 class Target {
   private groups = 0;
+  /** The classic members' connections, and each one's last answer awaited: answers come in the order requests were sent. */
+  private readonly classicClients: WireClient[] = [];
+  private readonly answered = new Map<WireClient, Promise<unknown>>();
 
   private constructor(
     private readonly serve: ServeProcess,
@@ -151,24 +162,24 @@ class Target {
     return latencies[Math.floor(latencies.length / 2)]!;
   }
 
-  private send<Req>(codec: MessageCodec<Req>, version: number, request: Req): void {
-    this.client.sendRaw(this.client.frame(codec, version, request));
+  /** A request sent at once on `client`, its answer read after those sent before it there. */
+  private call<Req, Res>(client: WireClient, reqCodec: MessageCodec<Req>, resCodec: MessageCodec<Res>, version: number, request: Req): Promise<Res> {
+    client.sendRaw(client.frame(reqCodec, version, request));
+    const answer = (this.answered.get(client) ?? Promise.resolve()).then(
+      async () => client.decode((await client.nextFrame(120_000))!, resCodec, reqCodec.apiKey, version).body,
+    );
+    this.answered.set(
+      client,
+      answer.catch(() => {}),
+    );
+    return answer;
   }
 
-  /** The next answer on the connection: answers come in the order their requests were sent. */
-  private async receive<Res>(codec: MessageCodec<Res>, apiKey: number, version: number): Promise<Res> {
-    return this.client.decode((await this.client.nextFrame(120_000))!, codec, apiKey, version).body;
-  }
-
-  /**
-   * Requests sent one after another without waiting, their answers read in order: the members of a
-   * classic group each wait in JoinGroup and SyncGroup for the others, so they cannot go in turn.
-   */
-  private async pipelined<Req, Res>(reqCodec: MessageCodec<Req>, resCodec: MessageCodec<Res>, version: number, requests: readonly Req[]): Promise<Res[]> {
-    for (const r of requests) this.send(reqCodec, version, r);
-    const answers: Res[] = [];
-    for (let i = 0; i < requests.length; i++) answers.push(await this.receive(resCodec, reqCodec.apiKey, version));
-    return answers;
+  /** The connection of the classic group's `index`th member. */
+  private async classicClient(index: number): Promise<WireClient> {
+    const at = Math.floor(index / MEMBERS_PER_CONNECTION);
+    while (this.classicClients.length <= at) this.classicClients.push(await WireClient.connect(this.serve.port));
+    return this.classicClients[at]!;
   }
 
   private joinRequest(groupId: string, memberId: string): JoinGroupRequest {
@@ -191,49 +202,54 @@ class Target {
    * receive theirs.
    */
   async classicJoin(groupId: string, members: ClassicMember[], newcomers: number): Promise<void> {
-    const asked = await this.pipelined(
-      JoinGroupRequest,
-      JoinGroupResponse,
-      JOIN_VERSION,
-      Array.from({ length: newcomers }, () => this.joinRequest(groupId, '')),
-    );
-    const fresh = asked.map((a): ClassicMember => {
+    const clients = await Promise.all(Array.from({ length: newcomers }, (_, i) => this.classicClient(members.length + i)));
+    const asked = await Promise.all(clients.map((c) => this.call(c, JoinGroupRequest, JoinGroupResponse, JOIN_VERSION, this.joinRequest(groupId, ''))));
+    const fresh = asked.map((a, i): ClassicMember => {
       if (a.errorCode !== ErrorCode.MEMBER_ID_REQUIRED) throw new Error(`JoinGroup without a member id: ${a.errorCode}`);
-      return { memberId: a.memberId, generation: -1 };
+      return { memberId: a.memberId, generation: -1, client: clients[i]! };
     });
-    // The newcomers' joins start the rebalance; the members there learn of it from a Heartbeat and rejoin.
-    for (const m of fresh) this.send(JoinGroupRequest, JOIN_VERSION, this.joinRequest(groupId, m.memberId));
-    for (const m of members)
-      this.send(HeartbeatRequest, CLASSIC_HEARTBEAT_VERSION, { groupId, generationId: m.generation, memberId: m.memberId, groupInstanceId: null });
-    for (const m of members) this.send(JoinGroupRequest, JOIN_VERSION, this.joinRequest(groupId, m.memberId));
-    const joinedFresh: JoinGroupResponse[] = [];
-    for (const _ of fresh) joinedFresh.push(await this.receive(JoinGroupResponse, JoinGroupRequest.apiKey, JOIN_VERSION));
-    for (const _ of members) {
-      const beat = await this.receive(HeartbeatResponse, HeartbeatRequest.apiKey, CLASSIC_HEARTBEAT_VERSION);
-      if (beat.errorCode !== ErrorCode.REBALANCE_IN_PROGRESS) throw new Error(`Heartbeat during a rebalance: ${beat.errorCode}`);
+    const joining = fresh.map((m) => this.call(m.client, JoinGroupRequest, JoinGroupResponse, JOIN_VERSION, this.joinRequest(groupId, m.memberId)));
+    if (members.length > 0) {
+      // The rebalance ends when the last member there rejoins: only once every newcomer is in, so that one generation takes them all.
+      for (let polls = 0; ; polls++) {
+        if (polls > 100_000) throw new Error('the newcomers never all joined');
+        const described = await this.client.request(DescribeGroupsRequest, DescribeGroupsResponse, 5, {
+          groups: [groupId],
+          includeAuthorizedOperations: false,
+        });
+        if (described.groups[0]!.members.length === members.length + newcomers) break;
+      }
     }
-    const rejoined: JoinGroupResponse[] = [];
-    for (const _ of members) rejoined.push(await this.receive(JoinGroupResponse, JoinGroupRequest.apiKey, JOIN_VERSION));
-    members.push(...fresh);
-    const joined = [...rejoined, ...joinedFresh];
-    for (const j of joined) if (j.errorCode !== ErrorCode.NONE) throw new Error(`JoinGroup refused: ${j.errorCode}`);
-    const generation = joined[0]!.generationId;
-    for (const m of members) m.generation = generation;
-    const leader = joined[0]!.leader;
-    const ordered = [members.find((m) => m.memberId === leader)!, ...members.filter((m) => m.memberId !== leader)];
-    const synced = await this.pipelined(
-      SyncGroupRequest,
-      SyncGroupResponse,
-      SYNC_VERSION,
-      ordered.map((m) => ({
+    // The members there learn of the rebalance from a Heartbeat and rejoin.
+    const rejoining = members.map(async (m) => {
+      const beat = await this.call(m.client, HeartbeatRequest, HeartbeatResponse, CLASSIC_HEARTBEAT_VERSION, {
         groupId,
-        generationId: generation,
+        generationId: m.generation,
         memberId: m.memberId,
         groupInstanceId: null,
-        protocolType: 'consumer',
-        protocolName: 'range',
-        assignments: m.memberId === leader ? members.map((o, i) => ({ memberId: o.memberId, assignment: assignment(i, members.length) })) : [],
-      })),
+      });
+      if (beat.errorCode !== ErrorCode.REBALANCE_IN_PROGRESS) throw new Error(`Heartbeat during a rebalance: ${beat.errorCode}`);
+    });
+    const rejoined = members.map((m) => this.call(m.client, JoinGroupRequest, JoinGroupResponse, JOIN_VERSION, this.joinRequest(groupId, m.memberId)));
+    await Promise.all(rejoining);
+    const joined = await Promise.all([...rejoined, ...joining]);
+    members.push(...fresh);
+    for (const j of joined) if (j.errorCode !== ErrorCode.NONE) throw new Error(`JoinGroup refused: ${j.errorCode}`);
+    const { generationId, leader } = joined[0]!;
+    if (joined.some((j) => j.generationId !== generationId)) throw new Error('the members joined in different generations');
+    for (const m of members) m.generation = generationId;
+    const synced = await Promise.all(
+      members.map((m) =>
+        this.call(m.client, SyncGroupRequest, SyncGroupResponse, SYNC_VERSION, {
+          groupId,
+          generationId,
+          memberId: m.memberId,
+          groupInstanceId: null,
+          protocolType: 'consumer',
+          protocolName: 'range',
+          assignments: m.memberId === leader ? members.map((o, i) => ({ memberId: o.memberId, assignment: assignment(i, members.length) })) : [],
+        }),
+      ),
     );
     for (const r of synced) if (r.errorCode !== ErrorCode.NONE) throw new Error(`SyncGroup refused: ${r.errorCode}`);
   }
@@ -252,7 +268,7 @@ class Target {
     for (let i = 0; i < count; i++) {
       const m = members[i % members.length]!;
       const start = performance.now();
-      const r = await this.client.request(HeartbeatRequest, HeartbeatResponse, CLASSIC_HEARTBEAT_VERSION, {
+      const r = await this.call(m.client, HeartbeatRequest, HeartbeatResponse, CLASSIC_HEARTBEAT_VERSION, {
         groupId,
         generationId: m.generation,
         memberId: m.memberId,
@@ -266,6 +282,7 @@ class Target {
   }
 
   async stop(): Promise<void> {
+    for (const c of this.classicClients) c.close();
     this.client.close();
     await this.serve.stop();
     await rm(this.serve.dataDir, { recursive: true, force: true });
@@ -277,8 +294,8 @@ export async function consumerGroupBench(smoke: boolean): Promise<Row[]> {
   const beats = smoke ? 200 : 5_000;
   const target = await Target.start();
   try {
-    // The large classic group: one member, then all the others in one rebalance, which ends as soon
-    // as the first has rejoined after them (only an Empty group's first join waits out a delay).
+    // The large classic group: one member, then all the others in one rebalance, which ends when the
+    // first has rejoined after them all (an Empty group's first rebalance ends only on a timer).
     const classicBig = target.newGroup();
     const classicMembers: ClassicMember[] = [];
     await target.classicJoin(classicBig, classicMembers, 1);
