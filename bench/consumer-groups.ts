@@ -38,8 +38,9 @@ const CLASSIC_HEARTBEAT_VERSION = 4;
 const CLASSIC_SESSION_MS = 600_000;
 
 /**
- * Classic members per connection: a member waits in JoinGroup and SyncGroup for the others, and a
- * connection reads no more requests while 100 answers wait (`maxQueuedResponsesPerConnection`).
+ * Classic members per connection, where a client would have one each: a member waits in JoinGroup
+ * and SyncGroup for the others, and a connection reads no more requests while 100 answers wait
+ * (`maxQueuedResponsesPerConnection`).
  */
 const MEMBERS_PER_CONNECTION = 50;
 
@@ -175,11 +176,20 @@ class Target {
     return answer;
   }
 
-  /** The connection of the classic group's `index`th member. */
-  private async classicClient(index: number): Promise<WireClient> {
-    const at = Math.floor(index / MEMBERS_PER_CONNECTION);
-    while (this.classicClients.length <= at) this.classicClients.push(await WireClient.connect(this.serve.port));
-    return this.classicClients[at]!;
+  /**
+   * New connections for `count` new classic members, up to MEMBERS_PER_CONNECTION on each: never
+   * one a member there already uses, whose Heartbeat's answer would wait behind the newcomers' JoinGroups.
+   */
+  private async newcomerClients(count: number): Promise<WireClient[]> {
+    const clients: WireClient[] = [];
+    for (let i = 0; i < count; i += MEMBERS_PER_CONNECTION) {
+      const client = await WireClient.connect(this.serve.port);
+      // As Kafka's clients set TCP_NODELAY: members sharing a connection send back to back, which Nagle's algorithm would hold up.
+      client.socket.setNoDelay(true);
+      this.classicClients.push(client);
+      clients.push(client);
+    }
+    return Array.from({ length: count }, (_, i) => clients[Math.floor(i / MEMBERS_PER_CONNECTION)]!);
   }
 
   private joinRequest(groupId: string, memberId: string): JoinGroupRequest {
@@ -202,7 +212,7 @@ class Target {
    * receive theirs.
    */
   async classicJoin(groupId: string, members: ClassicMember[], newcomers: number): Promise<void> {
-    const clients = await Promise.all(Array.from({ length: newcomers }, (_, i) => this.classicClient(members.length + i)));
+    const clients = await this.newcomerClients(newcomers);
     const asked = await Promise.all(clients.map((c) => this.call(c, JoinGroupRequest, JoinGroupResponse, JOIN_VERSION, this.joinRequest(groupId, ''))));
     const fresh = asked.map((a, i): ClassicMember => {
       if (a.errorCode !== ErrorCode.MEMBER_ID_REQUIRED) throw new Error(`JoinGroup without a member id: ${a.errorCode}`);
@@ -220,8 +230,8 @@ class Target {
         if (described.groups[0]!.members.length === members.length + newcomers) break;
       }
     }
-    // The members there learn of the rebalance from a Heartbeat and rejoin.
-    const rejoining = members.map(async (m) => {
+    // The members there learn of the rebalance from a Heartbeat, and then rejoin.
+    const rejoined = members.map(async (m) => {
       const beat = await this.call(m.client, HeartbeatRequest, HeartbeatResponse, CLASSIC_HEARTBEAT_VERSION, {
         groupId,
         generationId: m.generation,
@@ -229,9 +239,8 @@ class Target {
         groupInstanceId: null,
       });
       if (beat.errorCode !== ErrorCode.REBALANCE_IN_PROGRESS) throw new Error(`Heartbeat during a rebalance: ${beat.errorCode}`);
+      return this.call(m.client, JoinGroupRequest, JoinGroupResponse, JOIN_VERSION, this.joinRequest(groupId, m.memberId));
     });
-    const rejoined = members.map((m) => this.call(m.client, JoinGroupRequest, JoinGroupResponse, JOIN_VERSION, this.joinRequest(groupId, m.memberId)));
-    await Promise.all(rejoining);
     const joined = await Promise.all([...rejoined, ...joining]);
     members.push(...fresh);
     for (const j of joined) if (j.errorCode !== ErrorCode.NONE) throw new Error(`JoinGroup refused: ${j.errorCode}`);
