@@ -10,6 +10,9 @@ import { startBroker, type Broker } from '../src/index.js';
 import { launchBrowser, screenshot } from './helpers/browser.js';
 import { runBrook } from './helpers/cli.js';
 import { kafkajs } from './helpers/kafkajs.js';
+import { Consumer, MessagesStreamModes, stringDeserializers } from './helpers/platformatic.js';
+import { WireClient } from './helpers/wire-client.js';
+import { ConsumerGroupHeartbeatRequest, ConsumerGroupHeartbeatResponse } from '../src/protocol/messages/consumer-group-heartbeat.js';
 import { until } from './helpers/until.js';
 import { TOPIC_CONFIGS } from '../src/settings/topic-configs.js';
 import type { ConfigResourceTypes } from 'kafkajs';
@@ -22,7 +25,8 @@ let page: Page;
 let base: string;
 
 before(async () => {
-  broker = await startBroker({ consolePort: 0 });
+  // Consumer-protocol members heartbeat often, so that their groups settle in a fraction of a second.
+  broker = await startBroker({ consolePort: 0, consumerGroupMinHeartbeatIntervalMs: 50, consumerGroupHeartbeatIntervalMs: 100 });
   base = `http://127.0.0.1:${broker.consolePort}`;
   browser = await launchBrowser();
   page = await browser.newPage({ viewport: { width: 1366, height: 800 } });
@@ -333,9 +337,17 @@ test("the group page shows a running consumer's assignment, its committed offset
     await page
       .getByRole('row', { name: /readers/ })
       .getByRole('cell')
-      .nth(3)
+      .nth(4)
       .getByText('3')
       .waitFor();
+    assert.equal(
+      await page
+        .getByRole('row', { name: /readers/ })
+        .getByRole('cell')
+        .nth(1)
+        .innerText(),
+      'classic',
+    );
     await page.getByRole('link', { name: 'readers' }).click();
     const offsets = page.getByRole('table', { name: 'Committed offsets and lag' });
     await offsets.getByRole('row', { name: /events/ }).waitFor();
@@ -347,11 +359,136 @@ test("the group page shows a running consumer's assignment, its committed offset
       ['events', '0', '5', '8', '3'],
     );
     assert.equal(await page.locator('dt:has-text("State") + dd').innerText(), 'Stable');
+    assert.equal(await page.locator('dt:has-text("Group protocol") + dd').innerText(), 'classic');
     const member = page.getByRole('table', { name: 'Members and their assignments' }).getByRole('row').nth(1);
     assert.equal(await member.getByRole('cell').nth(3).innerText(), 'events [0]');
     await screenshot(page, 'group');
   } finally {
     await Promise.all([consumer.disconnect(), admin.disconnect()]);
+  }
+});
+
+/** The facts a group page shows, by their names. */
+async function facts(): Promise<Record<string, string>> {
+  const names = await page.locator('dl.facts dt').allInnerTexts();
+  const values = await page.locator('dl.facts dd').allInnerTexts();
+  return Object.fromEntries(names.map((n, i) => [n, values[i]!]));
+}
+
+/** A member's row of the consumer group's members table: member id → the cells after it. */
+async function memberRows(): Promise<Map<string, string[]>> {
+  const rows = page.getByRole('table', { name: 'Members, their epochs and their partitions' }).getByRole('row');
+  const cells = await Promise.all((await rows.all()).slice(1).map((r) => r.getByRole('cell').allInnerTexts()));
+  return new Map(cells.map(([id, ...rest]) => [id!, rest]));
+}
+
+test("the group page shows a consumer-protocol group's epochs, assignor and each member's epoch, state and partitions", async () => {
+  await send(
+    'sensors',
+    [1, 2, 3].map((n) => ({ value: `reading ${n}` })),
+  );
+  const consumer = new Consumer({
+    groupId: 'modern-readers',
+    clientId: 'sensor-reader',
+    bootstrapBrokers: [broker.bootstrap],
+    deserializers: stringDeserializers,
+    maxWaitTime: 50,
+    groupProtocol: 'consumer',
+  });
+  const stream = await consumer.consume({ topics: ['sensors'], mode: MessagesStreamModes.EARLIEST, autocommit: false });
+  let read = 0;
+  const reading = (async () => {
+    for await (const message of stream) {
+      await message.commit();
+      read++;
+    }
+  })();
+  try {
+    await until(() => read === 3, 'the consumer reads the three readings');
+    await page.goto(`${base}/groups`);
+    const listed = page.getByRole('row', { name: /modern-readers/ });
+    await listed.waitFor();
+    assert.deepEqual((await listed.getByRole('cell').allInnerTexts()).slice(0, 4), ['modern-readers', 'consumer', 'Stable', 'consumer']);
+    await page.getByRole('link', { name: 'modern-readers' }).click();
+    await page.getByRole('heading', { name: 'Consumer group modern-readers' }).waitFor();
+    await page.getByRole('table', { name: 'Members, their epochs and their partitions' }).getByRole('row').nth(1).waitFor();
+    const group = await facts();
+    assert.equal(group['Group protocol'], 'consumer');
+    assert.equal(group.State, 'Stable');
+    assert.equal(group.Assignor, 'uniform');
+    assert.equal(group.Members, '1');
+    assert.equal(group['Group epoch'], group['Assignment epoch']);
+    const members = [...(await memberRows())];
+    assert.equal(members.length, 1);
+    const [memberId, cells] = members[0]!;
+    assert.ok(memberId);
+    assert.deepEqual(cells, ['sensor-reader', '/127.0.0.1', group['Assignment epoch'], 'stable', 'sensors', 'sensors [0]', '—', 'sensors [0]']);
+    const offsets = page.getByRole('table', { name: 'Committed offsets and lag' });
+    assert.deepEqual(
+      await offsets
+        .getByRole('row', { name: /sensors/ })
+        .getByRole('cell')
+        .allInnerTexts(),
+      ['sensors', '0', '3', '3', '0'],
+    );
+    await screenshot(page, 'consumer-group');
+  } finally {
+    await stream.close();
+    await reading;
+    await consumer.close();
+  }
+});
+
+test('the group page shows a consumer-protocol member that still owns what it must revoke, and the one waiting for it', async () => {
+  const admin = kafkajs(broker.bootstrap).admin();
+  await admin.connect();
+  await admin.createTopics({ topics: [{ topic: 'shared', numPartitions: 4 }] });
+  await admin.disconnect();
+  const wire = await WireClient.connect(broker.port);
+  const beat = async (memberId: string, memberEpoch: number, owned: { topicId: string; partitions: number[] }[]): Promise<ConsumerGroupHeartbeatResponse> => {
+    const r = await wire.request(ConsumerGroupHeartbeatRequest, ConsumerGroupHeartbeatResponse, 1, {
+      groupId: 'reconciling',
+      memberId,
+      memberEpoch,
+      instanceId: null,
+      rackId: null,
+      rebalanceTimeoutMs: memberEpoch === 0 ? 60_000 : -1,
+      subscribedTopicNames: memberEpoch === 0 ? ['shared'] : null,
+      subscribedTopicRegex: null,
+      serverAssignor: memberEpoch === 0 ? 'range' : null,
+      topicPartitions: owned,
+    });
+    assert.equal(r.errorCode, 0);
+    return r;
+  };
+  try {
+    // The first member takes all four partitions; the second joins, and the first reports it still owns them all.
+    const first = await beat('first-member', 0, []);
+    const all = first.assignment!.topicPartitions;
+    assert.equal(all[0]!.partitions.length, 4);
+    await beat('second-member', 0, []);
+    await beat('first-member', first.memberEpoch, all);
+    await page.goto(`${base}/groups/reconciling`);
+    await page.getByRole('table', { name: 'Members, their epochs and their partitions' }).getByRole('row').nth(2).waitFor();
+    const group = await facts();
+    assert.deepEqual([group['Group protocol'], group.State, group.Assignor], ['consumer', 'Reconciling', 'range']);
+    const epoch = group['Assignment epoch']!;
+    assert.equal(group['Group epoch'], epoch);
+    const rows = await memberRows();
+    assert.deepEqual(rows.get('first-member'), [
+      'wire-test',
+      '/127.0.0.1',
+      String(first.memberEpoch),
+      'unrevoked_partitions',
+      'shared',
+      'shared [0, 1]',
+      'shared [2, 3]',
+      'shared [0, 1]',
+    ]);
+    assert.deepEqual(rows.get('second-member'), ['wire-test', '/127.0.0.1', epoch, 'unreleased_partitions', 'shared', '—', '—', 'shared [2, 3]']);
+    await screenshot(page, 'consumer-group-reconciling');
+  } finally {
+    wire.close();
   }
 });
 
@@ -420,7 +557,18 @@ const UNNAMED_CONTROLS = `[...document.querySelectorAll('input, select, textarea
   .map((el) => el.outerHTML)`;
 
 test('every view can be used from the keyboard: a skip link first, and every control named', async () => {
-  for (const path of ['/', '/topics', '/topics/orders', '/topics/orders/messages', '/groups', '/groups/readers', '/producers', '/transactions', '/replay']) {
+  for (const path of [
+    '/',
+    '/topics',
+    '/topics/orders',
+    '/topics/orders/messages',
+    '/groups',
+    '/groups/readers',
+    '/groups/modern-readers',
+    '/producers',
+    '/transactions',
+    '/replay',
+  ]) {
     await page.goto(`${base}${path}`);
     await page.locator('main h1').waitFor();
     await page.keyboard.press('Tab');

@@ -293,6 +293,11 @@ async function run(config: BrokerConfig, logger: Logger, faults: FaultRegistry, 
     metrics.countRequestMemory(requestMemory);
     metrics.countOpenTransactions(() => transactions.openCount());
     metrics.countUnstableOffsets(() => storage.unstableOffsets());
+    metrics.countGroups({
+      groups: () => groups.list(),
+      rebalances: () => groups.rebalances(),
+      offsets: () => groups.offsetCount(),
+    });
     closers.push(async () => {
       partitions.close();
       await listeners.close();

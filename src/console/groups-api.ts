@@ -1,5 +1,13 @@
-/** The Consumer groups view's data: each group's state and members, and per partition its committed offset and lag. */
+/**
+ * The Consumer groups view's data: each group's protocol, state and members, and per partition its
+ * committed offset and lag. A consumer-protocol group (KIP-848) shows what ConsumerGroupDescribe
+ * shows of it, and more: its epochs and assignor, and each member's epoch, state, subscription,
+ * partitions owned, pending revocation and target.
+ */
 import type { BrokerContext } from '../broker/broker-context.js';
+import { topicImage } from '../broker/topic-image.js';
+import type { TopicPartitions } from '../groups/assignors.js';
+import type { ConsumerGroup } from '../groups/consumer-group.js';
 import { assignedPartitions, CONSUMER_PROTOCOL_TYPE } from '../groups/consumer-protocol.js';
 import { ApiError, matching, page } from './api-input.js';
 
@@ -12,10 +20,13 @@ export function listGroups(broker: BrokerContext, query: URLSearchParams): unkno
 }
 
 export function describeGroup(broker: BrokerContext, groupId: string): unknown {
+  const consumerGroup = broker.groups.consumerGroup(groupId);
+  if ('groupEpoch' in consumerGroup) return describeConsumerGroup(broker, consumerGroup);
   const group = broker.groups.describe(groupId);
   if (group.state === 'Dead') throw new ApiError(404, `no group named ${JSON.stringify(groupId)}`);
   return {
     groupId,
+    groupType: 'classic',
     state: group.state,
     protocolType: group.protocolType,
     protocol: group.protocolData,
@@ -27,6 +38,39 @@ export function describeGroup(broker: BrokerContext, groupId: string): unknown {
       assignment: group.protocolType === CONSUMER_PROTOCOL_TYPE ? (assignedPartitions(m.assignment) ?? []) : [],
     })),
     offsets: committed(broker, groupId),
+  };
+}
+
+function describeConsumerGroup(broker: BrokerContext, group: ConsumerGroup): unknown {
+  const names = new Map([...topicImage(broker.storage).byName].map(([name, t]) => [t.topicId, name]));
+  // By topic name, in order; a topic deleted since shows by its id.
+  const byName = (partitions: TopicPartitions | undefined): { topic: string; partitions: number[] }[] =>
+    [...(partitions ?? [])]
+      .filter(([, set]) => set.size > 0)
+      .map(([topicId, set]) => ({ topic: names.get(topicId) ?? topicId, partitions: [...set].sort((a, b) => a - b) }))
+      .sort((a, b) => (a.topic < b.topic ? -1 : 1));
+  return {
+    groupId: group.groupId,
+    groupType: 'consumer',
+    state: group.state(),
+    groupEpoch: group.groupEpoch,
+    assignmentEpoch: group.assignmentEpoch,
+    assignor: broker.groups.consumer.assignorOf(group),
+    members: [...group.members.values()].map((m) => ({
+      memberId: m.memberId,
+      groupInstanceId: m.instanceId,
+      rackId: m.rackId,
+      clientId: m.clientId,
+      clientHost: m.clientHost,
+      memberEpoch: m.memberEpoch,
+      state: m.state,
+      subscribedTopicNames: [...m.subscribedTopicNames].sort(),
+      subscribedTopicRegex: m.subscribedTopicRegex,
+      assignment: byName(m.assigned),
+      pendingRevocation: byName(m.pendingRevocation),
+      target: byName(group.target.get(m.memberId)),
+    })),
+    offsets: committed(broker, group.groupId),
   };
 }
 

@@ -118,6 +118,8 @@ export class ConsumerCoordinator {
   /** `groupId\0memberId` → the timer that fences a classic member slow to rejoin, or to sync after its join. */
   private readonly classicDeadlines = new Map<string, Cancel>();
   private readonly regexes = new Map<string, RegExp>();
+  /** Heartbeats, leaves and expiries that moved a group's epoch on since the start (Kafka's ConsumerGroupRebalances sensor). */
+  private epochBumps = 0;
 
   constructor(
     private readonly store: GroupStore,
@@ -172,6 +174,7 @@ export class ConsumerCoordinator {
     if (refusal !== undefined) return refusal;
     if (request.memberEpoch === LEAVE_EPOCH || request.memberEpoch === LEAVE_STATIC_EPOCH) return this.leave(request);
     let group = this.groups.get(request.groupId);
+    const epochAtStart = group?.groupEpoch ?? 0;
     let member: ConsumerMember;
     let changed = false;
     if (request.memberEpoch === 0) {
@@ -198,6 +201,7 @@ export class ConsumerCoordinator {
     changed ||= group.groupEpoch !== epochsBefore[0] || group.assignmentEpoch !== epochsBefore[1];
     changed = group.reconcile(member, request.topicPartitions === null ? null : toPartitions(request.topicPartitions)) || changed;
     this.watchRevocation(group, member);
+    this.countBump(group, epochAtStart);
     if (changed) {
       try {
         await this.store.putConsumer(group);
@@ -298,6 +302,7 @@ export class ConsumerCoordinator {
     const image = this.options.topics();
     group.refreshTarget(image, ASSIGNORS[this.assignorOf(group)], this.matches);
     group.reconcile(member, byTopicId(subscription.ownedPartitions, image));
+    this.countBump(group, epochBefore);
     // Kafka's `validateOnlineDowngradeWithReplacedMember`: the last consumer-protocol member replaced by a classic one
     // makes the group classic, each member keeping its target; a changed subscription rebalances it.
     const downgraded =
@@ -408,6 +413,11 @@ export class ConsumerCoordinator {
     const key = `${group.groupId}\0${memberId}`;
     this.classicDeadlines.get(key)?.();
     this.classicDeadlines.delete(key);
+  }
+
+  /** How many times a group's epoch moved on since the start: one for each heartbeat, leave or expiry that moved it. */
+  get rebalanceCount(): number {
+    return this.epochBumps;
   }
 
   /** Forgets an Empty group (deleted). */
@@ -565,7 +575,12 @@ export class ConsumerCoordinator {
     const downgraded = group.members.size > 0 && group.onlyClassicBesides(new Set()) ? this.options.onlyClassicLeft(group, epoch, true) : undefined;
     if (downgraded !== undefined) return downgraded;
     group.refreshTarget(this.options.topics(), ASSIGNORS[this.assignorOf(group)], this.matches);
+    this.countBump(group, epoch);
     return this.store.putConsumer(group);
+  }
+
+  private countBump(group: ConsumerGroup, epochBefore: number): void {
+    if (group.groupEpoch !== epochBefore) this.epochBumps++;
   }
 
   private forget(group: ConsumerGroup, memberId: string): void {

@@ -346,6 +346,18 @@ export class GroupCoordinator {
     return this.offsetStore.offsets(groupId);
   }
 
+  /** Rebalances since the start, by protocol: classic ones completed, and consumer groups' epochs moved on. */
+  rebalances(): { readonly classic: number; readonly consumer: number } {
+    return { classic: this.rebalancer.completedRebalances, consumer: this.consumer.rebalanceCount };
+  }
+
+  /** Committed offsets held, one per group and partition (Kafka's NumOffsets). */
+  offsetCount(): number {
+    let n = 0;
+    for (const groupId of this.offsetStore.groupIds()) for (const partitions of this.offsetStore.offsets(groupId)?.values() ?? []) n += partitions.size;
+    return n;
+  }
+
   list(): GroupListing[] {
     const listings: GroupListing[] = [...this.groups.values()].map((g) => ({
       groupId: g.groupId,

@@ -49,6 +49,9 @@ export interface MemberIdentity {
 type Respond = (outcome: JoinOutcome) => void;
 
 export class Rebalancer {
+  /** Rebalances completed since the start: a leader's SyncGroup that made its group Stable (Kafka's CompletedRebalances sensor). */
+  completedRebalances = 0;
+
   constructor(
     private readonly options: RebalanceOptions,
     /**
@@ -95,6 +98,7 @@ export class Rebalancer {
           for (const m of group.members.values()) m.assignment = assigned.get(m.memberId) ?? EMPTY_ASSIGNMENT;
           this.propagateAssignment(group, ErrorCode.NONE);
           group.transitionTo('Stable');
+          this.completedRebalances++;
           // Answered before it is stored: a write lost to a crash only makes the members rejoin.
           this.settled(group);
         });

@@ -24,6 +24,22 @@ export interface CleanerFigures {
   readonly dirtyRatios: () => readonly { readonly topic: string; readonly partition: number; readonly ratio: number }[];
 }
 
+/** What the group coordinator tells the metrics at each scrape, of which Kafka's GroupCoordinatorMetrics are made. */
+export interface GroupFigures {
+  /** Every group, with its protocol (`classic` or `consumer`) and state. */
+  readonly groups: () => Iterable<{ readonly groupType: string; readonly state: string }>;
+  /** Rebalances since the start: classic ones completed, consumer groups' epochs moved on. */
+  readonly rebalances: () => { readonly classic: number; readonly consumer: number };
+  /** Committed offsets held, one per group and partition. */
+  readonly offsets: () => number;
+}
+
+/** Each protocol's states, so that a state without groups shows 0 (Kafka registers one gauge per state). */
+const GROUP_STATES: Readonly<Record<string, readonly string[]>> = {
+  classic: ['PreparingRebalance', 'CompletingRebalance', 'Stable', 'Dead', 'Empty'],
+  consumer: ['Empty', 'Assigning', 'Reconciling', 'Stable', 'Dead'],
+};
+
 export class BrokerMetrics {
   readonly registry = new Registry();
   private readonly produceRequests = this.counter('brook_produce_requests_total', 'Produce requests received.');
@@ -189,6 +205,58 @@ export class BrokerMetrics {
         for (const { topic, partition, ratio } of cleaner.dirtyRatios()) this.set({ topic, partition: String(partition) }, ratio);
       },
     });
+  }
+
+  /**
+   * The group coordinator's figures, read at each scrape, named after Kafka's GroupCoordinatorMetrics:
+   * group-count by protocol, consumer-group-count by state, the classic groups' NumGroups… by state,
+   * group-completed-rebalance-count, consumer-group-rebalance-count and NumOffsets.
+   */
+  countGroups(figures: GroupFigures): void {
+    const byState = (protocol: string): Map<string, number> => {
+      const counts = new Map(GROUP_STATES[protocol]!.map((state) => [state, 0]));
+      for (const g of figures.groups()) if (g.groupType === protocol) counts.set(g.state, (counts.get(g.state) ?? 0) + 1);
+      return counts;
+    };
+    new Gauge({
+      name: 'brook_group_count',
+      help: "Groups by the rebalance protocol they use, classic or consumer (Kafka's group-count).",
+      labelNames: ['protocol'],
+      registers: [this.registry],
+      collect() {
+        const counts = new Map(Object.keys(GROUP_STATES).map((protocol) => [protocol, 0]));
+        for (const g of figures.groups()) counts.set(g.groupType, (counts.get(g.groupType) ?? 0) + 1);
+        for (const [protocol, n] of counts) this.set({ protocol }, n);
+      },
+    });
+    const stateGauge = (name: string, protocol: string, help: string): void => {
+      new Gauge({
+        name,
+        help,
+        labelNames: ['state'],
+        registers: [this.registry],
+        collect() {
+          for (const [state, n] of byState(protocol)) this.set({ state }, n);
+        },
+      });
+    };
+    stateGauge('brook_consumer_group_count', 'consumer', "Consumer-protocol groups by state (Kafka's consumer-group-count).");
+    stateGauge(
+      'brook_classic_group_count',
+      'classic',
+      "Classic-protocol groups by state (Kafka's NumGroupsPreparingRebalance, NumGroupsCompletingRebalance, NumGroupsStable, NumGroupsDead, NumGroupsEmpty).",
+    );
+    this.counterOf(
+      'brook_group_completed_rebalances_total',
+      "Classic group rebalances completed: a leader's SyncGroup made its group Stable (Kafka's group-completed-rebalance-count).",
+      () => figures.rebalances().classic,
+    );
+    this.counterOf(
+      'brook_consumer_group_rebalances_total',
+      "Consumer group rebalances: a group's epoch moved on by a join, a leave, an expiry or a subscription change (Kafka's consumer-group-rebalance-count).",
+      () => figures.rebalances().consumer,
+    );
+    this.gaugeOf('brook_group_offsets', "Committed offsets the group coordinator holds, one per group and partition (Kafka's NumOffsets).", figures.offsets);
   }
 
   /** Runs a request's handler, observing its latency once its result (or promised result) is there. */
