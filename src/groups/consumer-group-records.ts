@@ -181,10 +181,7 @@ export class ConsumerGroupRecords {
     const groups: ConsumerGroup[] = [];
     for (const [groupId, parts] of this.groups) {
       if (parts.epoch === undefined) continue;
-      const group = new ConsumerGroup(groupId);
-      group.groupEpoch = parts.epoch;
-      group.assignmentEpoch = parts.assignmentEpoch;
-      group.subscribedPartitions = parts.subscribedPartitions;
+      const members: RestoredMember[] = [];
       for (const [memberId, { metadata, target, current }] of parts.members) {
         if (metadata === undefined) continue;
         const assignmentEpochs = new Map<string, Map<number, number>>();
@@ -214,10 +211,9 @@ export class ConsumerGroupRecords {
           pendingRevocation: owned(current?.partitionsPendingRevocation),
           assignmentEpochs,
         };
-        group.restoreMember(member);
-        if (target !== undefined) group.target.set(memberId, target);
+        members.push({ member, target: target ?? new Map() });
       }
-      groups.push(group);
+      groups.push(restoredConsumerGroup(groupId, parts.epoch, parts.assignmentEpoch, parts.subscribedPartitions, members));
     }
     return groups;
   }
@@ -254,4 +250,29 @@ function readGroupValue(value: Buffer): { epoch: number; subscribedPartitions: M
 
 function toPartitions(list: readonly { topicId: string; partitions: number[] }[]): TopicPartitions {
   return new Map(list.map((t) => [t.topicId, new Set(t.partitions)]));
+}
+
+/** A member as stored, with its target. */
+export interface RestoredMember {
+  readonly member: ConsumerMember;
+  readonly target: TopicPartitions;
+}
+
+/** The group as stored, its members owning what they owned; no epoch moves. */
+export function restoredConsumerGroup(
+  groupId: string,
+  groupEpoch: number,
+  assignmentEpoch: number,
+  subscribedPartitions: Map<string, number>,
+  members: readonly RestoredMember[],
+): ConsumerGroup {
+  const group = new ConsumerGroup(groupId);
+  group.groupEpoch = groupEpoch;
+  group.assignmentEpoch = assignmentEpoch;
+  group.subscribedPartitions = subscribedPartitions;
+  for (const { member, target } of members) {
+    group.restoreMember(member);
+    group.target.set(member.memberId, target);
+  }
+  return group;
 }

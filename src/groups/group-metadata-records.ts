@@ -94,19 +94,65 @@ export function readGroupMetadataRecord(key: Buffer, value: Buffer | null, clock
       return true;
     });
   }
-  const group = new ClassicGroup(groupId, clock);
-  v.members.forEach((m, i) => {
-    const protocols = offered?.[i] ?? (v.protocol === null ? [] : [{ name: v.protocol, metadata: m.subscription }]);
-    const member = new Member(m.memberId, m.groupInstanceId ?? null, m.clientId, m.clientHost, m.rebalanceTimeout, m.sessionTimeout, protocols);
+  const members = v.members.map((m, i) => ({
+    memberId: m.memberId,
+    groupInstanceId: m.groupInstanceId ?? null,
+    clientId: m.clientId,
+    clientHost: m.clientHost,
+    rebalanceTimeoutMs: m.rebalanceTimeout,
+    sessionTimeoutMs: m.sessionTimeout,
+    protocols: offered?.[i] ?? (v.protocol === null ? [] : [{ name: v.protocol, metadata: m.subscription }]),
+    assignment: m.assignment,
+  }));
+  const group = restoredGroup(
+    {
+      groupId,
+      protocolType: v.protocolType === '' ? null : v.protocolType,
+      generationId: v.generation,
+      protocolName: v.protocol,
+      leaderId: v.leader,
+      members,
+      currentStateTimestamp: v.currentStateTimestamp < 0n ? undefined : Number(v.currentStateTimestamp),
+    },
+    clock,
+  );
+  return { groupId, group };
+}
+
+/** A classic group as stored: its generation, protocol and leader, its members in join order, when it entered its state. */
+export interface StoredGroup {
+  readonly groupId: string;
+  readonly protocolType: string | null;
+  readonly generationId: number;
+  readonly protocolName: string | null;
+  readonly leaderId: string | null;
+  readonly members: readonly {
+    readonly memberId: string;
+    readonly groupInstanceId: string | null;
+    readonly clientId: string;
+    readonly clientHost: string;
+    readonly rebalanceTimeoutMs: number;
+    readonly sessionTimeoutMs: number;
+    readonly protocols: readonly Protocol[];
+    readonly assignment: Buffer;
+  }[];
+  readonly currentStateTimestamp: number | undefined;
+}
+
+/** The group as stored, Stable with its members or Empty; no timers run yet. */
+export function restoredGroup(stored: StoredGroup, clock: () => number): ClassicGroup {
+  const group = new ClassicGroup(stored.groupId, clock);
+  for (const m of stored.members) {
+    const member = new Member(m.memberId, m.groupInstanceId, m.clientId, m.clientHost, m.rebalanceTimeoutMs, m.sessionTimeoutMs, m.protocols);
     member.assignment = m.assignment;
     group.members.set(member.memberId, member);
     if (member.groupInstanceId !== null) group.staticMembers.set(member.groupInstanceId, member.memberId);
-  });
-  group.generationId = v.generation;
-  group.protocolType = v.protocolType === '' ? null : v.protocolType;
-  group.protocolName = v.protocol;
-  group.leaderId = v.leader;
+  }
+  group.generationId = stored.generationId;
+  group.protocolType = stored.protocolType;
+  group.protocolName = stored.protocolName;
+  group.leaderId = stored.leaderId;
   group.state = group.previousState = group.members.size > 0 ? 'Stable' : 'Empty';
-  group.currentStateTimestamp = v.currentStateTimestamp < 0n ? undefined : Number(v.currentStateTimestamp);
-  return { groupId, group };
+  group.currentStateTimestamp = stored.currentStateTimestamp;
+  return group;
 }

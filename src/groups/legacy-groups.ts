@@ -4,8 +4,10 @@
  * (groups-migration.ts). A file that does not parse stops the start, as brook's other files do.
  */
 import { DurableJsonFile, isJsonObject, isVersion1 } from '../files/durable-file.js';
-import { ClassicGroup, Member } from './classic-group.js';
-import { ConsumerGroup, type ConsumerMember, type MemberState } from './consumer-group.js';
+import type { ClassicGroup } from './classic-group.js';
+import { restoredGroup } from './group-metadata-records.js';
+import type { ConsumerGroup, MemberState } from './consumer-group.js';
+import { restoredConsumerGroup } from './consumer-group-records.js';
 import type { TopicPartitions } from './assignors.js';
 
 export const LEGACY_GROUPS_FILE = 'groups.json';
@@ -83,43 +85,28 @@ export async function readLegacyGroups(path: string, clock: () => number): Promi
 }
 
 function restore(g: FileGroup, clock: () => number): ClassicGroup {
-  const group = new ClassicGroup(g.groupId, clock);
-  for (const m of g.members) {
-    const protocols = m.protocols.map((p) => ({ name: p.name, metadata: Buffer.from(p.metadata, 'base64') }));
-    const member = new Member(m.memberId, m.groupInstanceId, m.clientId, m.clientHost, m.rebalanceTimeoutMs, m.sessionTimeoutMs, protocols);
-    member.assignment = Buffer.from(m.assignment, 'base64');
-    group.members.set(member.memberId, member);
-    if (member.groupInstanceId !== null) group.staticMembers.set(member.groupInstanceId, member.memberId);
-  }
-  group.generationId = g.generationId;
-  group.protocolType = g.protocolType;
-  group.protocolName = g.protocolName;
-  group.leaderId = g.leaderId;
-  group.state = group.previousState = group.members.size > 0 ? 'Stable' : 'Empty';
-  group.currentStateTimestamp = g.currentStateTimestamp;
-  return group;
+  const members = g.members.map((m) => ({
+    ...m,
+    protocols: m.protocols.map((p) => ({ name: p.name, metadata: Buffer.from(p.metadata, 'base64') })),
+    assignment: Buffer.from(m.assignment, 'base64'),
+  }));
+  return restoredGroup({ ...g, members, currentStateTimestamp: g.currentStateTimestamp }, clock);
 }
 
 const fromFile = (partitions: FilePartitions): TopicPartitions => new Map(partitions.map(([topic, list]) => [topic, new Set(list)]));
 
 function restoreConsumer(g: FileConsumerGroup): ConsumerGroup {
-  const group = new ConsumerGroup(g.groupId);
-  group.groupEpoch = g.groupEpoch;
-  group.assignmentEpoch = g.assignmentEpoch;
-  group.subscribedPartitions = new Map(g.subscribedPartitions);
-  for (const m of g.members) {
-    const { target: _target, ...fields } = m;
-    const member: ConsumerMember = {
+  const members = g.members.map(({ target, ...fields }) => ({
+    member: {
       ...fields,
-      subscribedTopicNames: [...m.subscribedTopicNames],
-      assigned: fromFile(m.assigned),
-      pendingRevocation: fromFile(m.pendingRevocation),
-      assignmentEpochs: new Map(m.assignmentEpochs.map(([topic, epochs]) => [topic, new Map(epochs)])),
-    };
-    group.restoreMember(member);
-    group.target.set(m.memberId, fromFile(m.target));
-  }
-  return group;
+      subscribedTopicNames: [...fields.subscribedTopicNames],
+      assigned: fromFile(fields.assigned),
+      pendingRevocation: fromFile(fields.pendingRevocation),
+      assignmentEpochs: new Map(fields.assignmentEpochs.map(([topic, epochs]) => [topic, new Map(epochs)])),
+    },
+    target: fromFile(target),
+  }));
+  return restoredConsumerGroup(g.groupId, g.groupEpoch, g.assignmentEpoch, new Map(g.subscribedPartitions), members);
 }
 
 const isString = (v: unknown): v is string => typeof v === 'string';
