@@ -22,7 +22,14 @@ import type { ClassicGroup } from './classic-group.js';
 import type { ConsumerGroup } from './consumer-group.js';
 import { CONSUMER_GROUP_RECORD_TYPES, ConsumerGroupRecords, consumerGroupRecords } from './consumer-group-records.js';
 import { groupMetadataRecord, readGroupMetadataRecord } from './group-metadata-records.js';
-import { GroupMetadataKey } from '../protocol/messages/coordinator-records.js';
+import {
+  ConsumerGroupCurrentMemberAssignmentKey,
+  ConsumerGroupMemberMetadataKey,
+  ConsumerGroupMetadataKey,
+  ConsumerGroupTargetAssignmentMemberKey,
+  ConsumerGroupTargetAssignmentMetadataKey,
+  GroupMetadataKey,
+} from '../protocol/messages/coordinator-records.js';
 
 /** A record whose write failed: whatever the group holds next is written again. */
 const UNKNOWN = Symbol('unknown');
@@ -31,7 +38,16 @@ const UNKNOWN = Symbol('unknown');
 type Written = Map<string, { readonly key: Buffer; value: Buffer | typeof UNKNOWN }>;
 
 /** Tombstones go members' assignments first, the group's epoch last, as Kafka orders them: record type → rank. */
-const TOMBSTONE_ORDER = new Map([8, 7, 6, 5, 3, GroupMetadataKey.apiKey].map((type, rank) => [type, rank]));
+const TOMBSTONE_ORDER = new Map(
+  [
+    ConsumerGroupCurrentMemberAssignmentKey,
+    ConsumerGroupTargetAssignmentMemberKey,
+    ConsumerGroupTargetAssignmentMetadataKey,
+    ConsumerGroupMemberMetadataKey,
+    ConsumerGroupMetadataKey,
+    GroupMetadataKey,
+  ].map((codec, rank) => [codec.apiKey, rank]),
+);
 
 /** The groups the records of `__consumer_offsets` hold, gathered in the read that gathers the offsets. */
 export class GroupRecords {
