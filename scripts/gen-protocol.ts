@@ -75,7 +75,24 @@ const HEADERS = ['RequestHeader', 'ResponseHeader'];
  * The records Kafka's coordinators keep in their internal topics (`coordinator-key` and
  * `coordinator-value` schemas, whose apiKey is the record type), generated into one file.
  */
-const COORDINATOR_RECORDS = ['OffsetCommitKey', 'OffsetCommitValue', 'GroupMetadataKey', 'GroupMetadataValue', 'TransactionLogKey', 'TransactionLogValue'];
+const COORDINATOR_RECORDS = [
+  'OffsetCommitKey',
+  'OffsetCommitValue',
+  'GroupMetadataKey',
+  'GroupMetadataValue',
+  'ConsumerGroupMetadataKey',
+  'ConsumerGroupMetadataValue',
+  'ConsumerGroupMemberMetadataKey',
+  'ConsumerGroupMemberMetadataValue',
+  'ConsumerGroupTargetAssignmentMetadataKey',
+  'ConsumerGroupTargetAssignmentMetadataValue',
+  'ConsumerGroupTargetAssignmentMemberKey',
+  'ConsumerGroupTargetAssignmentMemberValue',
+  'ConsumerGroupCurrentMemberAssignmentKey',
+  'ConsumerGroupCurrentMemberAssignmentValue',
+  'TransactionLogKey',
+  'TransactionLogValue',
+];
 const COORDINATOR_RECORDS_FILE = 'coordinator-records';
 
 const ROOT = join(dirname(fileURLToPath(import.meta.url)), '..');
@@ -103,7 +120,7 @@ interface RawField {
   taggedVersions?: string;
   tag?: number;
   flexibleVersions?: string;
-  default?: string | number | boolean;
+  default?: string | number | boolean | null;
   fields?: RawField[];
 }
 
@@ -321,7 +338,8 @@ class MessageModel {
       tag: f.tag,
       nullable: intersect(versions, parseRange(f.nullableVersions ?? 'none')),
       flexOverride: f.flexibleVersions === undefined ? undefined : parseRange(f.flexibleVersions),
-      rawDefault: f.default,
+      // A schema may write a null default as JSON's null or as the string "null".
+      rawDefault: f.default === null ? 'null' : f.default,
       optional: versions !== null && this.raw.olderMaxVersion !== undefined && versions[0] > this.raw.olderMaxVersion,
     };
   }

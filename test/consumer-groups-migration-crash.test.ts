@@ -1,7 +1,7 @@
 /**
  * Groups changing protocol across `kill -9` of `brook serve`: a classic group upgraded by a
  * consumer-protocol member's join, and downgraded by its leave, is after a restart what the last
- * answer said, with its classic member in it; groups.json is never left half-written.
+ * answer said, with its classic member in it; a conversion is one batch of `__consumer_offsets`, never left half-written.
  */
 import { test } from 'node:test';
 import assert from 'node:assert/strict';

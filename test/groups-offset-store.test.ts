@@ -2,7 +2,8 @@
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import { readdir, readFile, writeFile } from 'node:fs/promises';
-import { OffsetStore } from '../src/groups/offset-store.js';
+import type { OffsetStore } from '../src/groups/offset-store.js';
+import { openOffsetsTopic } from '../src/groups/offsets-topic.js';
 import { closeAtEnd, tempDir } from './helpers/log.js';
 import { openOffsetsLog } from './helpers/offsets-log.js';
 import { writeLegacyOffsetsFile, writeOldOffsetLog } from './helpers/old-offset-files.js';
@@ -16,7 +17,7 @@ async function open(t: Context, dir: string, log = recordingLog()): Promise<Offs
   const offsets = await openOffsetsLog(dir);
   let store: OffsetStore;
   try {
-    store = await OffsetStore.open(dir, offsets.log, log);
+    ({ offsets: store } = await openOffsetsTopic(dir, offsets.log, { report: log, now: Date.now, onGroupError: () => {} }));
   } catch (err) {
     await offsets.close();
     throw err;

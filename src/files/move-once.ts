@@ -1,7 +1,8 @@
 /**
  * The move of an earlier brook's files into an internal topic, once, so that a kill at any point
  * leaves the old form or the new. The marker file is the commit point: before it, `move` may run
- * again from the start (it empties the topic first and fsyncs what it wrote before returning); once
+ * again from the start (it leaves the same state however often it runs, by emptying the topic
+ * first or by writing the same records again, and fsyncs what it wrote before returning); once
  * it is written, only the old files' removal is left, and the marker goes last. A start that finds
  * the marker only finishes the removal.
  */
@@ -14,7 +15,7 @@ export interface FilesToMove {
   readonly marker: string;
   /** The old files' names now in the directory (none once moved). */
   oldFiles(): Promise<readonly string[]>;
-  /** Writes the old files' state into the topic, emptied first, and resolves once it is fsynced. */
+  /** Writes the old files' state into the topic, the same however often it runs, and resolves once it is fsynced. */
   move(): Promise<void>;
 }
 

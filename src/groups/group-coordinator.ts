@@ -4,13 +4,13 @@
  * hands the rest to the Rebalancer. Committed offsets go through here too, so that a commit is
  * checked against the member and generation, and a group known only by its offsets still lists.
  */
-import { join } from 'node:path';
 import { isIoError } from '../files/io-error.js';
 import { ErrorCode } from '../protocol/error-codes.js';
 import { ClassicGroup, EMPTY_ASSIGNMENT, joinError, syncError, type GroupState, type JoinOutcome, type Member, type SyncOutcome } from './classic-group.js';
-import { GROUPS_FILE, GroupStore } from './group-store.js';
+import type { GroupStore } from './group-store.js';
+import { openOffsetsTopic } from './offsets-topic.js';
 import { CoordinatorLogNotWritten, type CoordinatorLog } from '../protocol/coordinator-log.js';
-import { OffsetStore, type CommittedOffset, type GroupOffsets, type PartitionOffset, type TopicPartition } from './offset-store.js';
+import type { OffsetStore, CommittedOffset, GroupOffsets, PartitionOffset, TopicPartition } from './offset-store.js';
 import type { OffsetStoreLog } from './offset-store-log.js';
 import { CONSUMER_PROTOCOL_TYPE } from './consumer-protocol.js';
 import { Rebalancer, type JoinRequest, type MemberIdentity, type RebalanceOptions } from './rebalancer.js';
@@ -126,7 +126,7 @@ export class GroupCoordinator {
       onlyClassicLeft: (group, generation, rebalance) => this.downgrade(group, generation, rebalance),
     });
     // As Kafka's `GroupCoordinator.onGroupLoaded` after loading its groups: each member has a session from now to show it is still there.
-    for (const group of groupStore.takeGroups(options.now)) {
+    for (const group of groupStore.takeGroups()) {
       this.groups.set(group.groupId, group);
       for (const member of group.members.values()) this.rebalancer.keepAlive(group, member);
     }
@@ -139,8 +139,11 @@ export class GroupCoordinator {
     options: Partial<CoordinatorOptions> & Pick<CoordinatorOptions, 'log'>,
   ): Promise<GroupCoordinator> {
     const resolved = { ...DEFAULT_OPTIONS, ...options };
-    const offsets = await OffsetStore.open(dataDir, offsetsLog, resolved.log);
-    const groups = await GroupStore.open(join(dataDir, GROUPS_FILE), (err) => options.log.error({ err }, 'group membership not stored'));
+    const { offsets, groups } = await openOffsetsTopic(dataDir, offsetsLog, {
+      report: resolved.log,
+      now: resolved.now,
+      onGroupError: (group, err) => resolved.log.error({ group, err }, 'group tombstones not written'),
+    });
     return new GroupCoordinator(offsets, groups, resolved);
   }
 

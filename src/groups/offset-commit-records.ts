@@ -49,8 +49,8 @@ export interface OffsetRecord {
 }
 
 /**
- * The offset record a key and value hold; undefined for a record of another type (a group's
- * metadata, which brook keeps elsewhere). Throws ProtocolError for a record that does not decode.
+ * The offset record a key and value hold; undefined for a record of another type (one brook does
+ * not keep, such as a share group's). Throws ProtocolError for a record that does not decode.
  */
 export function readOffsetRecord(key: Buffer, value: Buffer | null): OffsetRecord | undefined {
   const type = coordinatorRecordType(key);

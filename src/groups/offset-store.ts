@@ -3,16 +3,13 @@
  * as records of the compacted topic `__consumer_offsets` (offset-commit-records.ts), each group's
  * in its partition, appended through the `CoordinatorLog` the broker gives. A change is visible once
  * its records are written: in the page cache, or under `--flush always` on disk. At the start the
- * offsets are read back from the topic, the last record of each key winning, after a data
- * directory of an earlier brook has had its offset files moved in (offset-migration.ts).
+ * offsets are read back from the topic with the groups (offsets-topic.ts).
  */
 import { ErrorCode } from '../protocol/error-codes.js';
 import type { NewRecord } from '../protocol/stored-records.js';
-import { commitRecord, readOffsetRecord, tombstoneRecord } from './offset-commit-records.js';
-import { migrateOffsetFiles } from './offset-migration.js';
-import { CoordinatorLogNotWritten, readDecoded, type CoordinatorLog } from '../protocol/coordinator-log.js';
-import type { OffsetStoreLog } from './offset-store-log.js';
-import { OffsetState, type GroupOffsets, type OffsetChange, type PartitionOffset, type StoredOffset, type TopicPartition } from './offset-state.js';
+import { commitRecord, tombstoneRecord } from './offset-commit-records.js';
+import { CoordinatorLogNotWritten, type CoordinatorLog } from '../protocol/coordinator-log.js';
+import type { OffsetState, GroupOffsets, OffsetChange, PartitionOffset, TopicPartition } from './offset-state.js';
 
 export type { CommittedOffset, GroupOffsets, PartitionOffset, TopicPartition } from './offset-state.js';
 
@@ -22,32 +19,11 @@ export class OffsetStore {
   private readonly writing = new Set<Promise<unknown>>();
   private closed = false;
 
-  private constructor(
+  /** The offsets `state` holds, as read from `log` (offsets-topic.ts), kept there from now on. */
+  constructor(
     private readonly state: OffsetState,
     private readonly log: CoordinatorLog,
   ) {}
-
-  /**
-   * The offsets held in the topic, once the offset files of an earlier brook in `dir` are moved
-   * into it. A record that does not decode is passed over, and said so.
-   */
-  static async open(dir: string, log: CoordinatorLog, report: OffsetStoreLog): Promise<OffsetStore> {
-    await migrateOffsetFiles(dir, log, report);
-    // group → "topic\0partition" → the last record's offset, undefined for a tombstone.
-    const latest = new Map<string, Map<string, StoredOffset | undefined>>();
-    const undecodable = await readDecoded(log, readOffsetRecord, (record) => {
-      if (record === undefined) return;
-      let group = latest.get(record.groupId);
-      if (group === undefined) latest.set(record.groupId, (group = new Map()));
-      group.set(`${record.topic}\0${record.partition}`, record.committed);
-    });
-    if (undecodable > 0) report.warn({ records: undecodable }, 'records of the offsets topic that are not offset commits passed over');
-    const state = new OffsetState();
-    for (const [groupId, offsets] of latest) {
-      state.apply({ kind: 'commit', groupId, offsets: [...offsets.values()].filter((o) => o !== undefined) });
-    }
-    return new OffsetStore(state, log);
-  }
 
   has(groupId: string): boolean {
     return this.state.has(groupId);

@@ -5,6 +5,7 @@
  * assignment. Kafka's names are kept for the steps. Timers go through the Scheduler.
  */
 import { randomUUID } from 'node:crypto';
+import { CoordinatorLogNotWritten } from '../protocol/coordinator-log.js';
 import { ErrorCode } from '../protocol/error-codes.js';
 import { EMPTY_ASSIGNMENT, joinError, Member, syncError, type ClassicGroup, type JoinOutcome, type Protocol, type SyncOutcome } from './classic-group.js';
 import type { Scheduler } from './scheduler.js';
@@ -55,7 +56,7 @@ export class Rebalancer {
   constructor(
     private readonly options: RebalanceOptions,
     /**
-     * Stores a group that has settled: Stable after a rebalance or a static member's return, or
+     * Stores a group that has settled: its rebalance's assignment, a static member's return, or
      * Empty. Resolves once stored.
      */
     private readonly store: (group: ClassicGroup) => Promise<void>,
@@ -96,11 +97,23 @@ export class Rebalancer {
           if (member.memberId !== group.leaderId) return;
           const assigned = new Map(assignments.map((a) => [a.memberId, a.assignment]));
           for (const m of group.members.values()) m.assignment = assigned.get(m.memberId) ?? EMPTY_ASSIGNMENT;
-          this.propagateAssignment(group, ErrorCode.NONE);
-          group.transitionTo('Stable');
-          this.completedRebalances++;
-          // Answered before it is stored: a write lost to a crash only makes the members rejoin.
-          this.settled(group);
+          // As Kafka's `GroupMetadataManager.classicGroupSyncToLeader`: the members are answered once the
+          // assignment is stored, if the group is still where the leader left it; a failed write rebalances again.
+          const generation = group.generationId;
+          const unchanged = () => group.is('CompletingRebalance') && group.generationId === generation;
+          this.store(group).then(
+            () => {
+              if (!unchanged()) return;
+              this.propagateAssignment(group, ErrorCode.NONE);
+              group.transitionTo('Stable');
+              this.completedRebalances++;
+            },
+            (err: Error) => {
+              if (!unchanged()) return;
+              this.resetAssignments(group, err instanceof CoordinatorLogNotWritten ? err.errorCode : ErrorCode.COORDINATOR_NOT_AVAILABLE);
+              this.maybePrepareRebalanceOrCompleteJoin(group);
+            },
+          );
         });
       default:
         return Promise.resolve(syncError(ErrorCode.UNKNOWN_MEMBER_ID));

@@ -3,7 +3,7 @@ import type { Reader } from '../primitives/reader.js';
 import { ZERO_UUID } from '../primitives/reader.js';
 import type { Writer } from '../primitives/writer.js';
 import type { MessageCodec, StructSchema } from './codec.js';
-import { checkVersion, readArray, readInt32, readNullableArray, writeArray, writeInt32 } from './codec.js';
+import { checkVersion, readArray, readInt32, readNullableArray, readString, writeArray, writeInt32, writeString } from './codec.js';
 
 export interface OffsetCommitKey {
   group: string;
@@ -283,6 +283,602 @@ export const GroupMetadataValue: MessageCodec<GroupMetadataValue> = {
   schema: GroupMetadataValueSchema,
   read: (r, version) => readGroupMetadataValue(r, checkVersion('GroupMetadataValue', version, 0, 4)),
   write: (w, version, value) => writeGroupMetadataValue(w, checkVersion('GroupMetadataValue', version, 0, 4), value),
+};
+
+export interface ConsumerGroupMetadataKey {
+  groupId: string;
+}
+
+function readConsumerGroupMetadataKey(r: Reader, version: number): ConsumerGroupMetadataKey {
+  const o: ConsumerGroupMetadataKey = {
+    groupId: r.readString(),
+  };
+  return o;
+}
+
+function writeConsumerGroupMetadataKey(w: Writer, version: number, v: ConsumerGroupMetadataKey): void {
+  w.writeString(v.groupId);
+}
+
+const ConsumerGroupMetadataKeySchema: StructSchema = {
+  name: 'ConsumerGroupMetadataKey',
+  fields: [
+    { name: 'groupId', type: 'string', versions: [0, 0] },
+  ],
+};
+
+export const ConsumerGroupMetadataKey: MessageCodec<ConsumerGroupMetadataKey> = {
+  name: 'ConsumerGroupMetadataKey',
+  apiKey: 3,
+  minVersion: 0,
+  maxVersion: 0,
+  flexibleMinVersion: -1,
+  schema: ConsumerGroupMetadataKeySchema,
+  read: (r, version) => readConsumerGroupMetadataKey(r, checkVersion('ConsumerGroupMetadataKey', version, 0, 0)),
+  write: (w, version, value) => writeConsumerGroupMetadataKey(w, checkVersion('ConsumerGroupMetadataKey', version, 0, 0), value),
+};
+
+export interface ConsumerGroupMetadataValue {
+  epoch: number;
+  metadataHash?: bigint;
+}
+
+function readConsumerGroupMetadataValue(r: Reader, version: number): ConsumerGroupMetadataValue {
+  const o: ConsumerGroupMetadataValue = {
+    epoch: r.readInt32(),
+    metadataHash: 0n,
+  };
+  r.readTaggedFields(o, version, tagsConsumerGroupMetadataValue);
+  return o;
+}
+
+function tagsConsumerGroupMetadataValue(r: Reader, tag: number, o: ConsumerGroupMetadataValue, version: number): boolean {
+  switch (tag) {
+    case 0:
+      o.metadataHash = r.readInt64();
+      return true;
+    default:
+      return false;
+  }
+}
+
+function writeConsumerGroupMetadataValue(w: Writer, version: number, v: ConsumerGroupMetadataValue): void {
+  w.writeInt32(v.epoch);
+  {
+    const t0 = v.metadataHash !== undefined && v.metadataHash !== 0n;
+    w.writeUnsignedVarint(Number(t0));
+    if (t0) {
+      w.writeUnsignedVarint(0);
+      const start = w.beginSized();
+      w.writeInt64(v.metadataHash!);
+      w.endSized(start);
+    }
+  }
+}
+
+const ConsumerGroupMetadataValueSchema: StructSchema = {
+  name: 'ConsumerGroupMetadataValue',
+  fields: [
+    { name: 'epoch', type: 'int32', versions: [0, 32767] },
+    { name: 'metadataHash', type: 'int64', versions: [0, 32767], tag: 0, taggedVersions: [0, 32767] },
+  ],
+};
+
+export const ConsumerGroupMetadataValue: MessageCodec<ConsumerGroupMetadataValue> = {
+  name: 'ConsumerGroupMetadataValue',
+  apiKey: 3,
+  minVersion: 0,
+  maxVersion: 0,
+  flexibleMinVersion: 0,
+  schema: ConsumerGroupMetadataValueSchema,
+  read: (r, version) => readConsumerGroupMetadataValue(r, checkVersion('ConsumerGroupMetadataValue', version, 0, 0)),
+  write: (w, version, value) => writeConsumerGroupMetadataValue(w, checkVersion('ConsumerGroupMetadataValue', version, 0, 0), value),
+};
+
+export interface ConsumerGroupMemberMetadataKey {
+  groupId: string;
+  memberId: string;
+}
+
+function readConsumerGroupMemberMetadataKey(r: Reader, version: number): ConsumerGroupMemberMetadataKey {
+  const o: ConsumerGroupMemberMetadataKey = {
+    groupId: r.readString(),
+    memberId: r.readString(),
+  };
+  return o;
+}
+
+function writeConsumerGroupMemberMetadataKey(w: Writer, version: number, v: ConsumerGroupMemberMetadataKey): void {
+  w.writeString(v.groupId);
+  w.writeString(v.memberId);
+}
+
+const ConsumerGroupMemberMetadataKeySchema: StructSchema = {
+  name: 'ConsumerGroupMemberMetadataKey',
+  fields: [
+    { name: 'groupId', type: 'string', versions: [0, 0] },
+    { name: 'memberId', type: 'string', versions: [0, 0] },
+  ],
+};
+
+export const ConsumerGroupMemberMetadataKey: MessageCodec<ConsumerGroupMemberMetadataKey> = {
+  name: 'ConsumerGroupMemberMetadataKey',
+  apiKey: 5,
+  minVersion: 0,
+  maxVersion: 0,
+  flexibleMinVersion: -1,
+  schema: ConsumerGroupMemberMetadataKeySchema,
+  read: (r, version) => readConsumerGroupMemberMetadataKey(r, checkVersion('ConsumerGroupMemberMetadataKey', version, 0, 0)),
+  write: (w, version, value) => writeConsumerGroupMemberMetadataKey(w, checkVersion('ConsumerGroupMemberMetadataKey', version, 0, 0), value),
+};
+
+export interface ConsumerGroupMemberMetadataValue {
+  instanceId: string | null;
+  rackId: string | null;
+  clientId: string;
+  clientHost: string;
+  subscribedTopicNames: string[];
+  subscribedTopicRegex: string | null;
+  rebalanceTimeoutMs: number;
+  serverAssignor: string | null;
+  classicMemberMetadata?: ConsumerGroupMemberMetadataValueClassicMemberMetadata | null;
+}
+
+function readConsumerGroupMemberMetadataValue(r: Reader, version: number): ConsumerGroupMemberMetadataValue {
+  const o: ConsumerGroupMemberMetadataValue = {
+    instanceId: r.readCompactNullableString(),
+    rackId: r.readCompactNullableString(),
+    clientId: r.readCompactString(),
+    clientHost: r.readCompactString(),
+    subscribedTopicNames: readArray(r, version, true, readString),
+    subscribedTopicRegex: r.readCompactNullableString(),
+    rebalanceTimeoutMs: r.readInt32(),
+    serverAssignor: r.readCompactNullableString(),
+    classicMemberMetadata: null,
+  };
+  r.readTaggedFields(o, version, tagsConsumerGroupMemberMetadataValue);
+  return o;
+}
+
+function tagsConsumerGroupMemberMetadataValue(r: Reader, tag: number, o: ConsumerGroupMemberMetadataValue, version: number): boolean {
+  switch (tag) {
+    case 0:
+      o.classicMemberMetadata = (r.readInt8() < 0 ? null : readConsumerGroupMemberMetadataValueClassicMemberMetadata(r, version));
+      return true;
+    default:
+      return false;
+  }
+}
+
+function writeConsumerGroupMemberMetadataValue(w: Writer, version: number, v: ConsumerGroupMemberMetadataValue): void {
+  w.writeCompactNullableString(v.instanceId);
+  w.writeCompactNullableString(v.rackId);
+  w.writeCompactString(v.clientId);
+  w.writeCompactString(v.clientHost);
+  writeArray(w, version, true, v.subscribedTopicNames, writeString);
+  w.writeCompactNullableString(v.subscribedTopicRegex);
+  w.writeInt32(v.rebalanceTimeoutMs);
+  w.writeCompactNullableString(v.serverAssignor);
+  {
+    const t0 = v.classicMemberMetadata !== undefined && v.classicMemberMetadata !== null;
+    w.writeUnsignedVarint(Number(t0));
+    if (t0) {
+      w.writeUnsignedVarint(0);
+      const start = w.beginSized();
+      { if (v.classicMemberMetadata! === null) w.writeInt8(-1); else { w.writeInt8(1); writeConsumerGroupMemberMetadataValueClassicMemberMetadata(w, version, v.classicMemberMetadata!); } }
+      w.endSized(start);
+    }
+  }
+}
+
+export interface ConsumerGroupMemberMetadataValueClassicMemberMetadata {
+  sessionTimeoutMs: number;
+  supportedProtocols: ConsumerGroupMemberMetadataValueClassicProtocol[];
+}
+
+function readConsumerGroupMemberMetadataValueClassicMemberMetadata(r: Reader, version: number): ConsumerGroupMemberMetadataValueClassicMemberMetadata {
+  const o: ConsumerGroupMemberMetadataValueClassicMemberMetadata = {
+    sessionTimeoutMs: r.readInt32(),
+    supportedProtocols: readArray(r, version, true, readConsumerGroupMemberMetadataValueClassicProtocol),
+  };
+  r.skipTaggedFields();
+  return o;
+}
+
+function writeConsumerGroupMemberMetadataValueClassicMemberMetadata(w: Writer, version: number, v: ConsumerGroupMemberMetadataValueClassicMemberMetadata): void {
+  w.writeInt32(v.sessionTimeoutMs);
+  writeArray(w, version, true, v.supportedProtocols, writeConsumerGroupMemberMetadataValueClassicProtocol);
+  w.writeEmptyTaggedFields();
+}
+
+export interface ConsumerGroupMemberMetadataValueClassicProtocol {
+  name: string;
+  metadata: Buffer;
+}
+
+function readConsumerGroupMemberMetadataValueClassicProtocol(r: Reader, version: number): ConsumerGroupMemberMetadataValueClassicProtocol {
+  const o: ConsumerGroupMemberMetadataValueClassicProtocol = {
+    name: r.readCompactString(),
+    metadata: r.readCompactBytes(),
+  };
+  r.skipTaggedFields();
+  return o;
+}
+
+function writeConsumerGroupMemberMetadataValueClassicProtocol(w: Writer, version: number, v: ConsumerGroupMemberMetadataValueClassicProtocol): void {
+  w.writeCompactString(v.name);
+  w.writeCompactBytes(v.metadata);
+  w.writeEmptyTaggedFields();
+}
+
+const ConsumerGroupMemberMetadataValueClassicProtocolSchema: StructSchema = {
+  name: 'ConsumerGroupMemberMetadataValueClassicProtocol',
+  fields: [
+    { name: 'name', type: 'string', versions: [0, 32767] },
+    { name: 'metadata', type: 'bytes', versions: [0, 32767] },
+  ],
+};
+
+const ConsumerGroupMemberMetadataValueClassicMemberMetadataSchema: StructSchema = {
+  name: 'ConsumerGroupMemberMetadataValueClassicMemberMetadata',
+  fields: [
+    { name: 'sessionTimeoutMs', type: 'int32', versions: [0, 32767] },
+    { name: 'supportedProtocols', type: ConsumerGroupMemberMetadataValueClassicProtocolSchema, array: true, versions: [0, 32767] },
+  ],
+};
+
+const ConsumerGroupMemberMetadataValueSchema: StructSchema = {
+  name: 'ConsumerGroupMemberMetadataValue',
+  fields: [
+    { name: 'instanceId', type: 'string', versions: [0, 32767], nullable: [0, 32767] },
+    { name: 'rackId', type: 'string', versions: [0, 32767], nullable: [0, 32767] },
+    { name: 'clientId', type: 'string', versions: [0, 32767] },
+    { name: 'clientHost', type: 'string', versions: [0, 32767] },
+    { name: 'subscribedTopicNames', type: 'string', array: true, versions: [0, 32767] },
+    { name: 'subscribedTopicRegex', type: 'string', versions: [0, 32767], nullable: [0, 32767] },
+    { name: 'rebalanceTimeoutMs', type: 'int32', versions: [0, 32767], default: -1 },
+    { name: 'serverAssignor', type: 'string', versions: [0, 32767], nullable: [0, 32767] },
+    { name: 'classicMemberMetadata', type: ConsumerGroupMemberMetadataValueClassicMemberMetadataSchema, versions: [0, 32767], nullable: [0, 32767], tag: 0, taggedVersions: [0, 32767], default: null },
+  ],
+};
+
+export const ConsumerGroupMemberMetadataValue: MessageCodec<ConsumerGroupMemberMetadataValue> = {
+  name: 'ConsumerGroupMemberMetadataValue',
+  apiKey: 5,
+  minVersion: 0,
+  maxVersion: 0,
+  flexibleMinVersion: 0,
+  schema: ConsumerGroupMemberMetadataValueSchema,
+  read: (r, version) => readConsumerGroupMemberMetadataValue(r, checkVersion('ConsumerGroupMemberMetadataValue', version, 0, 0)),
+  write: (w, version, value) => writeConsumerGroupMemberMetadataValue(w, checkVersion('ConsumerGroupMemberMetadataValue', version, 0, 0), value),
+};
+
+export interface ConsumerGroupTargetAssignmentMetadataKey {
+  groupId: string;
+}
+
+function readConsumerGroupTargetAssignmentMetadataKey(r: Reader, version: number): ConsumerGroupTargetAssignmentMetadataKey {
+  const o: ConsumerGroupTargetAssignmentMetadataKey = {
+    groupId: r.readString(),
+  };
+  return o;
+}
+
+function writeConsumerGroupTargetAssignmentMetadataKey(w: Writer, version: number, v: ConsumerGroupTargetAssignmentMetadataKey): void {
+  w.writeString(v.groupId);
+}
+
+const ConsumerGroupTargetAssignmentMetadataKeySchema: StructSchema = {
+  name: 'ConsumerGroupTargetAssignmentMetadataKey',
+  fields: [
+    { name: 'groupId', type: 'string', versions: [0, 0] },
+  ],
+};
+
+export const ConsumerGroupTargetAssignmentMetadataKey: MessageCodec<ConsumerGroupTargetAssignmentMetadataKey> = {
+  name: 'ConsumerGroupTargetAssignmentMetadataKey',
+  apiKey: 6,
+  minVersion: 0,
+  maxVersion: 0,
+  flexibleMinVersion: -1,
+  schema: ConsumerGroupTargetAssignmentMetadataKeySchema,
+  read: (r, version) => readConsumerGroupTargetAssignmentMetadataKey(r, checkVersion('ConsumerGroupTargetAssignmentMetadataKey', version, 0, 0)),
+  write: (w, version, value) => writeConsumerGroupTargetAssignmentMetadataKey(w, checkVersion('ConsumerGroupTargetAssignmentMetadataKey', version, 0, 0), value),
+};
+
+export interface ConsumerGroupTargetAssignmentMetadataValue {
+  assignmentEpoch: number;
+  assignmentTimestamp?: bigint;
+}
+
+function readConsumerGroupTargetAssignmentMetadataValue(r: Reader, version: number): ConsumerGroupTargetAssignmentMetadataValue {
+  const o: ConsumerGroupTargetAssignmentMetadataValue = {
+    assignmentEpoch: r.readInt32(),
+    assignmentTimestamp: 0n,
+  };
+  r.readTaggedFields(o, version, tagsConsumerGroupTargetAssignmentMetadataValue);
+  return o;
+}
+
+function tagsConsumerGroupTargetAssignmentMetadataValue(r: Reader, tag: number, o: ConsumerGroupTargetAssignmentMetadataValue, version: number): boolean {
+  switch (tag) {
+    case 0:
+      o.assignmentTimestamp = r.readInt64();
+      return true;
+    default:
+      return false;
+  }
+}
+
+function writeConsumerGroupTargetAssignmentMetadataValue(w: Writer, version: number, v: ConsumerGroupTargetAssignmentMetadataValue): void {
+  w.writeInt32(v.assignmentEpoch);
+  {
+    const t0 = v.assignmentTimestamp !== undefined && v.assignmentTimestamp !== 0n;
+    w.writeUnsignedVarint(Number(t0));
+    if (t0) {
+      w.writeUnsignedVarint(0);
+      const start = w.beginSized();
+      w.writeInt64(v.assignmentTimestamp!);
+      w.endSized(start);
+    }
+  }
+}
+
+const ConsumerGroupTargetAssignmentMetadataValueSchema: StructSchema = {
+  name: 'ConsumerGroupTargetAssignmentMetadataValue',
+  fields: [
+    { name: 'assignmentEpoch', type: 'int32', versions: [0, 32767] },
+    { name: 'assignmentTimestamp', type: 'int64', versions: [0, 32767], tag: 0, taggedVersions: [0, 32767] },
+  ],
+};
+
+export const ConsumerGroupTargetAssignmentMetadataValue: MessageCodec<ConsumerGroupTargetAssignmentMetadataValue> = {
+  name: 'ConsumerGroupTargetAssignmentMetadataValue',
+  apiKey: 6,
+  minVersion: 0,
+  maxVersion: 0,
+  flexibleMinVersion: 0,
+  schema: ConsumerGroupTargetAssignmentMetadataValueSchema,
+  read: (r, version) => readConsumerGroupTargetAssignmentMetadataValue(r, checkVersion('ConsumerGroupTargetAssignmentMetadataValue', version, 0, 0)),
+  write: (w, version, value) => writeConsumerGroupTargetAssignmentMetadataValue(w, checkVersion('ConsumerGroupTargetAssignmentMetadataValue', version, 0, 0), value),
+};
+
+export interface ConsumerGroupTargetAssignmentMemberKey {
+  groupId: string;
+  memberId: string;
+}
+
+function readConsumerGroupTargetAssignmentMemberKey(r: Reader, version: number): ConsumerGroupTargetAssignmentMemberKey {
+  const o: ConsumerGroupTargetAssignmentMemberKey = {
+    groupId: r.readString(),
+    memberId: r.readString(),
+  };
+  return o;
+}
+
+function writeConsumerGroupTargetAssignmentMemberKey(w: Writer, version: number, v: ConsumerGroupTargetAssignmentMemberKey): void {
+  w.writeString(v.groupId);
+  w.writeString(v.memberId);
+}
+
+const ConsumerGroupTargetAssignmentMemberKeySchema: StructSchema = {
+  name: 'ConsumerGroupTargetAssignmentMemberKey',
+  fields: [
+    { name: 'groupId', type: 'string', versions: [0, 0] },
+    { name: 'memberId', type: 'string', versions: [0, 0] },
+  ],
+};
+
+export const ConsumerGroupTargetAssignmentMemberKey: MessageCodec<ConsumerGroupTargetAssignmentMemberKey> = {
+  name: 'ConsumerGroupTargetAssignmentMemberKey',
+  apiKey: 7,
+  minVersion: 0,
+  maxVersion: 0,
+  flexibleMinVersion: -1,
+  schema: ConsumerGroupTargetAssignmentMemberKeySchema,
+  read: (r, version) => readConsumerGroupTargetAssignmentMemberKey(r, checkVersion('ConsumerGroupTargetAssignmentMemberKey', version, 0, 0)),
+  write: (w, version, value) => writeConsumerGroupTargetAssignmentMemberKey(w, checkVersion('ConsumerGroupTargetAssignmentMemberKey', version, 0, 0), value),
+};
+
+export interface ConsumerGroupTargetAssignmentMemberValue {
+  topicPartitions: ConsumerGroupTargetAssignmentMemberValueTopicPartition[];
+}
+
+function readConsumerGroupTargetAssignmentMemberValue(r: Reader, version: number): ConsumerGroupTargetAssignmentMemberValue {
+  const o: ConsumerGroupTargetAssignmentMemberValue = {
+    topicPartitions: readArray(r, version, true, readConsumerGroupTargetAssignmentMemberValueTopicPartition),
+  };
+  r.skipTaggedFields();
+  return o;
+}
+
+function writeConsumerGroupTargetAssignmentMemberValue(w: Writer, version: number, v: ConsumerGroupTargetAssignmentMemberValue): void {
+  writeArray(w, version, true, v.topicPartitions, writeConsumerGroupTargetAssignmentMemberValueTopicPartition);
+  w.writeEmptyTaggedFields();
+}
+
+export interface ConsumerGroupTargetAssignmentMemberValueTopicPartition {
+  topicId: string;
+  partitions: number[];
+}
+
+function readConsumerGroupTargetAssignmentMemberValueTopicPartition(r: Reader, version: number): ConsumerGroupTargetAssignmentMemberValueTopicPartition {
+  const o: ConsumerGroupTargetAssignmentMemberValueTopicPartition = {
+    topicId: r.readUuid(),
+    partitions: readArray(r, version, true, readInt32),
+  };
+  r.skipTaggedFields();
+  return o;
+}
+
+function writeConsumerGroupTargetAssignmentMemberValueTopicPartition(w: Writer, version: number, v: ConsumerGroupTargetAssignmentMemberValueTopicPartition): void {
+  w.writeUuid(v.topicId);
+  writeArray(w, version, true, v.partitions, writeInt32);
+  w.writeEmptyTaggedFields();
+}
+
+const ConsumerGroupTargetAssignmentMemberValueTopicPartitionSchema: StructSchema = {
+  name: 'ConsumerGroupTargetAssignmentMemberValueTopicPartition',
+  fields: [
+    { name: 'topicId', type: 'uuid', versions: [0, 32767] },
+    { name: 'partitions', type: 'int32', array: true, versions: [0, 32767] },
+  ],
+};
+
+const ConsumerGroupTargetAssignmentMemberValueSchema: StructSchema = {
+  name: 'ConsumerGroupTargetAssignmentMemberValue',
+  fields: [
+    { name: 'topicPartitions', type: ConsumerGroupTargetAssignmentMemberValueTopicPartitionSchema, array: true, versions: [0, 32767] },
+  ],
+};
+
+export const ConsumerGroupTargetAssignmentMemberValue: MessageCodec<ConsumerGroupTargetAssignmentMemberValue> = {
+  name: 'ConsumerGroupTargetAssignmentMemberValue',
+  apiKey: 7,
+  minVersion: 0,
+  maxVersion: 0,
+  flexibleMinVersion: 0,
+  schema: ConsumerGroupTargetAssignmentMemberValueSchema,
+  read: (r, version) => readConsumerGroupTargetAssignmentMemberValue(r, checkVersion('ConsumerGroupTargetAssignmentMemberValue', version, 0, 0)),
+  write: (w, version, value) => writeConsumerGroupTargetAssignmentMemberValue(w, checkVersion('ConsumerGroupTargetAssignmentMemberValue', version, 0, 0), value),
+};
+
+export interface ConsumerGroupCurrentMemberAssignmentKey {
+  groupId: string;
+  memberId: string;
+}
+
+function readConsumerGroupCurrentMemberAssignmentKey(r: Reader, version: number): ConsumerGroupCurrentMemberAssignmentKey {
+  const o: ConsumerGroupCurrentMemberAssignmentKey = {
+    groupId: r.readString(),
+    memberId: r.readString(),
+  };
+  return o;
+}
+
+function writeConsumerGroupCurrentMemberAssignmentKey(w: Writer, version: number, v: ConsumerGroupCurrentMemberAssignmentKey): void {
+  w.writeString(v.groupId);
+  w.writeString(v.memberId);
+}
+
+const ConsumerGroupCurrentMemberAssignmentKeySchema: StructSchema = {
+  name: 'ConsumerGroupCurrentMemberAssignmentKey',
+  fields: [
+    { name: 'groupId', type: 'string', versions: [0, 0] },
+    { name: 'memberId', type: 'string', versions: [0, 0] },
+  ],
+};
+
+export const ConsumerGroupCurrentMemberAssignmentKey: MessageCodec<ConsumerGroupCurrentMemberAssignmentKey> = {
+  name: 'ConsumerGroupCurrentMemberAssignmentKey',
+  apiKey: 8,
+  minVersion: 0,
+  maxVersion: 0,
+  flexibleMinVersion: -1,
+  schema: ConsumerGroupCurrentMemberAssignmentKeySchema,
+  read: (r, version) => readConsumerGroupCurrentMemberAssignmentKey(r, checkVersion('ConsumerGroupCurrentMemberAssignmentKey', version, 0, 0)),
+  write: (w, version, value) => writeConsumerGroupCurrentMemberAssignmentKey(w, checkVersion('ConsumerGroupCurrentMemberAssignmentKey', version, 0, 0), value),
+};
+
+export interface ConsumerGroupCurrentMemberAssignmentValue {
+  memberEpoch: number;
+  previousMemberEpoch: number;
+  state: number;
+  assignedPartitions: ConsumerGroupCurrentMemberAssignmentValueTopicPartitions[];
+  partitionsPendingRevocation: ConsumerGroupCurrentMemberAssignmentValueTopicPartitions[];
+}
+
+function readConsumerGroupCurrentMemberAssignmentValue(r: Reader, version: number): ConsumerGroupCurrentMemberAssignmentValue {
+  const o: ConsumerGroupCurrentMemberAssignmentValue = {
+    memberEpoch: r.readInt32(),
+    previousMemberEpoch: r.readInt32(),
+    state: r.readInt8(),
+    assignedPartitions: readArray(r, version, true, readConsumerGroupCurrentMemberAssignmentValueTopicPartitions),
+    partitionsPendingRevocation: readArray(r, version, true, readConsumerGroupCurrentMemberAssignmentValueTopicPartitions),
+  };
+  r.skipTaggedFields();
+  return o;
+}
+
+function writeConsumerGroupCurrentMemberAssignmentValue(w: Writer, version: number, v: ConsumerGroupCurrentMemberAssignmentValue): void {
+  w.writeInt32(v.memberEpoch);
+  w.writeInt32(v.previousMemberEpoch);
+  w.writeInt8(v.state);
+  writeArray(w, version, true, v.assignedPartitions, writeConsumerGroupCurrentMemberAssignmentValueTopicPartitions);
+  writeArray(w, version, true, v.partitionsPendingRevocation, writeConsumerGroupCurrentMemberAssignmentValueTopicPartitions);
+  w.writeEmptyTaggedFields();
+}
+
+export interface ConsumerGroupCurrentMemberAssignmentValueTopicPartitions {
+  topicId: string;
+  partitions: number[];
+  assignmentEpochs?: number[] | null;
+}
+
+function readConsumerGroupCurrentMemberAssignmentValueTopicPartitions(r: Reader, version: number): ConsumerGroupCurrentMemberAssignmentValueTopicPartitions {
+  const o: ConsumerGroupCurrentMemberAssignmentValueTopicPartitions = {
+    topicId: r.readUuid(),
+    partitions: readArray(r, version, true, readInt32),
+    assignmentEpochs: null,
+  };
+  r.readTaggedFields(o, version, tagsConsumerGroupCurrentMemberAssignmentValueTopicPartitions);
+  return o;
+}
+
+function tagsConsumerGroupCurrentMemberAssignmentValueTopicPartitions(r: Reader, tag: number, o: ConsumerGroupCurrentMemberAssignmentValueTopicPartitions, version: number): boolean {
+  switch (tag) {
+    case 0:
+      o.assignmentEpochs = readNullableArray(r, version, true, readInt32);
+      return true;
+    default:
+      return false;
+  }
+}
+
+function writeConsumerGroupCurrentMemberAssignmentValueTopicPartitions(w: Writer, version: number, v: ConsumerGroupCurrentMemberAssignmentValueTopicPartitions): void {
+  w.writeUuid(v.topicId);
+  writeArray(w, version, true, v.partitions, writeInt32);
+  {
+    const t0 = v.assignmentEpochs !== undefined && v.assignmentEpochs !== null;
+    w.writeUnsignedVarint(Number(t0));
+    if (t0) {
+      w.writeUnsignedVarint(0);
+      const start = w.beginSized();
+      writeArray(w, version, true, v.assignmentEpochs!, writeInt32);
+      w.endSized(start);
+    }
+  }
+}
+
+const ConsumerGroupCurrentMemberAssignmentValueTopicPartitionsSchema: StructSchema = {
+  name: 'ConsumerGroupCurrentMemberAssignmentValueTopicPartitions',
+  fields: [
+    { name: 'topicId', type: 'uuid', versions: [0, 32767] },
+    { name: 'partitions', type: 'int32', array: true, versions: [0, 32767] },
+    { name: 'assignmentEpochs', type: 'int32', array: true, versions: [0, 32767], nullable: [0, 32767], tag: 0, taggedVersions: [0, 32767], default: null },
+  ],
+};
+
+const ConsumerGroupCurrentMemberAssignmentValueSchema: StructSchema = {
+  name: 'ConsumerGroupCurrentMemberAssignmentValue',
+  fields: [
+    { name: 'memberEpoch', type: 'int32', versions: [0, 32767] },
+    { name: 'previousMemberEpoch', type: 'int32', versions: [0, 32767] },
+    { name: 'state', type: 'int8', versions: [0, 32767] },
+    { name: 'assignedPartitions', type: ConsumerGroupCurrentMemberAssignmentValueTopicPartitionsSchema, array: true, versions: [0, 32767] },
+    { name: 'partitionsPendingRevocation', type: ConsumerGroupCurrentMemberAssignmentValueTopicPartitionsSchema, array: true, versions: [0, 32767] },
+  ],
+};
+
+export const ConsumerGroupCurrentMemberAssignmentValue: MessageCodec<ConsumerGroupCurrentMemberAssignmentValue> = {
+  name: 'ConsumerGroupCurrentMemberAssignmentValue',
+  apiKey: 8,
+  minVersion: 0,
+  maxVersion: 0,
+  flexibleMinVersion: 0,
+  schema: ConsumerGroupCurrentMemberAssignmentValueSchema,
+  read: (r, version) => readConsumerGroupCurrentMemberAssignmentValue(r, checkVersion('ConsumerGroupCurrentMemberAssignmentValue', version, 0, 0)),
+  write: (w, version, value) => writeConsumerGroupCurrentMemberAssignmentValue(w, checkVersion('ConsumerGroupCurrentMemberAssignmentValue', version, 0, 0), value),
 };
 
 export interface TransactionLogKey {
