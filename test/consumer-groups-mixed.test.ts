@@ -15,7 +15,7 @@ import { DescribeGroupsRequest, DescribeGroupsResponse } from '../src/protocol/m
 import { ListGroupsRequest, ListGroupsResponse } from '../src/protocol/messages/list-groups.js';
 import { OffsetFetchRequest, OffsetFetchResponse } from '../src/protocol/messages/offset-fetch.js';
 import { kafkajs } from './helpers/kafkajs.js';
-import { Consumer, MessagesStreamModes, Producer, stringDeserializers, stringSerializers } from './helpers/platformatic.js';
+import { Consumer, MessagesStreamModes, Producer, stringDeserializers, stringSerializers, assigned } from './helpers/platformatic.js';
 import { until } from './helpers/until.js';
 import { WireClient } from './helpers/wire-client.js';
 import { createTopic } from './helpers/wire-produce.js';
@@ -93,6 +93,7 @@ async function consumerReader(name: string, seen: Seen, onRead: () => void): Pro
   });
   const done = (async () => {
     for await (const message of stream) {
+      if (!assigned(consumer, TOPIC, message.partition)) continue;
       seen.set(message.value, [...(seen.get(message.value) ?? []), name]);
       await message.commit();
       onRead();

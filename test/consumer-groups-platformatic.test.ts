@@ -7,7 +7,7 @@ import { test, before, after } from 'node:test';
 import assert from 'node:assert/strict';
 import { startBroker, type Broker } from '../src/broker/start-broker.js';
 import { ConsumerGroupDescribeRequest, ConsumerGroupDescribeResponse } from '../src/protocol/messages/consumer-group-describe.js';
-import { Consumer, MessagesStreamModes, Producer, stringDeserializers, stringSerializers } from './helpers/platformatic.js';
+import { Consumer, MessagesStreamModes, Producer, stringDeserializers, stringSerializers, assigned } from './helpers/platformatic.js';
 import { OffsetFetchRequest, OffsetFetchResponse } from '../src/protocol/messages/offset-fetch.js';
 import { WireClient } from './helpers/wire-client.js';
 import { createTopic } from './helpers/wire-produce.js';
@@ -57,6 +57,7 @@ async function reader(name: string, seen: Map<string, string[]>, onRead: () => v
   const partitions = (): number[] => [...(consumer.assignments?.find((a) => a.topic === TOPIC)?.partitions ?? [])].sort();
   const done = (async () => {
     for await (const message of stream) {
+      if (!assigned(consumer, TOPIC, message.partition)) continue;
       seen.set(message.value, [...(seen.get(message.value) ?? []), name]);
       await message.commit();
       onRead();
