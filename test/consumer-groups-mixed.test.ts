@@ -15,7 +15,8 @@ import { DescribeGroupsRequest, DescribeGroupsResponse } from '../src/protocol/m
 import { ListGroupsRequest, ListGroupsResponse } from '../src/protocol/messages/list-groups.js';
 import { OffsetFetchRequest, OffsetFetchResponse } from '../src/protocol/messages/offset-fetch.js';
 import { kafkajs } from './helpers/kafkajs.js';
-import { Consumer, MessagesStreamModes, Producer, stringDeserializers, stringSerializers, assigned } from './helpers/platformatic.js';
+import { Producer, stringSerializers } from './helpers/platformatic.js';
+import { QUICK_HEARTBEATS, recordingReader, type Reader, type Seen } from './helpers/platformatic-reader.js';
 import { until } from './helpers/until.js';
 import { WireClient } from './helpers/wire-client.js';
 import { createTopic } from './helpers/wire-produce.js';
@@ -28,8 +29,7 @@ let broker: Broker;
 let wire: WireClient;
 
 before(async () => {
-  // Consumer-protocol members heartbeat often, so that the group settles in a fraction of a second.
-  broker = await startBroker({ consumerGroupMinHeartbeatIntervalMs: 50, consumerGroupHeartbeatIntervalMs: 100 });
+  broker = await startBroker(QUICK_HEARTBEATS);
   wire = await WireClient.connect(broker.port);
   await createTopic(wire, TOPIC, PARTITIONS);
 });
@@ -38,15 +38,6 @@ after(async () => {
   wire.close();
   await broker.close();
 });
-
-interface Reader {
-  readonly name: string;
-  /** The partitions the client reads now, as it knows them. */
-  partitions(): number[];
-  close(): Promise<void>;
-}
-
-type Seen = Map<string, string[]>;
 
 /** A classic member (kafkajs): it commits each record before reading on. */
 async function classicReader(name: string, seen: Seen, onRead: () => void): Promise<Reader> {
@@ -76,39 +67,7 @@ async function classicReader(name: string, seen: Seen, onRead: () => void): Prom
 }
 
 /** A consumer-protocol member (@platformatic/kafka): it commits each record before reading on. */
-async function consumerReader(name: string, seen: Seen, onRead: () => void): Promise<Reader> {
-  const consumer = new Consumer({
-    groupId: GROUP,
-    clientId: name,
-    bootstrapBrokers: [broker.bootstrap],
-    deserializers: stringDeserializers,
-    maxWaitTime: 50,
-    groupProtocol: 'consumer',
-  });
-  const stream = await consumer.consume({
-    topics: [TOPIC],
-    mode: MessagesStreamModes.COMMITTED,
-    fallbackMode: MessagesStreamModes.EARLIEST,
-    autocommit: false,
-  });
-  const done = (async () => {
-    for await (const message of stream) {
-      if (!assigned(consumer, TOPIC, message.partition)) continue;
-      seen.set(message.value, [...(seen.get(message.value) ?? []), name]);
-      await message.commit();
-      onRead();
-    }
-  })();
-  return {
-    name,
-    partitions: () => [...(consumer.assignments?.find((a) => a.topic === TOPIC)?.partitions ?? [])].sort(),
-    async close() {
-      await stream.close();
-      await done;
-      await consumer.close();
-    },
-  };
-}
+const consumerReader = (name: string, seen: Seen, onRead: () => void): Promise<Reader> => recordingReader(broker.bootstrap, GROUP, TOPIC, name, seen, onRead);
 
 async function groupType(): Promise<string | undefined> {
   const listed = await wire.request(ListGroupsRequest, ListGroupsResponse, 5, { statesFilter: [], typesFilter: [] });

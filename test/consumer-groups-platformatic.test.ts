@@ -7,7 +7,8 @@ import { test, before, after } from 'node:test';
 import assert from 'node:assert/strict';
 import { startBroker, type Broker } from '../src/broker/start-broker.js';
 import { ConsumerGroupDescribeRequest, ConsumerGroupDescribeResponse } from '../src/protocol/messages/consumer-group-describe.js';
-import { Consumer, MessagesStreamModes, Producer, stringDeserializers, stringSerializers, assigned } from './helpers/platformatic.js';
+import { Producer, stringSerializers } from './helpers/platformatic.js';
+import { QUICK_HEARTBEATS, recordingReader, type Reader, type Seen } from './helpers/platformatic-reader.js';
 import { OffsetFetchRequest, OffsetFetchResponse } from '../src/protocol/messages/offset-fetch.js';
 import { WireClient } from './helpers/wire-client.js';
 import { createTopic } from './helpers/wire-produce.js';
@@ -20,8 +21,7 @@ let broker: Broker;
 let wire: WireClient;
 
 before(async () => {
-  // Members heartbeat often, so that the group settles in a fraction of a second.
-  broker = await startBroker({ consumerGroupMinHeartbeatIntervalMs: 50, consumerGroupHeartbeatIntervalMs: 100 });
+  broker = await startBroker(QUICK_HEARTBEATS);
   wire = await WireClient.connect(broker.port);
   await createTopic(wire, TOPIC, PARTITIONS);
 });
@@ -31,49 +31,8 @@ after(async () => {
   await broker.close();
 });
 
-interface Reader {
-  readonly name: string;
-  /** The partitions the client reads now. */
-  partitions(): number[];
-  close(): Promise<void>;
-}
-
-/** A consumer of the group that records every value it reads and commits each before reading on. */
-async function reader(name: string, seen: Map<string, string[]>, onRead: () => void): Promise<Reader> {
-  const consumer = new Consumer({
-    groupId: GROUP,
-    clientId: name,
-    bootstrapBrokers: [broker.bootstrap],
-    deserializers: stringDeserializers,
-    maxWaitTime: 50,
-    groupProtocol: 'consumer',
-  });
-  const stream = await consumer.consume({
-    topics: [TOPIC],
-    mode: MessagesStreamModes.COMMITTED,
-    fallbackMode: MessagesStreamModes.EARLIEST,
-    autocommit: false,
-  });
-  const partitions = (): number[] => [...(consumer.assignments?.find((a) => a.topic === TOPIC)?.partitions ?? [])].sort();
-  const done = (async () => {
-    for await (const message of stream) {
-      if (!assigned(consumer, TOPIC, message.partition)) continue;
-      seen.set(message.value, [...(seen.get(message.value) ?? []), name]);
-      await message.commit();
-      onRead();
-    }
-  })();
-  const r: Reader = {
-    name,
-    partitions,
-    async close() {
-      await stream.close();
-      await done;
-      await consumer.close();
-    },
-  };
-  return r;
-}
+/** A member of the group that records every value it reads and commits each before reading on. */
+const reader = (name: string, seen: Seen, onRead: () => void): Promise<Reader> => recordingReader(broker.bootstrap, GROUP, TOPIC, name, seen, onRead);
 
 async function describe(): Promise<ConsumerGroupDescribeResponse['groups'][number]> {
   const response = await wire.request(ConsumerGroupDescribeRequest, ConsumerGroupDescribeResponse, 1, {
@@ -100,7 +59,7 @@ test(
   { timeout: 120_000 },
   async () => {
     const producer = new Producer({ clientId: 'kip848-producer', bootstrapBrokers: [broker.bootstrap], serializers: stringSerializers, idempotent: true });
-    const seen = new Map<string, string[]>();
+    const seen: Seen = new Map();
     let waiting: { count: number; resolve: () => void } | undefined;
     const onRead = (): void => {
       if (waiting !== undefined && seen.size >= waiting.count) waiting.resolve();

@@ -8,7 +8,7 @@ import assert from 'node:assert/strict';
 import type { Consumer as KafkajsConsumer } from 'kafkajs';
 import { startBroker, type Broker } from '../src/broker/start-broker.js';
 import { kafkajs } from './helpers/kafkajs.js';
-import { Consumer, MessagesStreamModes, stringDeserializers } from './helpers/platformatic.js';
+import { consumerMember, QUICK_HEARTBEATS } from './helpers/platformatic-reader.js';
 import { scrape, type Samples } from './helpers/scrape.js';
 import { until } from './helpers/until.js';
 import { WireClient } from './helpers/wire-client.js';
@@ -20,7 +20,7 @@ let broker: Broker;
 let wire: WireClient;
 
 before(async () => {
-  broker = await startBroker({ metricsPort: 0, consumerGroupMinHeartbeatIntervalMs: 50, consumerGroupHeartbeatIntervalMs: 100 });
+  broker = await startBroker({ metricsPort: 0, ...QUICK_HEARTBEATS });
   wire = await WireClient.connect(broker.port);
   await createTopic(wire, TOPIC, 2);
   const producer = kafkajs(broker.bootstrap).producer();
@@ -64,15 +64,7 @@ test('groups are counted by protocol and state, their rebalances by protocol, an
     },
   });
   // A consumer-protocol group (@platformatic/kafka) reads everything and commits each record.
-  const modern = new Consumer({
-    groupId: 'consumer-readers',
-    clientId: 'modern',
-    bootstrapBrokers: [broker.bootstrap],
-    deserializers: stringDeserializers,
-    maxWaitTime: 50,
-    groupProtocol: 'consumer',
-  });
-  const stream = await modern.consume({ topics: [TOPIC], mode: MessagesStreamModes.EARLIEST, autocommit: false });
+  const { consumer: modern, stream } = await consumerMember(broker.bootstrap, 'consumer-readers', 'modern', TOPIC);
   let modernRead = 0;
   const reading = (async () => {
     for await (const message of stream) {
