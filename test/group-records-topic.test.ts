@@ -8,7 +8,7 @@ import { startBroker } from '../src/broker/start-broker.js';
 import { ConsumerGroupDescribeRequest, ConsumerGroupDescribeResponse } from '../src/protocol/messages/consumer-group-describe.js';
 import { DeleteGroupsRequest, DeleteGroupsResponse } from '../src/protocol/messages/delete-groups.js';
 import { OffsetCommitRequest, OffsetCommitResponse } from '../src/protocol/messages/offset-commit.js';
-import { consumeAll, kafkajs } from './helpers/kafkajs.js';
+import { adminWithTopic, consumeAll, kafkajs } from './helpers/kafkajs.js';
 import { groupRecords, latest, type ClassicValue, type CurrentAssignment, type TopicPartitions } from './helpers/group-records.js';
 import { kafkaPartitionFor } from './helpers/kafka-tools.js';
 import { consumerMember, QUICK_HEARTBEATS } from './helpers/platformatic-reader.js';
@@ -21,14 +21,13 @@ test("a kafkajs group's membership is its GroupMetadata record in __consumer_off
   const broker = await startBroker();
   t.after(() => broker.close());
   const kafka = kafkajs(broker.bootstrap, 'classic-reader');
-  const admin = kafka.admin();
-  await admin.connect();
+  const admin = await adminWithTopic(
+    kafka,
+    'orders',
+    3,
+    Array.from({ length: 9 }, (_, i) => ({ value: `v${i}` })),
+  );
   t.after(() => admin.disconnect());
-  await admin.createTopics({ topics: [{ topic: 'orders', numPartitions: 3 }] });
-  const producer = kafka.producer();
-  await producer.connect();
-  await producer.send({ topic: 'orders', messages: Array.from({ length: 9 }, (_, i) => ({ value: `v${i}` })) });
-  await producer.disconnect();
 
   const c = await WireClient.connect(broker.port);
   t.after(() => c.close());
@@ -148,14 +147,8 @@ test("brook's cleaner drops a deleted group's tombstones once delete.retention.m
   });
   t.after(() => broker.close());
   const kafka = kafkajs(broker.bootstrap);
-  const admin = kafka.admin();
-  await admin.connect();
+  const admin = await adminWithTopic(kafka, 't', 4, [{ value: 'one' }]);
   t.after(() => admin.disconnect());
-  await admin.createTopics({ topics: [{ topic: 't', numPartitions: 4 }] });
-  const producer = kafka.producer();
-  await producer.connect();
-  await producer.send({ topic: 't', messages: [{ value: 'one' }] });
-  await producer.disconnect();
   await consumeAll(kafka, 't', 'short-lived', 1);
   await admin.deleteGroups(['short-lived']);
   const c = await WireClient.connect(broker.port);
