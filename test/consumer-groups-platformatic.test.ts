@@ -3,39 +3,25 @@
  * `groupProtocol: 'consumer'` share a topic's partitions as members come and go, and every record
  * is read once, from the offsets the group committed.
  */
-import { test, before, after } from 'node:test';
+import { test } from 'node:test';
 import assert from 'node:assert/strict';
-import { startBroker, type Broker } from '../src/broker/start-broker.js';
 import { ConsumerGroupDescribeRequest, ConsumerGroupDescribeResponse } from '../src/protocol/messages/consumer-group-describe.js';
 import { Producer, stringSerializers } from './helpers/platformatic.js';
-import { QUICK_HEARTBEATS, recordingReader, type Reader, type Seen } from './helpers/platformatic-reader.js';
+import { groupTestBroker } from './helpers/group-broker.js';
+import { recordingReader, type Reader, type Seen } from './helpers/platformatic-reader.js';
 import { OffsetFetchRequest, OffsetFetchResponse } from '../src/protocol/messages/offset-fetch.js';
-import { WireClient } from './helpers/wire-client.js';
-import { createTopic } from './helpers/wire-produce.js';
 
 const TOPIC = 'kip848-orders';
 const GROUP = 'kip848-readers';
 const PARTITIONS = 6;
 
-let broker: Broker;
-let wire: WireClient;
-
-before(async () => {
-  broker = await startBroker(QUICK_HEARTBEATS);
-  wire = await WireClient.connect(broker.port);
-  await createTopic(wire, TOPIC, PARTITIONS);
-});
-
-after(async () => {
-  wire.close();
-  await broker.close();
-});
+const env = groupTestBroker(TOPIC, PARTITIONS);
 
 /** A member of the group that records every value it reads and commits each before reading on. */
-const reader = (name: string, seen: Seen, onRead: () => void): Promise<Reader> => recordingReader(broker.bootstrap, GROUP, TOPIC, name, seen, onRead);
+const reader = (name: string, seen: Seen, onRead: () => void): Promise<Reader> => recordingReader(env.broker.bootstrap, GROUP, TOPIC, name, seen, onRead);
 
 async function describe(): Promise<ConsumerGroupDescribeResponse['groups'][number]> {
-  const response = await wire.request(ConsumerGroupDescribeRequest, ConsumerGroupDescribeResponse, 1, {
+  const response = await env.wire.request(ConsumerGroupDescribeRequest, ConsumerGroupDescribeResponse, 1, {
     groupIds: [GROUP],
     includeAuthorizedOperations: false,
   });
@@ -58,7 +44,7 @@ test(
   '@platformatic/kafka consumer protocol: six partitions shared by three, then four, then three members, each record read once',
   { timeout: 120_000 },
   async () => {
-    const producer = new Producer({ clientId: 'kip848-producer', bootstrapBrokers: [broker.bootstrap], serializers: stringSerializers, idempotent: true });
+    const producer = new Producer({ clientId: 'kip848-producer', bootstrapBrokers: [env.broker.bootstrap], serializers: stringSerializers, idempotent: true });
     const seen: Seen = new Map();
     let waiting: { count: number; resolve: () => void } | undefined;
     const onRead = (): void => {
@@ -104,7 +90,7 @@ test(
     const byTwo = [...seen].filter(([, by]) => new Set(by).size > 1);
     assert.deepEqual(byTwo, [], 'no record read by two members');
     // Every partition's committed offset is its end: what was read was committed.
-    const fetched = await wire.request(OffsetFetchRequest, OffsetFetchResponse, 8, {
+    const fetched = await env.wire.request(OffsetFetchRequest, OffsetFetchResponse, 8, {
       groupId: '',
       topics: null,
       groups: [{ groupId: GROUP, memberId: null, memberEpoch: -1, topics: [{ name: TOPIC, partitionIndexes: [0, 1, 2, 3, 4, 5] }] }],

@@ -1,8 +1,5 @@
 import { Consumer, MessagesStreamModes, stringDeserializers, assigned } from './platformatic.js';
 
-/** Broker options under which consumer-protocol members heartbeat often, so that a group settles in a fraction of a second. */
-export const QUICK_HEARTBEATS = { consumerGroupMinHeartbeatIntervalMs: 50, consumerGroupHeartbeatIntervalMs: 100 };
-
 /**
  * A consumer-protocol member (@platformatic/kafka, `groupProtocol: 'consumer'`) of `groupId` that
  * reads `topic` from the group's committed offsets (from the earliest where there are none) and
