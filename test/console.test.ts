@@ -11,7 +11,7 @@ import { launchBrowser, screenshot } from './helpers/browser.js';
 import { runBrook } from './helpers/cli.js';
 import { kafkajs } from './helpers/kafkajs.js';
 import { QUICK_HEARTBEATS } from './helpers/group-broker.js';
-import { consumerMember } from './helpers/platformatic-reader.js';
+import { consumerMember } from './helpers/platformatic-group.js';
 import { WireClient } from './helpers/wire-client.js';
 import { ConsumerGroupHeartbeatRequest, ConsumerGroupHeartbeatResponse } from '../src/protocol/messages/consumer-group-heartbeat.js';
 import { until } from './helpers/until.js';

@@ -14,9 +14,8 @@ import { DescribeGroupsRequest, DescribeGroupsResponse } from '../src/protocol/m
 import { ListGroupsRequest, ListGroupsResponse } from '../src/protocol/messages/list-groups.js';
 import { OffsetFetchRequest, OffsetFetchResponse } from '../src/protocol/messages/offset-fetch.js';
 import { kafkajs } from './helpers/kafkajs.js';
-import { Producer, stringSerializers } from './helpers/platformatic.js';
 import { groupTestBroker } from './helpers/group-broker.js';
-import { recordingReader, type Reader, type Seen } from './helpers/platformatic-reader.js';
+import { evenProducer, recordingReader, type Reader, type Seen } from './helpers/platformatic-group.js';
 import { until } from './helpers/until.js';
 
 const TOPIC = 'mixed-orders';
@@ -97,20 +96,13 @@ test(
   'kafkajs (classic) and @platformatic/kafka (consumer protocol) members in one group: upgrade, joins and leaves, downgrade; each record read once',
   { timeout: 240_000 },
   async () => {
-    const producer = new Producer({ clientId: 'mixed-producer', bootstrapBrokers: [env.broker.bootstrap], serializers: stringSerializers, idempotent: true });
+    const producer = evenProducer(env.broker.bootstrap, 'mixed-producer', TOPIC, PARTITIONS);
     const seen: Seen = new Map();
-    let produced = 0;
     const onRead = (): void => {};
     /** Produces a round of records and waits until all were read and committed: a change of members then finds nothing in flight. */
     const round = async (n: number): Promise<void> => {
-      const messages = Array.from({ length: n }, (_, i) => ({
-        topic: TOPIC,
-        key: `k${produced + i}`,
-        value: `v${produced + i}`,
-        partition: (produced + i) % PARTITIONS,
-      }));
-      produced += n;
-      await producer.send({ messages });
+      await producer.produce(n);
+      const produced = producer.produced();
       await until(() => seen.size >= produced, `${produced} records read`, 60_000);
       await until(async () => (await committed()).every((offset) => offset === BigInt(produced / PARTITIONS)), 'every record committed', 60_000);
     };
@@ -148,7 +140,7 @@ test(
       for (const r of readers) await r.close();
       await producer.close();
     }
-    assert.equal(seen.size, produced);
+    assert.equal(seen.size, producer.produced());
     const readTwice = [...seen].filter(([, by]) => by.length > 1);
     assert.deepEqual(readTwice, [], 'no record read twice');
   },

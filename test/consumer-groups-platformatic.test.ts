@@ -6,9 +6,8 @@
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import { ConsumerGroupDescribeRequest, ConsumerGroupDescribeResponse } from '../src/protocol/messages/consumer-group-describe.js';
-import { Producer, stringSerializers } from './helpers/platformatic.js';
 import { groupTestBroker } from './helpers/group-broker.js';
-import { recordingReader, type Reader, type Seen } from './helpers/platformatic-reader.js';
+import { evenProducer, recordingReader, type Reader, type Seen } from './helpers/platformatic-group.js';
 import { OffsetFetchRequest, OffsetFetchResponse } from '../src/protocol/messages/offset-fetch.js';
 
 const TOPIC = 'kip848-orders';
@@ -44,7 +43,7 @@ test(
   '@platformatic/kafka consumer protocol: six partitions shared by three, then four, then three members, each record read once',
   { timeout: 120_000 },
   async () => {
-    const producer = new Producer({ clientId: 'kip848-producer', bootstrapBrokers: [env.broker.bootstrap], serializers: stringSerializers, idempotent: true });
+    const producer = evenProducer(env.broker.bootstrap, 'kip848-producer', TOPIC, PARTITIONS);
     const seen: Seen = new Map();
     let waiting: { count: number; resolve: () => void } | undefined;
     const onRead = (): void => {
@@ -52,37 +51,27 @@ test(
     };
     const readUpTo = (count: number): Promise<void> =>
       seen.size >= count ? Promise.resolve() : new Promise<void>((resolve) => (waiting = { count, resolve }));
-    let produced = 0;
-    const produce = async (n: number): Promise<void> => {
-      const messages = Array.from({ length: n }, (_, i) => ({
-        topic: TOPIC,
-        key: `k${produced + i}`,
-        value: `v${produced + i}`,
-        partition: (produced + i) % PARTITIONS,
-      }));
-      produced += n;
-      await producer.send({ messages });
-    };
     const readers: Reader[] = [];
     try {
       for (const name of ['a', 'b', 'c']) readers.push(await reader(name, seen, onRead));
       assert.deepEqual(await settled(readers), [2, 2, 2]);
-      await produce(120);
-      await readUpTo(produced);
+      await producer.produce(120);
+      await readUpTo(producer.produced());
 
       readers.push(await reader('d', seen, onRead));
       assert.deepEqual(await settled(readers), [1, 1, 2, 2]);
-      await produce(120);
-      await readUpTo(produced);
+      await producer.produce(120);
+      await readUpTo(producer.produced());
 
       await readers.shift()!.close();
       assert.deepEqual(await settled(readers), [2, 2, 2]);
-      await produce(120);
-      await readUpTo(produced);
+      await producer.produce(120);
+      await readUpTo(producer.produced());
     } finally {
       for (const r of readers) await r.close();
       await producer.close();
     }
+    const produced = producer.produced();
     assert.equal(seen.size, produced);
     // No record is read by two members: a partition is one member's at a time, and its next owner starts from the committed offset.
     // (A member given more partitions may read again what it had fetched but not yet committed: @platformatic/kafka then

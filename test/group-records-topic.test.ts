@@ -12,7 +12,7 @@ import { adminWithTopic, consumeAll, kafkajs } from './helpers/kafkajs.js';
 import { groupRecords, latest, type ClassicValue, type CurrentAssignment, type TopicPartitions } from './helpers/group-records.js';
 import { kafkaPartitionFor } from './helpers/kafka-tools.js';
 import { QUICK_HEARTBEATS } from './helpers/group-broker.js';
-import { consumerMember } from './helpers/platformatic-reader.js';
+import { consumerMember } from './helpers/platformatic-group.js';
 import { until } from './helpers/until.js';
 import { adminCommit } from './helpers/wire-commit.js';
 import { WireClient } from './helpers/wire-client.js';

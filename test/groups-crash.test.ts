@@ -16,7 +16,7 @@ import { HeartbeatRequest, HeartbeatResponse } from '../src/protocol/messages/he
 import { latest, type ClassicValue } from './helpers/group-records.js';
 import { kafkajs } from './helpers/kafkajs.js';
 import { Producer, stringSerializers } from './helpers/platformatic.js';
-import { consumerMember } from './helpers/platformatic-reader.js';
+import { consumerMember } from './helpers/platformatic-group.js';
 import { seeded } from './helpers/seeded.js';
 import { startServe, type ServeProcess } from './helpers/serve-process.js';
 import { until } from './helpers/until.js';

@@ -9,7 +9,7 @@ import type { Consumer as KafkajsConsumer } from 'kafkajs';
 import { startBroker, type Broker } from '../src/broker/start-broker.js';
 import { kafkajs } from './helpers/kafkajs.js';
 import { QUICK_HEARTBEATS } from './helpers/group-broker.js';
-import { consumerMember } from './helpers/platformatic-reader.js';
+import { consumerMember } from './helpers/platformatic-group.js';
 import { scrape, type Samples } from './helpers/scrape.js';
 import { until } from './helpers/until.js';
 import { WireClient } from './helpers/wire-client.js';

@@ -1,4 +1,5 @@
-import { Consumer, MessagesStreamModes, stringDeserializers, assigned } from './platformatic.js';
+/** @platformatic/kafka clients as the group tests use them: consumer-protocol members, and a producer spreading records evenly. */
+import { Consumer, MessagesStreamModes, Producer, stringDeserializers, stringSerializers, assigned } from './platformatic.js';
 
 /**
  * A consumer-protocol member (@platformatic/kafka, `groupProtocol: 'consumer'`) of `groupId` that
@@ -55,5 +56,29 @@ export async function recordingReader(bootstrap: string, groupId: string, topic:
       await done;
       await consumer.close();
     },
+  };
+}
+
+/**
+ * An idempotent producer of numbered records (key `k<n>`, value `v<n>`), record n to partition
+ * n % `partitions`: after whole rounds of `partitions` records each partition holds as many.
+ */
+export function evenProducer(bootstrap: string, clientId: string, topic: string, partitions: number) {
+  const producer = new Producer({ clientId, bootstrapBrokers: [bootstrap], serializers: stringSerializers, idempotent: true });
+  let produced = 0;
+  return {
+    /** How many records were produced so far. */
+    produced: () => produced,
+    async produce(n: number): Promise<void> {
+      const messages = Array.from({ length: n }, (_, i) => ({
+        topic,
+        key: `k${produced + i}`,
+        value: `v${produced + i}`,
+        partition: (produced + i) % partitions,
+      }));
+      produced += n;
+      await producer.send({ messages });
+    },
+    close: () => producer.close(),
   };
 }
