@@ -11,7 +11,7 @@ import { launchBrowser, screenshot } from './helpers/browser.js';
 import { runBrook } from './helpers/cli.js';
 import { kafkajs } from './helpers/kafkajs.js';
 import { QUICK_HEARTBEATS } from './helpers/group-broker.js';
-import { consumerMember } from './helpers/platformatic-group.js';
+import { recordingReader, type Seen } from './helpers/platformatic-group.js';
 import { WireClient } from './helpers/wire-client.js';
 import { ConsumerGroupHeartbeatRequest, ConsumerGroupHeartbeatResponse } from '../src/protocol/messages/consumer-group-heartbeat.js';
 import { until } from './helpers/until.js';
@@ -387,16 +387,10 @@ test("the group page shows a consumer-protocol group's epochs, assignor and each
     'sensors',
     [1, 2, 3].map((n) => ({ value: `reading ${n}` })),
   );
-  const { consumer, stream } = await consumerMember(broker.bootstrap, 'modern-readers', 'sensor-reader', 'sensors');
-  let read = 0;
-  const reading = (async () => {
-    for await (const message of stream) {
-      await message.commit();
-      read++;
-    }
-  })();
+  const read: Seen = new Map();
+  const reader = await recordingReader(broker.bootstrap, 'modern-readers', 'sensors', 'sensor-reader', read, () => {});
   try {
-    await until(() => read === 3, 'the consumer reads the three readings');
+    await until(() => read.size === 3, 'the consumer reads the three readings');
     await page.goto(`${base}/groups`);
     const listed = page.getByRole('row', { name: /modern-readers/ });
     await listed.waitFor();
@@ -425,9 +419,7 @@ test("the group page shows a consumer-protocol group's epochs, assignor and each
     );
     await screenshot(page, 'consumer-group');
   } finally {
-    await stream.close();
-    await reading;
-    await consumer.close();
+    await reader.close();
   }
 });
 

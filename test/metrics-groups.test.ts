@@ -9,7 +9,7 @@ import type { Consumer as KafkajsConsumer } from 'kafkajs';
 import { startBroker, type Broker } from '../src/broker/start-broker.js';
 import { kafkajs } from './helpers/kafkajs.js';
 import { QUICK_HEARTBEATS } from './helpers/group-broker.js';
-import { consumerMember } from './helpers/platformatic-group.js';
+import { recordingReader, type Seen } from './helpers/platformatic-group.js';
 import { scrape, type Samples } from './helpers/scrape.js';
 import { until } from './helpers/until.js';
 import { WireClient } from './helpers/wire-client.js';
@@ -65,18 +65,12 @@ test('groups are counted by protocol and state, their rebalances by protocol, an
     },
   });
   // A consumer-protocol group (@platformatic/kafka) reads everything and commits each record.
-  const { consumer: modern, stream } = await consumerMember(broker.bootstrap, 'consumer-readers', 'modern', TOPIC);
-  let modernRead = 0;
-  const reading = (async () => {
-    for await (const message of stream) {
-      await message.commit();
-      modernRead++;
-    }
-  })();
+  const modernRead: Seen = new Map();
+  const modern = await recordingReader(broker.bootstrap, 'consumer-readers', TOPIC, 'modern', modernRead, () => {});
   try {
     await until(async () => {
       const s = await samples();
-      return classicRead === 4 && modernRead === 4 && s.get('brook_group_offsets') === 4 && s.get('brook_consumer_group_count{state="Stable"}') === 1;
+      return classicRead === 4 && modernRead.size === 4 && s.get('brook_group_offsets') === 4 && s.get('brook_consumer_group_count{state="Stable"}') === 1;
     }, 'both groups read every record and committed it, the consumer group Stable');
     const stable = await samples();
     assert.deepEqual(labelled(stable, 'brook_group_count', 'protocol', ['classic', 'consumer']), { classic: 1, consumer: 1 });
@@ -85,8 +79,6 @@ test('groups are counted by protocol and state, their rebalances by protocol, an
     const bumps = stable.get('brook_consumer_group_rebalances_total')!;
     assert.ok(bumps >= 1, 'the consumer group rebalanced to take its member');
 
-    await stream.close();
-    await reading;
     await modern.close();
     const left = await samples();
     assert.equal(left.get('brook_consumer_group_rebalances_total'), bumps + 1, "the member's leave is one rebalance");
