@@ -16,15 +16,15 @@ import { DescribeGroupsRequest, DescribeGroupsResponse } from '../src/protocol/m
 import { HeartbeatRequest, HeartbeatResponse } from '../src/protocol/messages/heartbeat.js';
 import { JoinGroupRequest, JoinGroupResponse } from '../src/protocol/messages/join-group.js';
 import { SyncGroupRequest, SyncGroupResponse } from '../src/protocol/messages/sync-group.js';
-import { Writer } from '../src/protocol/primitives/writer.js';
 import {
   ConsumerGroupHeartbeatRequest,
   ConsumerGroupHeartbeatResponse,
   type ConsumerGroupHeartbeatRequestTopicPartitions,
 } from '../src/protocol/messages/consumer-group-heartbeat.js';
+import { assignment, subscription } from '../test/helpers/consumer-protocol-bytes.js';
 import { startServe, type ServeProcess } from '../test/helpers/serve-process.js';
 import { WireClient } from '../test/helpers/wire-client.js';
-import { alternating, lowest } from './measure.js';
+import { alternating, lowest, median, timed } from './measure.js';
 import { compared, fmt, type Row } from './table.js';
 
 const TOPIC = 'consumer-groups';
@@ -50,28 +50,8 @@ interface ClassicMember {
   readonly client: WireClient;
 }
 
-/** A consumer's ConsumerProtocolSubscription v0: the topic, no user data. */
-function subscription(): Buffer {
-  const w = new Writer();
-  w.writeInt16(0);
-  w.writeArrayLength(1);
-  w.writeString(TOPIC);
-  w.writeNullableBytes(null);
-  return w.finish();
-}
-
-/** A ConsumerProtocolAssignment v0: every `count`th partition from `index`, as the leader's assignor would give. */
-function assignment(index: number, count: number): Buffer {
-  const partitions = Array.from({ length: PARTITIONS }, (_, p) => p).filter((p) => p % count === index);
-  const w = new Writer();
-  w.writeInt16(0);
-  w.writeArrayLength(1);
-  w.writeString(TOPIC);
-  w.writeArrayLength(partitions.length);
-  for (const p of partitions) w.writeInt32(p);
-  w.writeNullableBytes(null);
-  return w.finish();
-}
+/** Every `count`th partition from `index`, as the leader's assignor would give. */
+const share = (index: number, count: number): number[] => Array.from({ length: PARTITIONS }, (_, p) => p).filter((p) => p % count === index);
 
 interface Member {
   readonly memberId: string;
@@ -154,13 +134,8 @@ class Target {
   /** µs of each of `count` heartbeats from the members in turn, with nothing to change. */
   async steady(groupId: string, members: readonly Member[], count: number): Promise<number> {
     const latencies: number[] = [];
-    for (let i = 0; i < count; i++) {
-      const start = performance.now();
-      await this.beat(groupId, members[i % members.length]!);
-      latencies.push((performance.now() - start) * 1000);
-    }
-    latencies.sort((a, b) => a - b);
-    return latencies[Math.floor(latencies.length / 2)]!;
+    for (let i = 0; i < count; i++) await timed(latencies, () => this.beat(groupId, members[i % members.length]!));
+    return median(latencies);
   }
 
   /** A request sent at once on `client`, its answer read after those sent before it there. */
@@ -200,7 +175,7 @@ class Target {
       memberId,
       groupInstanceId: null,
       protocolType: 'consumer',
-      protocols: [{ name: 'range', metadata: subscription() }],
+      protocols: [{ name: 'range', metadata: subscription(TOPIC) }],
       reason: null,
     };
   }
@@ -256,7 +231,7 @@ class Target {
           groupInstanceId: null,
           protocolType: 'consumer',
           protocolName: 'range',
-          assignments: m.memberId === leader ? members.map((o, i) => ({ memberId: o.memberId, assignment: assignment(i, members.length) })) : [],
+          assignments: m.memberId === leader ? members.map((o, i) => ({ memberId: o.memberId, assignment: assignment(TOPIC, share(i, members.length)) })) : [],
         }),
       ),
     );
@@ -276,18 +251,17 @@ class Target {
     const latencies: number[] = [];
     for (let i = 0; i < count; i++) {
       const m = members[i % members.length]!;
-      const start = performance.now();
-      const r = await this.call(m.client, HeartbeatRequest, HeartbeatResponse, CLASSIC_HEARTBEAT_VERSION, {
-        groupId,
-        generationId: m.generation,
-        memberId: m.memberId,
-        groupInstanceId: null,
-      });
-      latencies.push((performance.now() - start) * 1000);
+      const r = await timed(latencies, () =>
+        this.call(m.client, HeartbeatRequest, HeartbeatResponse, CLASSIC_HEARTBEAT_VERSION, {
+          groupId,
+          generationId: m.generation,
+          memberId: m.memberId,
+          groupInstanceId: null,
+        }),
+      );
       if (r.errorCode !== ErrorCode.NONE) throw new Error(`Heartbeat refused: ${r.errorCode}`);
     }
-    latencies.sort((a, b) => a - b);
-    return latencies[Math.floor(latencies.length / 2)]!;
+    return median(latencies);
   }
 
   async stop(): Promise<void> {

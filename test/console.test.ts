@@ -10,7 +10,8 @@ import { startBroker, type Broker } from '../src/index.js';
 import { launchBrowser, screenshot } from './helpers/browser.js';
 import { runBrook } from './helpers/cli.js';
 import { kafkajs } from './helpers/kafkajs.js';
-import { Consumer, MessagesStreamModes, stringDeserializers } from './helpers/platformatic.js';
+import { QUICK_HEARTBEATS } from './helpers/group-broker.js';
+import { recordingReader, type Seen } from './helpers/platformatic-group.js';
 import { WireClient } from './helpers/wire-client.js';
 import { ConsumerGroupHeartbeatRequest, ConsumerGroupHeartbeatResponse } from '../src/protocol/messages/consumer-group-heartbeat.js';
 import { until } from './helpers/until.js';
@@ -25,8 +26,7 @@ let page: Page;
 let base: string;
 
 before(async () => {
-  // Consumer-protocol members heartbeat often, so that their groups settle in a fraction of a second.
-  broker = await startBroker({ consolePort: 0, consumerGroupMinHeartbeatIntervalMs: 50, consumerGroupHeartbeatIntervalMs: 100 });
+  broker = await startBroker({ consolePort: 0, ...QUICK_HEARTBEATS });
   base = `http://127.0.0.1:${broker.consolePort}`;
   browser = await launchBrowser();
   page = await browser.newPage({ viewport: { width: 1366, height: 800 } });
@@ -387,24 +387,10 @@ test("the group page shows a consumer-protocol group's epochs, assignor and each
     'sensors',
     [1, 2, 3].map((n) => ({ value: `reading ${n}` })),
   );
-  const consumer = new Consumer({
-    groupId: 'modern-readers',
-    clientId: 'sensor-reader',
-    bootstrapBrokers: [broker.bootstrap],
-    deserializers: stringDeserializers,
-    maxWaitTime: 50,
-    groupProtocol: 'consumer',
-  });
-  const stream = await consumer.consume({ topics: ['sensors'], mode: MessagesStreamModes.EARLIEST, autocommit: false });
-  let read = 0;
-  const reading = (async () => {
-    for await (const message of stream) {
-      await message.commit();
-      read++;
-    }
-  })();
+  const read: Seen = new Map();
+  const reader = await recordingReader(broker.bootstrap, 'modern-readers', 'sensors', 'sensor-reader', read, () => {});
   try {
-    await until(() => read === 3, 'the consumer reads the three readings');
+    await until(() => read.size === 3, 'the consumer reads the three readings');
     await page.goto(`${base}/groups`);
     const listed = page.getByRole('row', { name: /modern-readers/ });
     await listed.waitFor();
@@ -433,9 +419,7 @@ test("the group page shows a consumer-protocol group's epochs, assignor and each
     );
     await screenshot(page, 'consumer-group');
   } finally {
-    await stream.close();
-    await reading;
-    await consumer.close();
+    await reader.close();
   }
 });
 

@@ -66,6 +66,32 @@ function assertDisjoint(sets: Iterable<[string, TopicPartitions]>, what: string)
   }
 }
 
+/** No partition is owned twice: not by the broker's account (assigned or awaiting revocation), nor by what the clients believe. */
+function assertOwnedOnce(group: ConsumerGroup, clients: ReadonlyMap<string, Client>): void {
+  assertDisjoint(
+    [...group.members.values()].map((m) => [m.memberId, union(m.assigned, m.pendingRevocation)]),
+    'broker',
+  );
+  assertDisjoint(
+    [...clients].map(([cid, c]) => [cid, c.owned]),
+    'clients',
+  );
+}
+
+/** Every partition of every topic a member subscribes to is assigned, and nothing else; and each member is given only topics it subscribes to. */
+function assertSubscriptionsAssigned(group: ConsumerGroup, img: TopicImage): void {
+  const expected = new Set<string>();
+  for (const m of group.members.values()) {
+    const subscribed = group.subscribedTopics(m, img, matches);
+    for (const t of subscribed) {
+      for (let p = 0; p < img.byName.get(t.slice(3))!.partitions; p++) expected.add(`${t}-${p}`);
+    }
+    for (const t of m.assigned.keys()) assert.ok(subscribed.has(t), `${m.memberId} given ${t} it does not subscribe to`);
+  }
+  const assigned = new Set([...group.members.values()].flatMap((m) => [...m.assigned].flatMap(([t, s]) => [...s].map((p) => `${t}-${p}`))));
+  assert.deepEqual([...assigned].sort(), [...expected].sort());
+}
+
 test('reconciliation: a partition is never owned twice, and a stable group has every subscribed partition once', () => {
   fc.assert(
     fc.property(fc.constantFrom('uniform' as const, 'range' as const), fc.array(op, { maxLength: 60 }), (assignorName, ops) => {
@@ -117,14 +143,7 @@ test('reconciliation: a partition is never owned twice, and a stable group has e
         }
         assert.ok(group.groupEpoch >= epochBefore, 'the group epoch never goes back');
         epochBefore = group.groupEpoch;
-        assertDisjoint(
-          [...group.members.values()].map((m) => [m.memberId, union(m.assigned, m.pendingRevocation)]),
-          'broker',
-        );
-        assertDisjoint(
-          [...clients].map(([cid, c]) => [cid, c.owned]),
-          'clients',
-        );
+        assertOwnedOnce(group, clients);
         for (const m of group.members.values()) assert.ok(m.memberEpoch <= group.groupEpoch);
       }
       // Every member heartbeats with what it owns and revokes at once: the group settles.
@@ -133,18 +152,12 @@ test('reconciliation: a partition is never owned twice, and a stable group has e
       if (group.members.size === 0) return;
       assert.equal(group.state(), 'Stable');
       const img = image();
-      const expected = new Set<string>();
       for (const m of group.members.values()) {
         assert.equal(m.memberEpoch, group.groupEpoch);
         assert.equal(size(m.pendingRevocation), 0);
         assert.deepEqual(clients.get(m.memberId)!.owned, m.assigned);
-        for (const t of group.subscribedTopics(m, img, matches)) {
-          for (let p = 0; p < img.byName.get(t.slice(3))!.partitions; p++) expected.add(`${t}-${p}`);
-        }
-        for (const t of m.assigned.keys()) assert.ok(group.subscribedTopics(m, img, matches).has(t), `${m.memberId} given ${t} it does not subscribe to`);
       }
-      const assigned = new Set([...group.members.values()].flatMap((m) => [...m.assigned].flatMap(([t, s]) => [...s].map((p) => `${t}-${p}`))));
-      assert.deepEqual([...assigned].sort(), [...expected].sort());
+      assertSubscriptionsAssigned(group, img);
     }),
     { numRuns: 300 },
   );
@@ -239,14 +252,7 @@ test('reconciliation with classic members joining, leaving and rejoining: never 
             else classicBeat(id);
             break;
         }
-        assertDisjoint(
-          [...group.members.values()].map((m) => [m.memberId, union(m.assigned, m.pendingRevocation)]),
-          'broker',
-        );
-        assertDisjoint(
-          [...clients].map(([cid, c]) => [cid, c.owned]),
-          'clients',
-        );
+        assertOwnedOnce(group, clients);
       }
       // Every member heartbeats (a classic one rejoining when told to) until the group settles.
       for (let round = 0; round < 4; round++) {
@@ -257,17 +263,12 @@ test('reconciliation with classic members joining, leaving and rejoining: never 
       }
       if (group.members.size === 0) return;
       assert.equal(group.state(), 'Stable');
-      const expected = new Set<string>();
       for (const m of group.members.values()) {
         assert.equal(m.memberEpoch, group.groupEpoch);
         assert.equal(group.mustRejoin(m), false);
         assert.deepEqual(clients.get(m.memberId)!.owned, m.assigned);
-        for (const t of group.subscribedTopics(m, img, matches)) {
-          for (let p = 0; p < img.byName.get(t.slice(3))!.partitions; p++) expected.add(`${t}-${p}`);
-        }
       }
-      const assigned = new Set([...group.members.values()].flatMap((m) => [...m.assigned].flatMap(([t, s]) => [...s].map((p) => `${t}-${p}`))));
-      assert.deepEqual([...assigned].sort(), [...expected].sort());
+      assertSubscriptionsAssigned(group, img);
     }),
     { numRuns: 300 },
   );

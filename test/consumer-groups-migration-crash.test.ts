@@ -9,9 +9,7 @@ import { randomUUID } from 'node:crypto';
 import { setTimeout as sleep } from 'node:timers/promises';
 import { ErrorCode } from '../src/protocol/error-codes.js';
 import { ConsumerGroupDescribeRequest, ConsumerGroupDescribeResponse } from '../src/protocol/messages/consumer-group-describe.js';
-import { ConsumerGroupHeartbeatRequest, ConsumerGroupHeartbeatResponse } from '../src/protocol/messages/consumer-group-heartbeat.js';
 import { DescribeGroupsRequest, DescribeGroupsResponse } from '../src/protocol/messages/describe-groups.js';
-import { JoinGroupRequest, JoinGroupResponse } from '../src/protocol/messages/join-group.js';
 import { ListGroupsRequest, ListGroupsResponse } from '../src/protocol/messages/list-groups.js';
 import { SyncGroupRequest, SyncGroupResponse } from '../src/protocol/messages/sync-group.js';
 import { assignment, subscription } from './helpers/consumer-protocol-bytes.js';
@@ -19,6 +17,7 @@ import { seeded } from './helpers/seeded.js';
 import { startServe, type ServeProcess } from './helpers/serve-process.js';
 import { WireClient } from './helpers/wire-client.js';
 import { createTopic } from './helpers/wire-produce.js';
+import { consumerHeartbeat, joinGroup } from './helpers/wire-group-members.js';
 
 const TOPIC = 't';
 const PARTITIONS = 4;
@@ -27,19 +26,7 @@ const PARTITIONS = 4;
 type Answered = 'classic' | 'upgraded' | 'downgraded';
 
 async function classicMember(c: WireClient, groupId: string): Promise<string> {
-  const join = (memberId: string) =>
-    c.request(JoinGroupRequest, JoinGroupResponse, 9, {
-      groupId,
-      sessionTimeoutMs: 30_000,
-      rebalanceTimeoutMs: 30_000,
-      memberId,
-      groupInstanceId: null,
-      protocolType: 'consumer',
-      protocols: [{ name: 'range', metadata: subscription(TOPIC) }],
-      reason: null,
-    });
-  const first = await join('');
-  const joined = await join(first.memberId);
+  const joined = await joinGroup(c, 9, groupId, '', subscription(TOPIC));
   assert.equal(joined.errorCode, ErrorCode.NONE);
   const synced = await c.request(SyncGroupRequest, SyncGroupResponse, 5, {
     groupId,
@@ -54,20 +41,7 @@ async function classicMember(c: WireClient, groupId: string): Promise<string> {
   return joined.memberId;
 }
 
-function consumerBeat(c: WireClient, groupId: string, memberId: string, memberEpoch: number) {
-  return c.request(ConsumerGroupHeartbeatRequest, ConsumerGroupHeartbeatResponse, 1, {
-    groupId,
-    memberId,
-    memberEpoch,
-    instanceId: null,
-    rackId: null,
-    rebalanceTimeoutMs: memberEpoch === 0 ? 30_000 : -1,
-    subscribedTopicNames: memberEpoch === 0 ? [TOPIC] : null,
-    subscribedTopicRegex: null,
-    serverAssignor: null,
-    topicPartitions: memberEpoch === 0 ? [] : null,
-  });
-}
+const consumerBeat = (c: WireClient, groupId: string, memberId: string, memberEpoch: number) => consumerHeartbeat(c, 1, groupId, memberId, memberEpoch, TOPIC);
 
 /** The group's type and its members' ids after the restart. */
 async function found(c: WireClient, groupId: string): Promise<{ type: string | undefined; members: string[] }> {

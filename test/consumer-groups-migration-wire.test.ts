@@ -23,6 +23,7 @@ import { SyncGroupRequest, SyncGroupResponse } from '../src/protocol/messages/sy
 import { assignment as assignmentOf, subscription as subscriptionOf } from './helpers/consumer-protocol-bytes.js';
 import { WireClient } from './helpers/wire-client.js';
 import { adminCommit } from './helpers/wire-commit.js';
+import { consumerHeartbeat, joinGroup } from './helpers/wire-group-members.js';
 import { createTopic } from './helpers/wire-produce.js';
 
 const TOPIC = 'migration-wire';
@@ -68,22 +69,8 @@ const assignment = (partitions: readonly number[]): Buffer => assignmentOf(TOPIC
 
 const partitionsOf = (buffer: Buffer): number[] => (assignedPartitions(buffer) ?? []).flatMap((t) => t.partitions).sort((a, b) => a - b);
 
-/** JoinGroup, asking again with the member id handed out when the version requires one. */
-async function join(c: WireClient, v: Versions, groupId: string, memberId: string, owned?: readonly number[]): Promise<JoinGroupResponse> {
-  const send = (id: string) =>
-    c.request(JoinGroupRequest, JoinGroupResponse, v.join, {
-      groupId,
-      sessionTimeoutMs: 30_000,
-      rebalanceTimeoutMs: 30_000,
-      memberId: id,
-      groupInstanceId: null,
-      protocolType: 'consumer',
-      protocols: [{ name: 'range', metadata: subscription(owned) }],
-      reason: null,
-    });
-  const first = await send(memberId);
-  return first.errorCode === ErrorCode.MEMBER_ID_REQUIRED ? send(first.memberId) : first;
-}
+const join = (c: WireClient, v: Versions, groupId: string, memberId: string, owned?: readonly number[]): Promise<JoinGroupResponse> =>
+  joinGroup(c, v.join, groupId, memberId, subscription(owned));
 
 function sync(
   c: WireClient,
@@ -123,19 +110,7 @@ async function leave(c: WireClient, v: Versions, groupId: string, memberId: stri
 }
 
 function consumerBeat(c: WireClient, v: Versions, groupId: string, memberId: string, memberEpoch: number, owned: number[] | null = null) {
-  const topicId = topicIds.get(c);
-  return c.request(ConsumerGroupHeartbeatRequest, ConsumerGroupHeartbeatResponse, v.consumer, {
-    groupId,
-    memberId,
-    memberEpoch,
-    instanceId: null,
-    rackId: null,
-    rebalanceTimeoutMs: memberEpoch === 0 ? 30_000 : -1,
-    subscribedTopicNames: memberEpoch === 0 ? [TOPIC] : null,
-    subscribedTopicRegex: null,
-    serverAssignor: null,
-    topicPartitions: memberEpoch === 0 ? [] : owned === null ? null : [{ topicId: topicId!, partitions: owned }],
-  });
+  return consumerHeartbeat(c, v.consumer, groupId, memberId, memberEpoch, TOPIC, owned === null ? null : [{ topicId: topicIds.get(c)!, partitions: owned }]);
 }
 
 const heldBy = (r: ConsumerGroupHeartbeatResponse): number[] => (r.assignment?.topicPartitions ?? []).flatMap((t) => t.partitions).sort((a, b) => a - b);

@@ -5,52 +5,28 @@
  * leave; when the last consumer-protocol member leaves, the group is a classic group again (the
  * downgrade). Every record is read once, by one member, and committed.
  */
-import { test, before, after } from 'node:test';
+import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import type { Consumer as KafkajsConsumer } from 'kafkajs';
-import { startBroker, type Broker } from '../src/broker/start-broker.js';
 import { assignedPartitions } from '../src/groups/consumer-protocol.js';
 import { ConsumerGroupDescribeRequest, ConsumerGroupDescribeResponse } from '../src/protocol/messages/consumer-group-describe.js';
 import { DescribeGroupsRequest, DescribeGroupsResponse } from '../src/protocol/messages/describe-groups.js';
 import { ListGroupsRequest, ListGroupsResponse } from '../src/protocol/messages/list-groups.js';
 import { OffsetFetchRequest, OffsetFetchResponse } from '../src/protocol/messages/offset-fetch.js';
 import { kafkajs } from './helpers/kafkajs.js';
-import { Consumer, MessagesStreamModes, Producer, stringDeserializers, stringSerializers, assigned } from './helpers/platformatic.js';
+import { groupTestBroker } from './helpers/group-broker.js';
+import { evenProducer, recordingReader, type Reader, type Seen } from './helpers/platformatic-group.js';
 import { until } from './helpers/until.js';
-import { WireClient } from './helpers/wire-client.js';
-import { createTopic } from './helpers/wire-produce.js';
 
 const TOPIC = 'mixed-orders';
 const GROUP = 'mixed-readers';
 const PARTITIONS = 6;
 
-let broker: Broker;
-let wire: WireClient;
-
-before(async () => {
-  // Consumer-protocol members heartbeat often, so that the group settles in a fraction of a second.
-  broker = await startBroker({ consumerGroupMinHeartbeatIntervalMs: 50, consumerGroupHeartbeatIntervalMs: 100 });
-  wire = await WireClient.connect(broker.port);
-  await createTopic(wire, TOPIC, PARTITIONS);
-});
-
-after(async () => {
-  wire.close();
-  await broker.close();
-});
-
-interface Reader {
-  readonly name: string;
-  /** The partitions the client reads now, as it knows them. */
-  partitions(): number[];
-  close(): Promise<void>;
-}
-
-type Seen = Map<string, string[]>;
+const env = groupTestBroker(TOPIC, PARTITIONS);
 
 /** A classic member (kafkajs): it commits each record before reading on. */
 async function classicReader(name: string, seen: Seen, onRead: () => void): Promise<Reader> {
-  const consumer: KafkajsConsumer = kafkajs(broker.bootstrap, name).consumer({
+  const consumer: KafkajsConsumer = kafkajs(env.broker.bootstrap, name).consumer({
     groupId: GROUP,
     heartbeatInterval: 100,
     sessionTimeout: 10_000,
@@ -76,53 +52,22 @@ async function classicReader(name: string, seen: Seen, onRead: () => void): Prom
 }
 
 /** A consumer-protocol member (@platformatic/kafka): it commits each record before reading on. */
-async function consumerReader(name: string, seen: Seen, onRead: () => void): Promise<Reader> {
-  const consumer = new Consumer({
-    groupId: GROUP,
-    clientId: name,
-    bootstrapBrokers: [broker.bootstrap],
-    deserializers: stringDeserializers,
-    maxWaitTime: 50,
-    groupProtocol: 'consumer',
-  });
-  const stream = await consumer.consume({
-    topics: [TOPIC],
-    mode: MessagesStreamModes.COMMITTED,
-    fallbackMode: MessagesStreamModes.EARLIEST,
-    autocommit: false,
-  });
-  const done = (async () => {
-    for await (const message of stream) {
-      if (!assigned(consumer, TOPIC, message.partition)) continue;
-      seen.set(message.value, [...(seen.get(message.value) ?? []), name]);
-      await message.commit();
-      onRead();
-    }
-  })();
-  return {
-    name,
-    partitions: () => [...(consumer.assignments?.find((a) => a.topic === TOPIC)?.partitions ?? [])].sort(),
-    async close() {
-      await stream.close();
-      await done;
-      await consumer.close();
-    },
-  };
-}
+const consumerReader = (name: string, seen: Seen, onRead: () => void): Promise<Reader> =>
+  recordingReader(env.broker.bootstrap, GROUP, TOPIC, name, seen, onRead);
 
 async function groupType(): Promise<string | undefined> {
-  const listed = await wire.request(ListGroupsRequest, ListGroupsResponse, 5, { statesFilter: [], typesFilter: [] });
+  const listed = await env.wire.request(ListGroupsRequest, ListGroupsResponse, 5, { statesFilter: [], typesFilter: [] });
   return listed.groups.find((g) => g.groupId === GROUP)?.groupType;
 }
 
 /** The group's state and each member's assignment (by client id), as the broker has them, of whichever type the group is. */
 async function brokerView(type: string): Promise<{ state: string; assigned: Map<string, number[]> }> {
   if (type === 'consumer') {
-    const r = await wire.request(ConsumerGroupDescribeRequest, ConsumerGroupDescribeResponse, 1, { groupIds: [GROUP], includeAuthorizedOperations: false });
+    const r = await env.wire.request(ConsumerGroupDescribeRequest, ConsumerGroupDescribeResponse, 1, { groupIds: [GROUP], includeAuthorizedOperations: false });
     const g = r.groups[0]!;
     return { state: g.groupState, assigned: new Map(g.members.map((m) => [m.clientId, m.assignment.topicPartitions.flatMap((t) => t.partitions).sort()])) };
   }
-  const r = await wire.request(DescribeGroupsRequest, DescribeGroupsResponse, 5, { groups: [GROUP], includeAuthorizedOperations: false });
+  const r = await env.wire.request(DescribeGroupsRequest, DescribeGroupsResponse, 5, { groups: [GROUP], includeAuthorizedOperations: false });
   const g = r.groups[0]!;
   const partitions = (assignment: Buffer): number[] => (assignedPartitions(assignment) ?? []).flatMap((t) => t.partitions).sort();
   return { state: g.groupState, assigned: new Map(g.members.map((m) => [m.clientId, partitions(m.memberAssignment)])) };
@@ -151,20 +96,13 @@ test(
   'kafkajs (classic) and @platformatic/kafka (consumer protocol) members in one group: upgrade, joins and leaves, downgrade; each record read once',
   { timeout: 240_000 },
   async () => {
-    const producer = new Producer({ clientId: 'mixed-producer', bootstrapBrokers: [broker.bootstrap], serializers: stringSerializers, idempotent: true });
+    const producer = evenProducer(env.broker.bootstrap, 'mixed-producer', TOPIC, PARTITIONS);
     const seen: Seen = new Map();
-    let produced = 0;
     const onRead = (): void => {};
     /** Produces a round of records and waits until all were read and committed: a change of members then finds nothing in flight. */
     const round = async (n: number): Promise<void> => {
-      const messages = Array.from({ length: n }, (_, i) => ({
-        topic: TOPIC,
-        key: `k${produced + i}`,
-        value: `v${produced + i}`,
-        partition: (produced + i) % PARTITIONS,
-      }));
-      produced += n;
-      await producer.send({ messages });
+      await producer.produce(n);
+      const produced = producer.produced();
       await until(() => seen.size >= produced, `${produced} records read`, 60_000);
       await until(async () => (await committed()).every((offset) => offset === BigInt(produced / PARTITIONS)), 'every record committed', 60_000);
     };
@@ -202,7 +140,7 @@ test(
       for (const r of readers) await r.close();
       await producer.close();
     }
-    assert.equal(seen.size, produced);
+    assert.equal(seen.size, producer.produced());
     const readTwice = [...seen].filter(([, by]) => by.length > 1);
     assert.deepEqual(readTwice, [], 'no record read twice');
   },
@@ -210,7 +148,7 @@ test(
 
 /** The group's committed offset of each partition. */
 async function committed(): Promise<bigint[]> {
-  const fetched = await wire.request(OffsetFetchRequest, OffsetFetchResponse, 8, {
+  const fetched = await env.wire.request(OffsetFetchRequest, OffsetFetchResponse, 8, {
     groupId: '',
     topics: null,
     groups: [{ groupId: GROUP, memberId: null, memberEpoch: -1, topics: [{ name: TOPIC, partitionIndexes: [...Array(PARTITIONS).keys()] }] }],

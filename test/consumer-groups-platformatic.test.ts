@@ -3,80 +3,24 @@
  * `groupProtocol: 'consumer'` share a topic's partitions as members come and go, and every record
  * is read once, from the offsets the group committed.
  */
-import { test, before, after } from 'node:test';
+import { test } from 'node:test';
 import assert from 'node:assert/strict';
-import { startBroker, type Broker } from '../src/broker/start-broker.js';
 import { ConsumerGroupDescribeRequest, ConsumerGroupDescribeResponse } from '../src/protocol/messages/consumer-group-describe.js';
-import { Consumer, MessagesStreamModes, Producer, stringDeserializers, stringSerializers, assigned } from './helpers/platformatic.js';
+import { groupTestBroker } from './helpers/group-broker.js';
+import { evenProducer, recordingReader, type Reader, type Seen } from './helpers/platformatic-group.js';
 import { OffsetFetchRequest, OffsetFetchResponse } from '../src/protocol/messages/offset-fetch.js';
-import { WireClient } from './helpers/wire-client.js';
-import { createTopic } from './helpers/wire-produce.js';
 
 const TOPIC = 'kip848-orders';
 const GROUP = 'kip848-readers';
 const PARTITIONS = 6;
 
-let broker: Broker;
-let wire: WireClient;
+const env = groupTestBroker(TOPIC, PARTITIONS);
 
-before(async () => {
-  // Members heartbeat often, so that the group settles in a fraction of a second.
-  broker = await startBroker({ consumerGroupMinHeartbeatIntervalMs: 50, consumerGroupHeartbeatIntervalMs: 100 });
-  wire = await WireClient.connect(broker.port);
-  await createTopic(wire, TOPIC, PARTITIONS);
-});
-
-after(async () => {
-  wire.close();
-  await broker.close();
-});
-
-interface Reader {
-  readonly name: string;
-  /** The partitions the client reads now. */
-  partitions(): number[];
-  close(): Promise<void>;
-}
-
-/** A consumer of the group that records every value it reads and commits each before reading on. */
-async function reader(name: string, seen: Map<string, string[]>, onRead: () => void): Promise<Reader> {
-  const consumer = new Consumer({
-    groupId: GROUP,
-    clientId: name,
-    bootstrapBrokers: [broker.bootstrap],
-    deserializers: stringDeserializers,
-    maxWaitTime: 50,
-    groupProtocol: 'consumer',
-  });
-  const stream = await consumer.consume({
-    topics: [TOPIC],
-    mode: MessagesStreamModes.COMMITTED,
-    fallbackMode: MessagesStreamModes.EARLIEST,
-    autocommit: false,
-  });
-  const partitions = (): number[] => [...(consumer.assignments?.find((a) => a.topic === TOPIC)?.partitions ?? [])].sort();
-  const done = (async () => {
-    for await (const message of stream) {
-      if (!assigned(consumer, TOPIC, message.partition)) continue;
-      seen.set(message.value, [...(seen.get(message.value) ?? []), name]);
-      await message.commit();
-      onRead();
-    }
-  })();
-  const r: Reader = {
-    name,
-    partitions,
-    async close() {
-      await stream.close();
-      await done;
-      await consumer.close();
-    },
-  };
-  return r;
-}
+/** A member of the group that records every value it reads and commits each before reading on. */
+const reader = (name: string, seen: Seen, onRead: () => void): Promise<Reader> => recordingReader(env.broker.bootstrap, GROUP, TOPIC, name, seen, onRead);
 
 async function describe(): Promise<ConsumerGroupDescribeResponse['groups'][number]> {
-  const response = await wire.request(ConsumerGroupDescribeRequest, ConsumerGroupDescribeResponse, 1, {
+  const response = await env.wire.request(ConsumerGroupDescribeRequest, ConsumerGroupDescribeResponse, 1, {
     groupIds: [GROUP],
     includeAuthorizedOperations: false,
   });
@@ -99,45 +43,35 @@ test(
   '@platformatic/kafka consumer protocol: six partitions shared by three, then four, then three members, each record read once',
   { timeout: 120_000 },
   async () => {
-    const producer = new Producer({ clientId: 'kip848-producer', bootstrapBrokers: [broker.bootstrap], serializers: stringSerializers, idempotent: true });
-    const seen = new Map<string, string[]>();
+    const producer = evenProducer(env.broker.bootstrap, 'kip848-producer', TOPIC, PARTITIONS);
+    const seen: Seen = new Map();
     let waiting: { count: number; resolve: () => void } | undefined;
     const onRead = (): void => {
       if (waiting !== undefined && seen.size >= waiting.count) waiting.resolve();
     };
     const readUpTo = (count: number): Promise<void> =>
       seen.size >= count ? Promise.resolve() : new Promise<void>((resolve) => (waiting = { count, resolve }));
-    let produced = 0;
-    const produce = async (n: number): Promise<void> => {
-      const messages = Array.from({ length: n }, (_, i) => ({
-        topic: TOPIC,
-        key: `k${produced + i}`,
-        value: `v${produced + i}`,
-        partition: (produced + i) % PARTITIONS,
-      }));
-      produced += n;
-      await producer.send({ messages });
-    };
     const readers: Reader[] = [];
     try {
       for (const name of ['a', 'b', 'c']) readers.push(await reader(name, seen, onRead));
       assert.deepEqual(await settled(readers), [2, 2, 2]);
-      await produce(120);
-      await readUpTo(produced);
+      await producer.produce(120);
+      await readUpTo(producer.produced());
 
       readers.push(await reader('d', seen, onRead));
       assert.deepEqual(await settled(readers), [1, 1, 2, 2]);
-      await produce(120);
-      await readUpTo(produced);
+      await producer.produce(120);
+      await readUpTo(producer.produced());
 
       await readers.shift()!.close();
       assert.deepEqual(await settled(readers), [2, 2, 2]);
-      await produce(120);
-      await readUpTo(produced);
+      await producer.produce(120);
+      await readUpTo(producer.produced());
     } finally {
       for (const r of readers) await r.close();
       await producer.close();
     }
+    const produced = producer.produced();
     assert.equal(seen.size, produced);
     // No record is read by two members: a partition is one member's at a time, and its next owner starts from the committed offset.
     // (A member given more partitions may read again what it had fetched but not yet committed: @platformatic/kafka then
@@ -145,7 +79,7 @@ test(
     const byTwo = [...seen].filter(([, by]) => new Set(by).size > 1);
     assert.deepEqual(byTwo, [], 'no record read by two members');
     // Every partition's committed offset is its end: what was read was committed.
-    const fetched = await wire.request(OffsetFetchRequest, OffsetFetchResponse, 8, {
+    const fetched = await env.wire.request(OffsetFetchRequest, OffsetFetchResponse, 8, {
       groupId: '',
       topics: null,
       groups: [{ groupId: GROUP, memberId: null, memberEpoch: -1, topics: [{ name: TOPIC, partitionIndexes: [0, 1, 2, 3, 4, 5] }] }],

@@ -8,10 +8,11 @@ import { startBroker } from '../src/broker/start-broker.js';
 import { ConsumerGroupDescribeRequest, ConsumerGroupDescribeResponse } from '../src/protocol/messages/consumer-group-describe.js';
 import { DeleteGroupsRequest, DeleteGroupsResponse } from '../src/protocol/messages/delete-groups.js';
 import { OffsetCommitRequest, OffsetCommitResponse } from '../src/protocol/messages/offset-commit.js';
-import { consumeAll, kafkajs } from './helpers/kafkajs.js';
+import { adminWithTopic, consumeAll, kafkajs } from './helpers/kafkajs.js';
 import { groupRecords, latest, type ClassicValue, type CurrentAssignment, type TopicPartitions } from './helpers/group-records.js';
 import { kafkaPartitionFor } from './helpers/kafka-tools.js';
-import { Consumer, MessagesStreamModes, stringDeserializers } from './helpers/platformatic.js';
+import { QUICK_HEARTBEATS } from './helpers/group-broker.js';
+import { consumerMember } from './helpers/platformatic-group.js';
 import { until } from './helpers/until.js';
 import { adminCommit } from './helpers/wire-commit.js';
 import { WireClient } from './helpers/wire-client.js';
@@ -21,14 +22,13 @@ test("a kafkajs group's membership is its GroupMetadata record in __consumer_off
   const broker = await startBroker();
   t.after(() => broker.close());
   const kafka = kafkajs(broker.bootstrap, 'classic-reader');
-  const admin = kafka.admin();
-  await admin.connect();
+  const admin = await adminWithTopic(
+    kafka,
+    'orders',
+    3,
+    Array.from({ length: 9 }, (_, i) => ({ value: `v${i}` })),
+  );
   t.after(() => admin.disconnect());
-  await admin.createTopics({ topics: [{ topic: 'orders', numPartitions: 3 }] });
-  const producer = kafka.producer();
-  await producer.connect();
-  await producer.send({ topic: 'orders', messages: Array.from({ length: 9 }, (_, i) => ({ value: `v${i}` })) });
-  await producer.disconnect();
 
   const c = await WireClient.connect(broker.port);
   t.after(() => c.close());
@@ -84,26 +84,13 @@ test("a kafkajs group's membership is its GroupMetadata record in __consumer_off
 });
 
 test('a @platformatic/kafka consumer-protocol group is its ConsumerGroup* records: epochs, members, targets and assignments; tombstones as members leave and the group goes', async (t) => {
-  const broker = await startBroker({ consumerGroupMinHeartbeatIntervalMs: 50, consumerGroupHeartbeatIntervalMs: 100 });
+  const broker = await startBroker(QUICK_HEARTBEATS);
   t.after(() => broker.close());
   const c = await WireClient.connect(broker.port);
   t.after(() => c.close());
   await createTopic(c, 'kip848-records', 6);
   const group = 'kip848-recorded';
-  const consumers = ['a', 'b'].map(
-    (clientId) =>
-      new Consumer({
-        groupId: group,
-        clientId,
-        bootstrapBrokers: [broker.bootstrap],
-        deserializers: stringDeserializers,
-        maxWaitTime: 50,
-        groupProtocol: 'consumer',
-      }),
-  );
-  const streams = await Promise.all(
-    consumers.map((consumer) => consumer.consume({ topics: ['kip848-records'], mode: MessagesStreamModes.EARLIEST, autocommit: false })),
-  );
+  const members = await Promise.all(['a', 'b'].map((clientId) => consumerMember(broker.bootstrap, group, clientId, 'kip848-records')));
   const describe = async () =>
     (await c.request(ConsumerGroupDescribeRequest, ConsumerGroupDescribeResponse, 1, { groupIds: [group], includeAuthorizedOperations: false })).groups[0]!;
   await until(async () => {
@@ -130,8 +117,8 @@ test('a @platformatic/kafka consumer-protocol group is its ConsumerGroup* record
     for (const tp of current.assigned) assert.equal(tp.assignmentEpochs?.length, tp.partitions.length, 'the epoch each partition was given at');
   }
 
-  for (const stream of streams) await stream.close();
-  for (const consumer of consumers) await consumer.close();
+  for (const { stream } of members) await stream.close();
+  for (const { consumer } of members) await consumer.close();
   await until(async () => (await describe()).groupState === 'Empty', 'the group is Empty');
   const left = await latest(c, group);
   for (const m of described.members) {
@@ -161,14 +148,8 @@ test("brook's cleaner drops a deleted group's tombstones once delete.retention.m
   });
   t.after(() => broker.close());
   const kafka = kafkajs(broker.bootstrap);
-  const admin = kafka.admin();
-  await admin.connect();
+  const admin = await adminWithTopic(kafka, 't', 4, [{ value: 'one' }]);
   t.after(() => admin.disconnect());
-  await admin.createTopics({ topics: [{ topic: 't', numPartitions: 4 }] });
-  const producer = kafka.producer();
-  await producer.connect();
-  await producer.send({ topic: 't', messages: [{ value: 'one' }] });
-  await producer.disconnect();
   await consumeAll(kafka, 't', 'short-lived', 1);
   await admin.deleteGroups(['short-lived']);
   const c = await WireClient.connect(broker.port);

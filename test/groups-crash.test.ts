@@ -15,7 +15,8 @@ import { DescribeGroupsRequest, DescribeGroupsResponse } from '../src/protocol/m
 import { HeartbeatRequest, HeartbeatResponse } from '../src/protocol/messages/heartbeat.js';
 import { latest, type ClassicValue } from './helpers/group-records.js';
 import { kafkajs } from './helpers/kafkajs.js';
-import { Consumer, MessagesStreamModes, Producer, stringDeserializers, stringSerializers } from './helpers/platformatic.js';
+import { Producer, stringSerializers } from './helpers/platformatic.js';
+import { consumerMember } from './helpers/platformatic-group.js';
 import { seeded } from './helpers/seeded.js';
 import { startServe, type ServeProcess } from './helpers/serve-process.js';
 import { until } from './helpers/until.js';
@@ -90,20 +91,7 @@ test(
         return read;
       };
       for (const name of ['a', 'b', 'c']) {
-        const consumer = new Consumer({
-          groupId: KIP848_GROUP,
-          clientId: `${name}-${round}`,
-          bootstrapBrokers: [serve.bootstrap],
-          deserializers: stringDeserializers,
-          maxWaitTime: 50,
-          groupProtocol: 'consumer',
-        });
-        const stream = await consumer.consume({
-          topics: [KIP848_TOPIC],
-          mode: MessagesStreamModes.COMMITTED,
-          fallbackMode: MessagesStreamModes.EARLIEST,
-          autocommit: false,
-        });
+        const { consumer, stream } = await consumerMember(serve.bootstrap, KIP848_GROUP, `${name}-${round}`, KIP848_TOPIC);
         const done = (async () => {
           for await (const message of stream) {
             const read = onRead(message.topic, message.partition, message.offset);

@@ -8,7 +8,8 @@ import assert from 'node:assert/strict';
 import type { Consumer as KafkajsConsumer } from 'kafkajs';
 import { startBroker, type Broker } from '../src/broker/start-broker.js';
 import { kafkajs } from './helpers/kafkajs.js';
-import { Consumer, MessagesStreamModes, stringDeserializers } from './helpers/platformatic.js';
+import { QUICK_HEARTBEATS } from './helpers/group-broker.js';
+import { recordingReader, type Seen } from './helpers/platformatic-group.js';
 import { scrape, type Samples } from './helpers/scrape.js';
 import { until } from './helpers/until.js';
 import { WireClient } from './helpers/wire-client.js';
@@ -20,7 +21,7 @@ let broker: Broker;
 let wire: WireClient;
 
 before(async () => {
-  broker = await startBroker({ metricsPort: 0, consumerGroupMinHeartbeatIntervalMs: 50, consumerGroupHeartbeatIntervalMs: 100 });
+  broker = await startBroker({ metricsPort: 0, ...QUICK_HEARTBEATS });
   wire = await WireClient.connect(broker.port);
   await createTopic(wire, TOPIC, 2);
   const producer = kafkajs(broker.bootstrap).producer();
@@ -64,26 +65,12 @@ test('groups are counted by protocol and state, their rebalances by protocol, an
     },
   });
   // A consumer-protocol group (@platformatic/kafka) reads everything and commits each record.
-  const modern = new Consumer({
-    groupId: 'consumer-readers',
-    clientId: 'modern',
-    bootstrapBrokers: [broker.bootstrap],
-    deserializers: stringDeserializers,
-    maxWaitTime: 50,
-    groupProtocol: 'consumer',
-  });
-  const stream = await modern.consume({ topics: [TOPIC], mode: MessagesStreamModes.EARLIEST, autocommit: false });
-  let modernRead = 0;
-  const reading = (async () => {
-    for await (const message of stream) {
-      await message.commit();
-      modernRead++;
-    }
-  })();
+  const modernRead: Seen = new Map();
+  const modern = await recordingReader(broker.bootstrap, 'consumer-readers', TOPIC, 'modern', modernRead, () => {});
   try {
     await until(async () => {
       const s = await samples();
-      return classicRead === 4 && modernRead === 4 && s.get('brook_group_offsets') === 4 && s.get('brook_consumer_group_count{state="Stable"}') === 1;
+      return classicRead === 4 && modernRead.size === 4 && s.get('brook_group_offsets') === 4 && s.get('brook_consumer_group_count{state="Stable"}') === 1;
     }, 'both groups read every record and committed it, the consumer group Stable');
     const stable = await samples();
     assert.deepEqual(labelled(stable, 'brook_group_count', 'protocol', ['classic', 'consumer']), { classic: 1, consumer: 1 });
@@ -92,8 +79,6 @@ test('groups are counted by protocol and state, their rebalances by protocol, an
     const bumps = stable.get('brook_consumer_group_rebalances_total')!;
     assert.ok(bumps >= 1, 'the consumer group rebalanced to take its member');
 
-    await stream.close();
-    await reading;
     await modern.close();
     const left = await samples();
     assert.equal(left.get('brook_consumer_group_rebalances_total'), bumps + 1, "the member's leave is one rebalance");

@@ -9,7 +9,7 @@ import { OffsetCommitRequest, OffsetCommitResponse } from '../src/protocol/messa
 import { OffsetFetchRequest, OffsetFetchResponse } from '../src/protocol/messages/offset-fetch.js';
 import { ZERO_UUID } from '../src/protocol/primitives/reader.js';
 import { readStoredRecords } from '../src/protocol/stored-records.js';
-import { consumeAll, kafkajs } from './helpers/kafkajs.js';
+import { adminWithTopic, consumeAll, kafkajs } from './helpers/kafkajs.js';
 import { WireClient } from './helpers/wire-client.js';
 import { fetchAllBatches } from './helpers/wire-fetch.js';
 import { createTopic } from './helpers/wire-produce.js';
@@ -103,14 +103,13 @@ test('each commit a kafkajs consumer group makes is a record in __consumer_offse
   const broker = await startBroker();
   t.after(() => broker.close());
   const kafka = kafkajs(broker.bootstrap);
-  const admin = kafka.admin();
-  await admin.connect();
+  const admin = await adminWithTopic(
+    kafka,
+    'orders',
+    3,
+    Array.from({ length: 30 }, (_, i) => ({ key: `k${i}`, value: `v${i}` })),
+  );
   t.after(() => admin.disconnect());
-  await admin.createTopics({ topics: [{ topic: 'orders', numPartitions: 3 }] });
-  const producer = kafka.producer();
-  await producer.connect();
-  await producer.send({ topic: 'orders', messages: Array.from({ length: 30 }, (_, i) => ({ key: `k${i}`, value: `v${i}` })) });
-  await producer.disconnect();
   await consumeAll(kafka, 'orders', 'readers', 30);
   const committed = (await admin.fetchOffsets({ groupId: 'readers', topics: ['orders'] }))[0]!.partitions;
   assert.equal(

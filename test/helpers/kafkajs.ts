@@ -1,8 +1,20 @@
 /** kafkajs wiring for tests: quiet logs, and a consumer that collects a topic to a known count or message. */
-import { Kafka, logLevel, type Consumer } from 'kafkajs';
+import { Kafka, logLevel, type Admin, type Consumer, type Message } from 'kafkajs';
 
 export function kafkajs(bootstrap: string, clientId = 'brook-test'): Kafka {
   return new Kafka({ clientId, brokers: [bootstrap], logLevel: logLevel.NOTHING, retry: { retries: 8, initialRetryTime: 50 } });
+}
+
+/** A connected admin client that created `topic` with `numPartitions`, once `messages` were produced to it; the caller disconnects it. */
+export async function adminWithTopic(kafka: Kafka, topic: string, numPartitions: number, messages: Message[]): Promise<Admin> {
+  const admin = kafka.admin();
+  await admin.connect();
+  await admin.createTopics({ topics: [{ topic, numPartitions }] });
+  const producer = kafka.producer();
+  await producer.connect();
+  await producer.send({ topic, messages });
+  await producer.disconnect();
+  return admin;
 }
 
 export interface Consumed {
