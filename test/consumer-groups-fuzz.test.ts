@@ -7,7 +7,7 @@
  * answer gave it until it reports having let it go); once the members left reconcile, every
  * subscribed partition is assigned to exactly one of them.
  */
-import { test, before, after } from 'node:test';
+import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import { randomUUID } from 'node:crypto';
 import fc from 'fast-check';
@@ -19,6 +19,7 @@ import type { MessageCodec } from '../src/protocol/messages/codec.js';
 import { ApiVersionsRequest, ApiVersionsResponse } from '../src/protocol/messages/api-versions.js';
 import { ConsumerGroupDescribeRequest, ConsumerGroupDescribeResponse } from '../src/protocol/messages/consumer-group-describe.js';
 import { ConsumerGroupHeartbeatRequest, ConsumerGroupHeartbeatResponse } from '../src/protocol/messages/consumer-group-heartbeat.js';
+import { CreatePartitionsRequest, CreatePartitionsResponse } from '../src/protocol/messages/create-partitions.js';
 import { DeleteGroupsRequest, DeleteGroupsResponse } from '../src/protocol/messages/delete-groups.js';
 import { DescribeGroupsRequest, DescribeGroupsResponse } from '../src/protocol/messages/describe-groups.js';
 import { HeartbeatRequest, HeartbeatResponse } from '../src/protocol/messages/heartbeat.js';
@@ -34,7 +35,9 @@ import { Writer } from '../src/protocol/primitives/writer.js';
 import { WireClient } from './helpers/wire-client.js';
 import { createTopic } from './helpers/wire-produce.js';
 
-const TOPICS: Record<string, number> = { 'fz-a': 4, 'fz-b': 3, 'other-c': 2 };
+const FIRST_TOPICS: Record<string, number> = { 'fz-a': 4, 'fz-b': 3, 'other-c': 2 };
+/** The topics and their partition counts, as runs add to them. */
+let TOPICS: Record<string, number> = {};
 const RUNS = Number(process.env.FUZZ_RUNS ?? 25);
 
 let broker: Broker;
@@ -44,10 +47,21 @@ const versions = new Map<number, { min: number; max: number }>();
 const topicIds = new Map<string, string>();
 const topicNames = new Map<string, string>();
 
-before(async () => {
+/** How long a member has to give partitions up, or to rejoin and sync, before it is removed. */
+let rebalanceTimeoutMs = 30_000;
+
+async function open(sessionTimeoutMs: number, rebalanceMs: number): Promise<void> {
   const logger = pino({ level: 'error' }, { write: (line: string) => void logged.push(line) });
-  // Consumer-protocol sessions long enough that no member expires while a run goes on.
-  broker = await startBroker({ logger, consumerGroupSessionTimeoutMs: 60_000, consumerGroupMaxSessionTimeoutMs: 60_000 });
+  broker = await startBroker({
+    logger,
+    consumerGroupSessionTimeoutMs: sessionTimeoutMs,
+    consumerGroupMinSessionTimeoutMs: Math.min(sessionTimeoutMs, 45_000),
+    consumerGroupMaxSessionTimeoutMs: Math.max(sessionTimeoutMs, 60_000),
+    consumerGroupMinHeartbeatIntervalMs: 50,
+    consumerGroupHeartbeatIntervalMs: 100,
+  });
+  rebalanceTimeoutMs = rebalanceMs;
+  TOPICS = { ...FIRST_TOPICS };
   admin = await WireClient.connect(broker.port);
   for (const [name, n] of Object.entries(TOPICS)) await createTopic(admin, name, n);
   const apis = await admin.request(ApiVersionsRequest, ApiVersionsResponse, 3, { clientSoftwareName: 'fuzz', clientSoftwareVersion: '1' });
@@ -62,12 +76,12 @@ before(async () => {
     topicIds.set(t.name!, t.topicId);
     topicNames.set(t.topicId, t.name!);
   }
-});
+}
 
-after(async () => {
+async function close(): Promise<void> {
   admin.close();
   await broker.close();
-});
+}
 
 /** A version of the API served, picked by `pick`. */
 function version(codec: MessageCodec<unknown>, pick: number): number {
@@ -87,8 +101,18 @@ function errorCodes(value: unknown, out: number[] = []): number[] {
   return out;
 }
 
+/** The run's requests and answers, shown when it fails. */
+const trace: string[] = [];
+let failedTrace: string[] = [];
+const queues = new WeakMap<WireClient, Promise<unknown>>();
+
 async function ask<Req, Res>(c: WireClient, req: MessageCodec<Req>, res: MessageCodec<Res>, v: number, body: Req): Promise<Res> {
-  const answer = await c.request(req, res, v, body);
+  if (process.env.FUZZ_TRACE !== undefined) trace.push(`→ ${req.name} v${v} ${JSON.stringify(body, jsonable).slice(0, 400)}`);
+  // One request at a time on a connection: answers are matched to requests by their order.
+  const turn = (queues.get(c) ?? Promise.resolve()).then(() => c.request(req, res, v, body));
+  queues.set(c, turn.catch(() => {}));
+  const answer = await turn;
+  if (process.env.FUZZ_TRACE !== undefined) trace.push(`← ${res.name} ${JSON.stringify(answer, jsonable).slice(0, 600)}`);
   assert.ok(!errorCodes(answer).includes(ErrorCode.UNKNOWN_SERVER_ERROR), `${req.name} v${v} ${JSON.stringify(body, jsonable)} → ${JSON.stringify(answer, jsonable)}`);
   return answer;
 }
@@ -136,7 +160,7 @@ function split(k: Key): [string, number] {
 
 interface Sim {
   readonly name: string;
-  readonly kind: 'consumer' | 'classic';
+  kind: 'consumer' | 'classic';
   conn: WireClient;
   memberId: string;
   /** The member epoch, or the generation. */
@@ -151,6 +175,8 @@ interface Sim {
   joined: boolean;
   /** A static consumer-protocol member away for a while (epoch -2). */
   away: boolean;
+  /** A classic member whose last SyncGroup took partitions from it rejoins (the cooperative protocol). */
+  rejoin: boolean;
   /** A classic request still unanswered (JoinGroup and SyncGroup may wait on others). */
   pending: Promise<void> | undefined;
   /** Versions this member speaks. */
@@ -235,7 +261,7 @@ async function consumerBeat(w: World, m: Sim, opts: { epoch?: number; report: Re
     memberEpoch: epoch,
     instanceId: m.instanceId,
     rackId: null,
-    rebalanceTimeoutMs: full ? 30_000 : -1,
+    rebalanceTimeoutMs: full ? rebalanceTimeoutMs : -1,
     subscribedTopicNames: full && m.regex === null ? m.topics : null,
     subscribedTopicRegex: full && m.regex !== null ? m.regex : null,
     serverAssignor: null,
@@ -273,7 +299,7 @@ async function classicJoin(w: World, m: Sim): Promise<void> {
     ask(m.conn, JoinGroupRequest, JoinGroupResponse, jv, {
       groupId: w.groupId,
       sessionTimeoutMs: 30_000,
-      rebalanceTimeoutMs: 5_000,
+      rebalanceTimeoutMs: Math.min(rebalanceTimeoutMs, 5_000),
       memberId,
       groupInstanceId: jv >= 5 ? m.instanceId : null,
       protocolType: 'consumer',
@@ -291,7 +317,11 @@ async function classicJoin(w: World, m: Sim): Promise<void> {
   await classicSync(w, m, assignments);
 }
 
-/** The test's leader: each member keeps what it owns, the rest go round the members subscribed. */
+/**
+ * The test's leader, as a cooperative assignor: each member keeps what it owns and still wants; what
+ * a member owns but must give up goes to no one this generation (its owner rejoins once it let go);
+ * the rest go round the members subscribed.
+ */
 function leaderAssignment(w: World, members: readonly { memberId: string; metadata: Buffer }[]): { memberId: string; assignment: Buffer }[] {
   const given = new Map<string, Set<Key>>();
   const taken = new Set<Key>();
@@ -304,7 +334,8 @@ function leaderAssignment(w: World, members: readonly { memberId: string; metada
     for (const t of s?.ownedPartitions ?? []) {
       for (const p of t.partitions) {
         const k = key(t.topic, p);
-        if (wanted.has(k) && !taken.has(k)) [keep.add(k), taken.add(k)];
+        if (wanted.has(k) && !taken.has(k)) keep.add(k);
+        taken.add(k);
       }
     }
     given.set(m.memberId, keep);
@@ -346,7 +377,8 @@ async function classicSync(w: World, m: Sim, assignments: { memberId: string; as
   if (s.errorCode !== ErrorCode.NONE) return;
   const told = new Set<Key>();
   for (const t of assignedPartitions(s.assignment) ?? []) for (const p of t.partitions) told.add(key(t.topic, p));
-  // A classic member lets go of what it is no longer given as soon as it is told.
+  // A classic member lets go of what it is no longer given as soon as it is told, and rejoins to say so.
+  m.rejoin = [...m.held].some((k) => !told.has(k));
   for (const k of [...m.held]) if (!told.has(k)) m.held.delete(k);
   await given(w, m, told, `SyncGroup of ${m.name}`);
 }
@@ -388,6 +420,9 @@ type Command =
   | { kind: 'fetch'; m: number; v: number }
   | { kind: 'describe'; v: number }
   | { kind: 'deleteGroup' }
+  | { kind: 'resubscribe'; m: number; sub: number }
+  | { kind: 'restart'; m: number; switchProtocol: boolean }
+  | { kind: 'grow'; topic: number }
   | { kind: 'junk'; which: number; text: string; bytes: Uint8Array; n: number };
 
 const member = fc.nat({ max: 4 });
@@ -403,6 +438,9 @@ const command: fc.Arbitrary<Command> = fc.oneof(
   { weight: 1, arbitrary: fc.record({ kind: fc.constant('fetch' as const), m: member, v: fc.nat() }) },
   { weight: 1, arbitrary: fc.record({ kind: fc.constant('describe' as const), v: fc.nat() }) },
   { weight: 1, arbitrary: fc.record({ kind: fc.constant('deleteGroup' as const) }) },
+  { weight: 1, arbitrary: fc.record({ kind: fc.constant('resubscribe' as const), m: member, sub: fc.nat({ max: 3 }) }) },
+  { weight: 1, arbitrary: fc.record({ kind: fc.constant('restart' as const), m: member, switchProtocol: fc.boolean() }) },
+  { weight: 1, arbitrary: fc.record({ kind: fc.constant('grow' as const), topic: fc.nat({ max: 2 }) }) },
   {
     weight: 2,
     arbitrary: fc.record({
@@ -463,7 +501,7 @@ async function step(w: World, c: Command): Promise<void> {
     case 'classicBeat': {
       if (m!.kind !== 'classic' || !m!.joined) return;
       const error = await classicHeartbeat(w, m!, c.how === 'generation' ? m!.epoch + 1 : m!.epoch, c.how === 'id' ? randomUUID() : m!.memberId);
-      if (c.how === 'right' && error === ErrorCode.REBALANCE_IN_PROGRESS) m!.pending = background(w, m!, classicJoin(w, m!));
+      if (c.how === 'right' && (error === ErrorCode.REBALANCE_IN_PROGRESS || m!.rejoin)) m!.pending = background(w, m!, classicJoin(w, m!));
       if (c.how === 'right' && (error === ErrorCode.UNKNOWN_MEMBER_ID || error === ErrorCode.FENCED_INSTANCE_ID)) [m!.joined, m!.held, m!.told] = [false, new Set(), new Set()];
       return;
     }
@@ -518,9 +556,65 @@ async function step(w: World, c: Command): Promise<void> {
     case 'deleteGroup':
       await ask(admin, DeleteGroupsRequest, DeleteGroupsResponse, version(DeleteGroupsRequest, 9), { groupsNames: [w.groupId] });
       return;
+    case 'resubscribe': {
+      const sub = SUBSCRIPTIONS[m!.kind === 'classic' ? c.sub % 2 : c.sub]!;
+      if (sub.regex !== null && heartbeatVersion({ v: m!.v, regex: sub.regex }) >= 1 && m!.memberId === '') return;
+      [m!.topics, m!.regex] = [sub.topics, sub.regex];
+      // A classic member rejoins to tell its new subscription.
+      if (m!.kind === 'classic') m!.rejoin = true;
+      if (m!.kind === 'consumer' && m!.joined && !m!.away) await consumerBeat(w, m!, { report: 'held', full: true });
+      return;
+    }
+    case 'restart':
+      // A static member's process starts again: it holds nothing, knows no member id, keeps its instance id.
+      // (A dynamic member's old self would hold its partitions until its session ends.)
+      if (!isStatic(m!) || (c.switchProtocol && version(JoinGroupRequest, m!.v) < 5)) return;
+      if (m!.kind === 'consumer' && m!.joined && !m!.away) await consumerBeat(w, m!, { report: 'held', full: false, epoch: -2 });
+      if (c.switchProtocol) {
+        m!.kind = m!.kind === 'consumer' ? 'classic' : 'consumer';
+        const sub = SUBSCRIPTIONS[m!.kind === 'classic' ? 0 : 2]!;
+        [m!.topics, m!.regex] = [sub.topics, sub.regex];
+      }
+      [m!.joined, m!.away, m!.held, m!.told, m!.epoch] = [false, false, new Set(), new Set(), 0];
+      m!.memberId = m!.kind === 'consumer' && heartbeatVersion(m!) >= 1 ? randomUUID() : '';
+      return;
+    case 'grow':
+      await grow(c.topic);
+      return;
     case 'junk':
       await junk(w, c);
   }
+}
+
+/** Whether the member names its instance id in every request (JoinGroup from v5). */
+const isStatic = (m: Sim): boolean => m.instanceId !== null && (m.kind === 'consumer' || version(JoinGroupRequest, m.v) >= 5);
+
+/** More partitions for a topic, or a new topic a regex matches; a bounded number in all. */
+async function grow(which: number): Promise<void> {
+  if (Object.keys(TOPICS).length >= 12) return;
+  if (which === 0) {
+    const name = `fz-new-${Object.keys(TOPICS).length}`;
+    await createTopic(admin, name, 2);
+    const metadata = await admin.request(MetadataRequest, MetadataResponse, 12, {
+      topics: [{ name, topicId: '00000000-0000-0000-0000-000000000000' }],
+      allowAutoTopicCreation: false,
+      includeClusterAuthorizedOperations: false,
+      includeTopicAuthorizedOperations: false,
+    });
+    topicIds.set(name, metadata.topics[0]!.topicId);
+    topicNames.set(metadata.topics[0]!.topicId, name);
+    TOPICS[name] = 2;
+    return;
+  }
+  const name = which === 1 ? 'fz-a' : 'fz-b';
+  if (TOPICS[name]! >= 12) return;
+  const r = await ask(admin, CreatePartitionsRequest, CreatePartitionsResponse, 1, {
+    topics: [{ name, count: TOPICS[name]! + 1, assignments: null }],
+    timeoutMs: 5000,
+    validateOnly: false,
+  });
+  assert.equal(r.results[0]!.errorCode, ErrorCode.NONE);
+  TOPICS[name]! += 1;
 }
 
 /** Requests with junk in them, on their own connection, to the group or to a group of their own. */
@@ -556,7 +650,8 @@ async function junk(w: World, c: Extract<Command, { kind: 'junk' }>): Promise<vo
       case 3:
       case 4:
         await ask(conn, ConsumerGroupHeartbeatRequest, ConsumerGroupHeartbeatResponse, version(ConsumerGroupHeartbeatRequest, c.which), {
-          groupId: c.n > 0 ? w.groupId : groupId,
+          // A join that may be taken goes elsewhere: a member that never comes back would keep the group from settling.
+          groupId: c.n > 0 && c.n !== 3 ? w.groupId : groupId,
           memberId: c.n > 0 ? (c.text.length > 0 ? c.text : randomUUID()) : c.text,
           memberEpoch: c.n === 3 ? 0 : c.n * 7,
           instanceId: c.n === -3 ? c.text : null,
@@ -602,14 +697,15 @@ async function junk(w: World, c: Extract<Command, { kind: 'junk' }>): Promise<vo
 async function settle(w: World): Promise<void> {
   await Promise.all(w.members.map((m) => m.pending));
   if (w.failure !== undefined) throw w.failure;
-  const live = w.members.filter((m) => m.joined || m.kind === 'consumer');
+  // Every member, even one that left, is in the group at the end.
+  const live = w.members;
   for (let round = 0; round < 60; round++) {
     for (const m of live) if (m.kind === 'consumer') await consumerBeat(w, m, { report: 'held', full: true });
     const classic = live.filter((m) => m.kind === 'classic');
     const errors = await Promise.all(classic.map((m) => (m.joined ? classicHeartbeat(w, m, m.epoch, m.memberId) : Promise.resolve(-99))));
-    const rejoin = classic.filter((_, i) => errors[i] !== ErrorCode.NONE);
+    const rejoin = classic.filter((m, i) => errors[i] !== ErrorCode.NONE || m.rejoin);
     // Classic members rejoin together: in a classic group the join waits for all of them.
-    if (rejoin.length > 0) await Promise.all((errors.some((e) => e === ErrorCode.REBALANCE_IN_PROGRESS) ? classic : rejoin).map((m) => classicJoin(w, m)));
+    if (rejoin.length > 0) await Promise.all(classic.map((m) => classicJoin(w, m)));
     else if (await settled(w, live)) return;
   }
   assert.fail(`the group did not settle: ${JSON.stringify(await describe(w))}`);
@@ -637,6 +733,25 @@ async function settled(w: World, live: Sim[]): Promise<boolean> {
 let runs = 0;
 
 test('the group coordinators answer random traffic and never give a partition to two members', async () => {
+  // Sessions long enough that no member expires while a run goes on.
+  await open(60_000, 30_000);
+  try {
+    await fuzz();
+  } finally {
+    await close();
+  }
+});
+
+test('the same, with sessions and rebalance timeouts short enough that members are removed while the runs go on', async () => {
+  await open(1000, 300);
+  try {
+    await fuzz();
+  } finally {
+    await close();
+  }
+});
+
+async function fuzz(): Promise<void> {
   await fc.assert(
     fc.asyncProperty(
       fc.array(memberSpec, { minLength: 1, maxLength: 5 }),
@@ -659,22 +774,30 @@ test('the group coordinators answer random traffic and never give a partition to
             held: new Set(),
             joined: false,
             away: false,
+            rejoin: false,
             pending: undefined,
             v: s.v,
           });
         }
+        trace.length = 0;
         try {
           for (const c of commands) await step(w, c);
           await settle(w);
           const errors = logged.splice(0);
           assert.deepEqual(errors, []);
+        } catch (err) {
+          failedTrace = trace.slice();
+          throw err;
         } finally {
           for (const m of w.members) m.conn.close();
         }
       },
     ),
-    { numRuns: RUNS },
+    {
+      numRuns: RUNS,
+      ...(process.env.FUZZ_SEED === undefined ? {} : { seed: Number(process.env.FUZZ_SEED), path: process.env.FUZZ_PATH, endOnFailure: true }),
+    },
   ).catch((err: Error) => {
-    throw new Error(`${err.message}\n${String((err.cause as Error | undefined)?.message)}`);
+    throw new Error(`${err.message}\n${String((err.cause as Error | undefined)?.message)}\n${failedTrace.join('\n')}`);
   });
-});
+}
