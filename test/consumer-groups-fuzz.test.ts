@@ -110,10 +110,16 @@ async function ask<Req, Res>(c: WireClient, req: MessageCodec<Req>, res: Message
   if (process.env.FUZZ_TRACE !== undefined) trace.push(`→ ${req.name} v${v} ${JSON.stringify(body, jsonable).slice(0, 400)}`);
   // One request at a time on a connection: answers are matched to requests by their order.
   const turn = (queues.get(c) ?? Promise.resolve()).then(() => c.request(req, res, v, body));
-  queues.set(c, turn.catch(() => {}));
+  queues.set(
+    c,
+    turn.catch(() => {}),
+  );
   const answer = await turn;
   if (process.env.FUZZ_TRACE !== undefined) trace.push(`← ${res.name} ${JSON.stringify(answer, jsonable).slice(0, 600)}`);
-  assert.ok(!errorCodes(answer).includes(ErrorCode.UNKNOWN_SERVER_ERROR), `${req.name} v${v} ${JSON.stringify(body, jsonable)} → ${JSON.stringify(answer, jsonable)}`);
+  assert.ok(
+    !errorCodes(answer).includes(ErrorCode.UNKNOWN_SERVER_ERROR),
+    `${req.name} v${v} ${JSON.stringify(body, jsonable)} → ${JSON.stringify(answer, jsonable)}`,
+  );
   return answer;
 }
 
@@ -299,7 +305,7 @@ async function classicJoin(w: World, m: Sim): Promise<void> {
     ask(m.conn, JoinGroupRequest, JoinGroupResponse, jv, {
       groupId: w.groupId,
       sessionTimeoutMs: 30_000,
-      rebalanceTimeoutMs: Math.min(rebalanceTimeoutMs, 5_000),
+      rebalanceTimeoutMs: Math.min(rebalanceTimeoutMs, 1_000),
       memberId,
       groupInstanceId: jv >= 5 ? m.instanceId : null,
       protocolType: 'consumer',
@@ -427,11 +433,29 @@ type Command =
 
 const member = fc.nat({ max: 4 });
 const command: fc.Arbitrary<Command> = fc.oneof(
-  { weight: 6, arbitrary: fc.record({ kind: fc.constant('beat' as const), m: member, report: fc.constantFrom<Report>('held', 'held', 'none', 'less', 'more'), full: fc.boolean() }) },
-  { weight: 2, arbitrary: fc.record({ kind: fc.constant('beatWrong' as const), m: member, how: fc.constantFrom('stale' as const, 'future' as const, 'id' as const) }) },
+  {
+    weight: 6,
+    arbitrary: fc.record({
+      kind: fc.constant('beat' as const),
+      m: member,
+      report: fc.constantFrom<Report>('held', 'held', 'none', 'less', 'more'),
+      full: fc.boolean(),
+    }),
+  },
+  {
+    weight: 2,
+    arbitrary: fc.record({ kind: fc.constant('beatWrong' as const), m: member, how: fc.constantFrom('stale' as const, 'future' as const, 'id' as const) }),
+  },
   { weight: 1, arbitrary: fc.record({ kind: fc.constant('leave' as const), m: member, epoch: fc.constantFrom(-1 as const, -2 as const) }) },
   { weight: 4, arbitrary: fc.record({ kind: fc.constant('classicJoin' as const), m: member }) },
-  { weight: 3, arbitrary: fc.record({ kind: fc.constant('classicBeat' as const), m: member, how: fc.constantFrom('right' as const, 'right' as const, 'generation' as const, 'id' as const) }) },
+  {
+    weight: 3,
+    arbitrary: fc.record({
+      kind: fc.constant('classicBeat' as const),
+      m: member,
+      how: fc.constantFrom('right' as const, 'right' as const, 'generation' as const, 'id' as const),
+    }),
+  },
   { weight: 1, arbitrary: fc.record({ kind: fc.constant('classicLeave' as const), m: member }) },
   { weight: 2, arbitrary: fc.record({ kind: fc.constant('commit' as const), m: member, v: fc.nat(), stale: fc.boolean() }) },
   { weight: 1, arbitrary: fc.record({ kind: fc.constant('txnCommit' as const), m: member, v: fc.nat() }) },
@@ -492,7 +516,8 @@ async function step(w: World, c: Command): Promise<void> {
       else await consumerBeat(w, m!, { report: 'held', full: false, epoch: c.how === 'stale' ? m!.epoch - 1 : m!.epoch + 1 });
       return;
     case 'leave':
-      if (m!.kind === 'consumer' && m!.joined && (c.epoch === -1 || m!.instanceId !== null)) await consumerBeat(w, m!, { report: 'held', full: false, epoch: c.epoch });
+      if (m!.kind === 'consumer' && m!.joined && (c.epoch === -1 || m!.instanceId !== null))
+        await consumerBeat(w, m!, { report: 'held', full: false, epoch: c.epoch });
       return;
     case 'classicJoin':
       if (m!.kind !== 'classic') return;
@@ -502,7 +527,8 @@ async function step(w: World, c: Command): Promise<void> {
       if (m!.kind !== 'classic' || !m!.joined) return;
       const error = await classicHeartbeat(w, m!, c.how === 'generation' ? m!.epoch + 1 : m!.epoch, c.how === 'id' ? randomUUID() : m!.memberId);
       if (c.how === 'right' && (error === ErrorCode.REBALANCE_IN_PROGRESS || m!.rejoin)) m!.pending = background(w, m!, classicJoin(w, m!));
-      if (c.how === 'right' && (error === ErrorCode.UNKNOWN_MEMBER_ID || error === ErrorCode.FENCED_INSTANCE_ID)) [m!.joined, m!.held, m!.told] = [false, new Set(), new Set()];
+      if (c.how === 'right' && (error === ErrorCode.UNKNOWN_MEMBER_ID || error === ErrorCode.FENCED_INSTANCE_ID))
+        [m!.joined, m!.held, m!.told] = [false, new Set(), new Set()];
       return;
     }
     case 'classicLeave':
@@ -517,7 +543,13 @@ async function step(w: World, c: Command): Promise<void> {
         memberId: m!.joined ? m!.memberId : '',
         groupInstanceId: null,
         retentionTimeMs: -1n,
-        topics: [{ name: t, topicId: topicIds.get(t), partitions: [{ partitionIndex: p, committedOffset: 1n, committedLeaderEpoch: -1, commitTimestamp: -1n, committedMetadata: null }] }],
+        topics: [
+          {
+            name: t,
+            topicId: topicIds.get(t),
+            partitions: [{ partitionIndex: p, committedOffset: 1n, committedLeaderEpoch: -1, commitTimestamp: -1n, committedMetadata: null }],
+          },
+        ],
       });
       return;
     }
@@ -546,12 +578,18 @@ async function step(w: World, c: Command): Promise<void> {
       return;
     }
     case 'describe':
-      await ask(admin, DescribeGroupsRequest, DescribeGroupsResponse, version(DescribeGroupsRequest, c.v), { groups: [w.groupId, 'nope'], includeAuthorizedOperations: true });
+      await ask(admin, DescribeGroupsRequest, DescribeGroupsResponse, version(DescribeGroupsRequest, c.v), {
+        groups: [w.groupId, 'nope'],
+        includeAuthorizedOperations: true,
+      });
       await ask(admin, ConsumerGroupDescribeRequest, ConsumerGroupDescribeResponse, version(ConsumerGroupDescribeRequest, c.v), {
         groupIds: [w.groupId, 'nope'],
         includeAuthorizedOperations: true,
       });
-      await ask(admin, ListGroupsRequest, ListGroupsResponse, version(ListGroupsRequest, c.v), { statesFilter: ['Stable', 'bogus'], typesFilter: ['consumer', 'x'] });
+      await ask(admin, ListGroupsRequest, ListGroupsResponse, version(ListGroupsRequest, c.v), {
+        statesFilter: ['Stable', 'bogus'],
+        typesFilter: ['consumer', 'x'],
+      });
       return;
     case 'deleteGroup':
       await ask(admin, DeleteGroupsRequest, DeleteGroupsResponse, version(DeleteGroupsRequest, 9), { groupsNames: [w.groupId] });
@@ -685,7 +723,13 @@ async function junk(w: World, c: Extract<Command, { kind: 'junk' }>): Promise<vo
           memberId: c.text,
           groupInstanceId: c.n === 2 ? c.text : null,
           retentionTimeMs: -1n,
-          topics: [{ name: c.text, topicId: randomUUID(), partitions: [{ partitionIndex: c.n, committedOffset: BigInt(c.n), committedLeaderEpoch: c.n, commitTimestamp: -1n, committedMetadata: c.text }] }],
+          topics: [
+            {
+              name: c.text,
+              topicId: randomUUID(),
+              partitions: [{ partitionIndex: c.n, committedOffset: BigInt(c.n), committedLeaderEpoch: c.n, commitTimestamp: -1n, committedMetadata: c.text }],
+            },
+          ],
         });
     }
   } finally {
@@ -695,7 +739,7 @@ async function junk(w: World, c: Extract<Command, { kind: 'junk' }>): Promise<vo
 
 /** Everyone still in reconciles until the group is Stable; then each subscribed partition has exactly one holder. */
 async function settle(w: World): Promise<void> {
-  await Promise.all(w.members.map((m) => m.pending));
+  await Promise.all(w.members.map((m) => m.pending ?? Promise.resolve()));
   if (w.failure !== undefined) throw w.failure;
   // Every member, even one that left, is in the group at the end.
   const live = w.members;
@@ -720,13 +764,18 @@ async function describe(w: World): Promise<unknown> {
 }
 
 async function settled(w: World, live: Sim[]): Promise<boolean> {
-  const d = (await ask(admin, ConsumerGroupDescribeRequest, ConsumerGroupDescribeResponse, 0, { groupIds: [w.groupId], includeAuthorizedOperations: false })).groups[0]!;
+  const d = (await ask(admin, ConsumerGroupDescribeRequest, ConsumerGroupDescribeResponse, 0, { groupIds: [w.groupId], includeAuthorizedOperations: false }))
+    .groups[0]!;
   if (d.errorCode === ErrorCode.NONE && d.groupState !== 'Stable') return false;
   const wanted = new Set<Key>();
   for (const m of live) for (const k of subscribedKeys(m.topics, m.regex)) wanted.add(k);
   const holders = new Map<Key, string[]>();
   for (const m of live) for (const k of m.held) holders.set(k, [...(holders.get(k) ?? []), m.name]);
-  for (const k of wanted) if ((holders.get(k) ?? []).length !== 1) return d.errorCode !== ErrorCode.NONE ? false : assert.fail(`${k} held by ${holders.get(k)?.join(',') ?? 'none'} in a Stable group: ${JSON.stringify(await describe(w))}`);
+  for (const k of wanted)
+    if ((holders.get(k) ?? []).length !== 1)
+      return d.errorCode !== ErrorCode.NONE
+        ? false
+        : assert.fail(`${k} held by ${holders.get(k)?.join(',') ?? 'none'} in a Stable group: ${JSON.stringify(await describe(w))}`);
   return true;
 }
 
@@ -752,52 +801,64 @@ test('the same, with sessions and rebalance timeouts short enough that members a
 });
 
 async function fuzz(): Promise<void> {
-  await fc.assert(
-    fc.asyncProperty(
-      fc.array(memberSpec, { minLength: 1, maxLength: 5 }),
-      fc.boolean(),
-      fc.array(command, { minLength: 1, maxLength: 40 }),
-      async (specs, cooperative, commands) => {
-        const w: World = { groupId: `fuzz-${runs++}`, members: [], cooperative };
-        for (const [i, s] of specs.entries()) {
-          const sub = SUBSCRIPTIONS[s.kind === 'classic' ? s.sub % 2 : s.sub]!;
-          w.members.push({
-            name: `${s.kind}${i}`,
-            kind: s.kind,
-            conn: await WireClient.connect(broker.port),
-            memberId: s.kind === 'consumer' && heartbeatVersion({ v: s.v, regex: sub.regex }) >= 1 ? randomUUID() : '',
-            epoch: 0,
-            instanceId: s.static_ ? `instance-${i}` : null,
-            topics: sub.topics,
-            regex: sub.regex,
-            told: new Set(),
-            held: new Set(),
-            joined: false,
-            away: false,
-            rejoin: false,
-            pending: undefined,
-            v: s.v,
-          });
-        }
-        trace.length = 0;
-        try {
-          for (const c of commands) await step(w, c);
-          await settle(w);
-          const errors = logged.splice(0);
-          assert.deepEqual(errors, []);
-        } catch (err) {
-          failedTrace = trace.slice();
-          throw err;
-        } finally {
-          for (const m of w.members) m.conn.close();
-        }
+  await fc
+    .assert(
+      fc.asyncProperty(
+        fc.array(memberSpec, { minLength: 1, maxLength: 5 }),
+        fc.boolean(),
+        fc.array(command, { minLength: 1, maxLength: 40 }),
+        async (specs, cooperative, commands) => {
+          const w: World = { groupId: `fuzz-${runs++}`, members: [], cooperative };
+          for (const [i, s] of specs.entries()) {
+            const sub = SUBSCRIPTIONS[s.kind === 'classic' ? s.sub % 2 : s.sub]!;
+            w.members.push({
+              name: `${s.kind}${i}`,
+              kind: s.kind,
+              conn: await WireClient.connect(broker.port),
+              memberId: s.kind === 'consumer' && heartbeatVersion({ v: s.v, regex: sub.regex }) >= 1 ? randomUUID() : '',
+              epoch: 0,
+              instanceId: s.static_ ? `instance-${i}` : null,
+              topics: sub.topics,
+              regex: sub.regex,
+              told: new Set(),
+              held: new Set(),
+              joined: false,
+              away: false,
+              rejoin: false,
+              pending: undefined,
+              v: s.v,
+            });
+          }
+          trace.length = 0;
+          try {
+            for (const c of commands) await step(w, c);
+            await settle(w);
+            const errors = logged.splice(0);
+            assert.deepEqual(errors, []);
+          } catch (err) {
+            failedTrace = trace.slice();
+            throw err;
+          } finally {
+            for (const m of w.members) m.conn.close();
+          }
+        },
+      ),
+      {
+        numRuns: process.env.FUZZ_CASE === undefined ? RUNS : 0,
+        examples:
+          process.env.FUZZ_CASE === undefined
+            ? []
+            : [
+                JSON.parse(process.env.FUZZ_CASE, (k, v: unknown) => (k === 'bytes' ? Uint8Array.from(v as number[]) : v)) as [
+                  MemberSpec[],
+                  boolean,
+                  Command[],
+                ],
+              ],
+        ...(process.env.FUZZ_SEED === undefined ? {} : { seed: Number(process.env.FUZZ_SEED), path: process.env.FUZZ_PATH, endOnFailure: true }),
       },
-    ),
-    {
-      numRuns: RUNS,
-      ...(process.env.FUZZ_SEED === undefined ? {} : { seed: Number(process.env.FUZZ_SEED), path: process.env.FUZZ_PATH, endOnFailure: true }),
-    },
-  ).catch((err: Error) => {
-    throw new Error(`${err.message}\n${String((err.cause as Error | undefined)?.message)}\n${failedTrace.join('\n')}`);
-  });
+    )
+    .catch((err: Error) => {
+      throw new Error(`${err.message}\n${String((err.cause as Error | undefined)?.message)}\n${failedTrace.join('\n')}`);
+    });
 }
