@@ -10,6 +10,7 @@
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import { randomUUID } from 'node:crypto';
+import { setTimeout as sleep } from 'node:timers/promises';
 import fc from 'fast-check';
 import { pino } from 'pino';
 import { startBroker, type Broker } from '../src/broker/start-broker.js';
@@ -743,14 +744,30 @@ async function settle(w: World): Promise<void> {
   if (w.failure !== undefined) throw w.failure;
   // Every member, even one that left, is in the group at the end.
   const live = w.members;
-  for (let round = 0; round < 60; round++) {
-    for (const m of live) if (m.kind === 'consumer') await consumerBeat(w, m, { report: 'held', full: true });
-    const classic = live.filter((m) => m.kind === 'classic');
-    const errors = await Promise.all(classic.map((m) => (m.joined ? classicHeartbeat(w, m, m.epoch, m.memberId) : Promise.resolve(-99))));
-    const rejoin = classic.filter((m, i) => errors[i] !== ErrorCode.NONE || m.rejoin);
-    // Classic members rejoin together: in a classic group the join waits for all of them.
-    if (rejoin.length > 0) await Promise.all(classic.map((m) => classicJoin(w, m)));
-    else if (await settled(w, live)) return;
+  // Each classic member on its own, as its client would: heartbeats, and a rejoin when asked (a classic
+  // group's join waits for every member, so one member must not wait on another's join).
+  const calm = new Map<Sim, boolean>();
+  let settling = true;
+  const drive = async (m: Sim): Promise<void> => {
+    while (settling) {
+      const error = m.joined ? await classicHeartbeat(w, m, m.epoch, m.memberId) : -99;
+      if (error === ErrorCode.NONE && !m.rejoin) calm.set(m, true);
+      else [calm.set(m, false), await classicJoin(w, m)];
+      await sleep(20);
+    }
+  };
+  const drivers = live.filter((m) => m.kind === 'classic').map((m) => drive(m).catch((err: unknown) => void (w.failure ??= err)));
+  try {
+    for (let round = 0; round < 500; round++) {
+      if (w.failure !== undefined) throw w.failure;
+      for (const m of live) if (m.kind === 'consumer') await consumerBeat(w, m, { report: 'held', full: true });
+      const classicCalm = live.every((m) => m.kind === 'consumer' || calm.get(m) === true);
+      if (classicCalm && (await settled(w, live))) return;
+      await sleep(20);
+    }
+  } finally {
+    settling = false;
+    await Promise.all(drivers);
   }
   assert.fail(`the group did not settle: ${JSON.stringify(await describe(w))}`);
 }
@@ -845,6 +862,7 @@ async function fuzz(): Promise<void> {
       ),
       {
         numRuns: process.env.FUZZ_CASE === undefined ? RUNS : 0,
+        endOnFailure: process.env.FUZZ_SEED !== undefined || process.env.FUZZ_NO_SHRINK !== undefined,
         examples:
           process.env.FUZZ_CASE === undefined
             ? []
