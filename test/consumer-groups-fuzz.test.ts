@@ -313,10 +313,14 @@ async function classicJoin(w: World, m: Sim): Promise<void> {
       protocols: protocols(w, m),
       reason: null,
     });
-  let j = await send(m.joined ? m.memberId : '');
-  if (j.errorCode === ErrorCode.MEMBER_ID_REQUIRED) j = await send(j.memberId);
+  let j = await send(m.memberId);
+  // As the clients do, the member keeps the id it is given, even when the join that names it is refused.
+  if (j.errorCode === ErrorCode.MEMBER_ID_REQUIRED) [m.memberId, j] = [j.memberId, await send(j.memberId)];
   if (j.errorCode !== ErrorCode.NONE) {
-    if (j.errorCode === ErrorCode.UNKNOWN_MEMBER_ID || j.errorCode === ErrorCode.FENCED_INSTANCE_ID) [m.joined, m.held, m.told] = [false, new Set(), new Set()];
+    // A join cut short by the group's upgrade names the member it made (a JoinGroup before v4 is given no id first).
+    if (j.errorCode === ErrorCode.REBALANCE_IN_PROGRESS && j.memberId !== '') m.memberId = j.memberId;
+    if (j.errorCode === ErrorCode.UNKNOWN_MEMBER_ID || j.errorCode === ErrorCode.FENCED_INSTANCE_ID)
+      [m.joined, m.memberId, m.held, m.told] = [false, '', new Set(), new Set()];
     return;
   }
   [m.memberId, m.epoch, m.joined] = [j.memberId, j.generationId, true];
@@ -410,7 +414,7 @@ async function classicLeave(w: World, m: Sim): Promise<void> {
     memberId: lv < 3 ? m.memberId : '',
     members: lv >= 3 ? [{ memberId: m.memberId, groupInstanceId: static_, reason: null }] : [],
   });
-  m.joined = false;
+  [m.joined, m.memberId] = [false, ''];
 }
 
 // ---- commands ----
@@ -529,7 +533,7 @@ async function step(w: World, c: Command): Promise<void> {
       const error = await classicHeartbeat(w, m!, c.how === 'generation' ? m!.epoch + 1 : m!.epoch, c.how === 'id' ? randomUUID() : m!.memberId);
       if (c.how === 'right' && (error === ErrorCode.REBALANCE_IN_PROGRESS || m!.rejoin)) m!.pending = background(w, m!, classicJoin(w, m!));
       if (c.how === 'right' && (error === ErrorCode.UNKNOWN_MEMBER_ID || error === ErrorCode.FENCED_INSTANCE_ID))
-        [m!.joined, m!.held, m!.told] = [false, new Set(), new Set()];
+        [m!.joined, m!.memberId, m!.held, m!.told] = [false, '', new Set(), new Set()];
       return;
     }
     case 'classicLeave':
