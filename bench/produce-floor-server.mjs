@@ -18,6 +18,7 @@ import { ErrorCode } from '../dist/protocol/error-codes.js';
 import { ApiKey } from '../dist/protocol/messages/apis.js';
 import { RECORD_COUNT } from '../dist/protocol/record-batch.js';
 import { BrokerMetrics } from '../dist/metrics/broker-metrics.js';
+import { DEFAULT_CONFIG } from '../dist/settings/settings.js';
 import { TcpServer } from '../dist/server/tcp-server.js';
 import { RequestMemoryPool } from '../dist/server/request-memory-pool.js';
 
@@ -31,7 +32,8 @@ const nextOffsets = new Map();
 let port = 0;
 let nextProducerId = 0n;
 
-const real = buildApiTable(undefined);
+/** The APIs and features of the release `brook serve` speaks by default. */
+const real = buildApiTable(undefined, DEFAULT_CONFIG.kafkaVersion);
 /** A served API with a handler of the floor's, at the real one's versions. */
 const floorApi = (apiKey, handle) => [apiKey, { ...real.get(apiKey), handle }];
 
@@ -89,7 +91,7 @@ const table = new Map([
     }),
   })),
 ]);
-table.set(ApiKey.ApiVersions, apiVersions(table, featureLevels(undefined)));
+table.set(ApiKey.ApiVersions, apiVersions(table, featureLevels(DEFAULT_CONFIG.kafkaVersion)));
 
 /** What dispatch asks of the broker when there is no SASL, no fault and one node. */
 const context = { sasl: undefined, faults: { installed: [] }, cluster: { simulated: false }, metrics: new BrokerMetrics() };
