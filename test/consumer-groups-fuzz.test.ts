@@ -802,24 +802,22 @@ async function settled(w: World, live: Sim[]): Promise<boolean> {
 
 let runs = 0;
 
-test('the group coordinators answer random traffic and never give a partition to two members', async () => {
+const SETTINGS = [
   // Sessions long enough that no member expires while a run goes on.
-  await open(60_000, 30_000);
-  try {
-    await fuzz();
-  } finally {
-    await close();
-  }
-});
+  { name: 'the group coordinators answer random traffic and never give a partition to two members', sessionMs: 60_000, rebalanceMs: 30_000 },
+  { name: 'the same, with sessions and rebalance timeouts short enough that members are removed while the runs go on', sessionMs: 1000, rebalanceMs: 300 },
+];
 
-test('the same, with sessions and rebalance timeouts short enough that members are removed while the runs go on', async () => {
-  await open(1000, 300);
-  try {
-    await fuzz();
-  } finally {
-    await close();
-  }
-});
+for (const { name, sessionMs, rebalanceMs } of SETTINGS) {
+  test(name, async () => {
+    await open(sessionMs, rebalanceMs);
+    try {
+      await fuzz();
+    } finally {
+      await close();
+    }
+  });
+}
 
 async function fuzz(): Promise<void> {
   await fc
